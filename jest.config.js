@@ -1,0 +1,21 @@
+// Unit specs live beside the code; integration suites under test/ talk to a real
+// Postgres and create and drop their own databases.
+const transform = { '^.+\\.ts$': ['@swc/jest'] };
+
+module.exports = {
+  projects: [
+    {
+      displayName: 'unit',
+      testEnvironment: 'node',
+      transform,
+      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/projections/**/*.spec.ts'],
+    },
+    {
+      displayName: 'integration',
+      testEnvironment: 'node',
+      transform,
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
+      testTimeout: 120000,
+    },
+  ],
+};

@@ -1,0 +1,126 @@
+import { Client, PoolConfig } from 'pg';
+
+/** One subscriber's view of the channel: wait for a notification or a timeout. */
+export class WakeUp {
+  private pending = false;
+  private interrupted = false;
+  private resolve?: (notified: boolean) => void;
+
+  constructor(private readonly onClose: (w: WakeUp) => void) {}
+
+  /** Resolves true on a notification (or one already pending), false on timeout. */
+  wait(ms: number): Promise<boolean> {
+    if (this.interrupted) return Promise.resolve(false);
+    if (this.pending) {
+      this.pending = false;
+      return Promise.resolve(true);
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.settle(false), ms);
+      this.resolve = (notified) => {
+        clearTimeout(timer);
+        this.resolve = undefined;
+        resolve(notified);
+      };
+    });
+  }
+
+  notify(): void {
+    if (this.resolve) this.settle(true);
+    else this.pending = true;
+  }
+
+  /** Ends the current and every later wait at once. */
+  interrupt(): void {
+    this.interrupted = true;
+    this.settle(false);
+  }
+
+  close(): void {
+    this.interrupt();
+    this.onClose(this);
+  }
+
+  private settle(notified: boolean): void {
+    this.resolve?.(notified);
+  }
+}
+
+/**
+ * One LISTEN connection shared by all subscriptions of a store. When it is
+ * lost it reconnects; meanwhile subscribers fall back to polling.
+ */
+export class ChangeNotifier {
+  private client?: Client;
+  private connecting = false;
+  private closed = false;
+  private retryTimer?: NodeJS.Timeout;
+  private readonly listeners = new Set<WakeUp>();
+
+  constructor(
+    private readonly connection: PoolConfig,
+    private readonly channel: string,
+  ) {}
+
+  listen(): WakeUp {
+    const wakeUp = new WakeUp((w) => this.listeners.delete(w));
+    this.listeners.add(wakeUp);
+    void this.connect();
+    return wakeUp;
+  }
+
+  interrupt(): void {
+    for (const listener of this.listeners) listener.interrupt();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+
+  private async connect(): Promise<void> {
+    if (this.client || this.connecting || this.closed) return;
+    this.connecting = true;
+    const client = new Client(this.connection);
+    client.on('notification', () => this.notifyAll());
+    client.on('error', () => this.lost(client));
+    client.on('end', () => this.lost(client));
+    try {
+      await client.connect();
+      await client.query(`listen ${this.channel}`);
+      if (this.closed) {
+        await client.end();
+        return;
+      }
+      this.client = client;
+      // Anything appended while we were not listening is found by one read.
+      this.notifyAll();
+    } catch {
+      await client.end().catch(() => undefined);
+      this.scheduleReconnect();
+    } finally {
+      this.connecting = false;
+    }
+  }
+
+  private lost(client: Client): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    client.end().catch(() => undefined);
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closed || this.listeners.size === 0) return;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => void this.connect(), 1000);
+    this.retryTimer.unref();
+  }
+
+  private notifyAll(): void {
+    for (const listener of this.listeners) listener.notify();
+  }
+}

@@ -1,0 +1,61 @@
+import { Client, Pool, PoolConfig } from 'pg';
+
+/**
+ * Connection settings: DATABASE_URL when set, otherwise libpq's PG* variables
+ * (PGHOST may name a Unix socket directory), with local defaults.
+ */
+export function connectionConfig(databaseUrl: string | undefined, env: NodeJS.ProcessEnv = process.env): PoolConfig {
+  if (databaseUrl) return { connectionString: databaseUrl };
+  return {
+    host: env.PGHOST ?? '127.0.0.1',
+    port: env.PGPORT ? Number(env.PGPORT) : 5432,
+    user: env.PGUSER ?? 'postgres',
+    password: env.PGPASSWORD,
+    database: env.PGDATABASE ?? 'topup',
+  };
+}
+
+/** The database a configuration names, and the same server's maintenance database. */
+function databaseOf(config: PoolConfig): { name: string; maintenance: PoolConfig } {
+  if (config.connectionString) {
+    const url = new URL(config.connectionString);
+    const name = decodeURIComponent(url.pathname.replace(/^\//, '')) || 'postgres';
+    url.pathname = '/postgres';
+    return { name, maintenance: { connectionString: url.toString() } };
+  }
+  return { name: config.database ?? 'postgres', maintenance: { ...config, database: 'postgres' } };
+}
+
+/** Creates the configured database when it does not exist yet; safe to race. */
+export async function ensureDatabase(config: PoolConfig): Promise<void> {
+  const { name, maintenance } = databaseOf(config);
+  const probe = new Client(config);
+  try {
+    await probe.connect();
+    return;
+  } catch (error) {
+    if ((error as { code?: string }).code !== '3D000') throw error; // invalid_catalog_name
+  } finally {
+    await probe.end().catch(() => undefined);
+  }
+  const admin = new Client(maintenance);
+  await admin.connect();
+  try {
+    await admin.query(`create database ${quoteIdentifier(name)}`);
+  } catch (error) {
+    if ((error as { code?: string }).code !== '42P04') throw error; // created meanwhile by another instance
+  } finally {
+    await admin.end();
+  }
+}
+
+export function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+export function createPool(config: PoolConfig, max = 20): Pool {
+  const pool = new Pool({ ...config, max, application_name: 'topup-ledger' });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  return pool;
+}

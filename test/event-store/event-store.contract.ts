@@ -1,0 +1,237 @@
+import { randomUUID } from 'node:crypto';
+import {
+  ANY,
+  comparePositions,
+  EventStore,
+  EventToAppend,
+  GlobalPosition,
+  NO_STREAM,
+  RecordedEvent,
+  START,
+  WrongExpectedRevisionError,
+} from '../../src/infrastructure/event-store/event-store.port';
+
+export interface ContractSetup {
+  store: EventStore;
+  teardown(): Promise<void>;
+}
+
+const event = (type: string, data: Record<string, unknown> = {}): EventToAppend => ({ type, data });
+const newStream = (prefix = 'contract') => `${prefix}-${randomUUID()}`;
+
+/** Collects what a subscription delivers until a predicate holds. */
+function collect(store: EventStore, after: GlobalPosition, until: (seen: RecordedEvent[]) => boolean, timeoutMs = 30000) {
+  const seen: RecordedEvent[] = [];
+  let resolveDone!: () => void;
+  const done = new Promise<void>((resolve) => (resolveDone = resolve));
+  const subscription = store.subscribeToAll({
+    after,
+    maxBatchSize: 37,
+    onEvents: async (events) => {
+      seen.push(...events);
+      if (until(seen)) resolveDone();
+    },
+  });
+  const timeout = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new Error(`subscription saw ${seen.length} events before timing out`)), timeoutMs).unref(),
+  );
+  return {
+    seen,
+    finished: Promise.race([done, timeout]).finally(() => subscription.stop()),
+  };
+}
+
+async function lastPosition(store: EventStore): Promise<GlobalPosition> {
+  let position = START;
+  for (;;) {
+    const batch = await store.readAll(position, 1000);
+    if (batch.length === 0) return position;
+    position = batch[batch.length - 1].position;
+  }
+}
+
+export function eventStoreContract(name: string, setup: () => Promise<ContractSetup>): void {
+  describe(`event store contract: ${name}`, () => {
+    let store: EventStore;
+    let teardown: () => Promise<void>;
+
+    beforeAll(async () => {
+      ({ store, teardown } = await setup());
+    });
+    afterAll(async () => teardown());
+
+    describe('append and read back', () => {
+      it('reads a new stream back in order with revisions from 0', async () => {
+        const stream = newStream();
+        const result = await store.append(stream, [event('A', { n: 1 }), event('B', { n: 2, nested: { s: 'ü€' } })], NO_STREAM);
+        expect(result.nextExpectedRevision).toBe(1n);
+
+        const events = await store.readStream(stream);
+        expect(events.map((e) => [e.type, e.revision, e.data])).toEqual([
+          ['A', 0n, { n: 1 }],
+          ['B', 1n, { n: 2, nested: { s: 'ü€' } }],
+        ]);
+        expect(comparePositions(events[1].position, result.position)).toBe(0);
+        expect(comparePositions(events[0].position, events[1].position)).toBeLessThan(0);
+        expect(events[0].createdAt).toBeInstanceOf(Date);
+      });
+
+      it('keeps metadata and the event id given by the writer', async () => {
+        const stream = newStream();
+        const id = randomUUID();
+        await store.append(stream, [{ id, type: 'A', data: {}, metadata: { causation: 'x' } }], NO_STREAM);
+        const [recorded] = await store.readStream(stream);
+        expect(recorded.id).toBe(id);
+        expect(recorded.metadata).toEqual({ causation: 'x' });
+      });
+
+      it('reads a missing stream as empty', async () => {
+        expect(await store.readStream(newStream())).toEqual([]);
+      });
+
+      it('keeps numeric revision order past ten events', async () => {
+        const stream = newStream();
+        await store.append(stream, Array.from({ length: 12 }, (_, n) => event('N', { n })), NO_STREAM);
+        expect((await store.readStream(stream)).map((e) => e.data.n)).toEqual(Array.from({ length: 12 }, (_, n) => n));
+      });
+
+      it('reads from a given revision', async () => {
+        const stream = newStream();
+        await store.append(stream, [event('A'), event('B'), event('C')], NO_STREAM);
+        expect((await store.readStream(stream, 1n)).map((e) => e.type)).toEqual(['B', 'C']);
+      });
+    });
+
+    describe('optimistic concurrency', () => {
+      it('appends at the exact expected revision', async () => {
+        const stream = newStream();
+        await store.append(stream, [event('A')], NO_STREAM);
+        const result = await store.append(stream, [event('B')], 0n);
+        expect(result.nextExpectedRevision).toBe(1n);
+      });
+
+      it.each([
+        ['no stream, but it exists', NO_STREAM],
+        ['a revision behind', 0n],
+        ['a revision ahead', 5n],
+      ] as const)('refuses an append expecting %s', async (_, expected) => {
+        const stream = newStream();
+        await store.append(stream, [event('A'), event('B')], NO_STREAM);
+        await expect(store.append(stream, [event('C')], expected)).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+        expect(await store.readStream(stream)).toHaveLength(2);
+      });
+
+      it('refuses an exact revision on a stream that does not exist', async () => {
+        await expect(store.append(newStream(), [event('A')], 0n)).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      });
+
+      it('lets exactly one of many racing writers win each revision', async () => {
+        const stream = newStream();
+        const outcomes = await Promise.allSettled(
+          Array.from({ length: 10 }, (_, i) => store.append(stream, [event('Claimed', { writer: i })], NO_STREAM)),
+        );
+        expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+        for (const o of outcomes) {
+          if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(WrongExpectedRevisionError);
+        }
+        expect(await store.readStream(stream)).toHaveLength(1);
+      });
+
+      it('appends with ANY whatever the revision, even under contention', async () => {
+        const stream = newStream();
+        await Promise.all(Array.from({ length: 10 }, (_, i) => store.append(stream, [event('Any', { i })], ANY)));
+        const events = await store.readStream(stream);
+        expect(events.map((e) => e.revision)).toEqual(Array.from({ length: 10 }, (_, i) => BigInt(i)));
+      });
+    });
+
+    describe('global order and subscriptions', () => {
+      it('reads all events forward from a position, exclusive', async () => {
+        const before = await lastPosition(store);
+        const stream = newStream();
+        await store.append(stream, [event('A'), event('B'), event('C')], NO_STREAM);
+        const all = (await store.readAll(before, 1000)).filter((e) => e.streamId === stream);
+        expect(all.map((e) => e.type)).toEqual(['A', 'B', 'C']);
+        const afterFirst = (await store.readAll(all[0].position, 1000)).filter((e) => e.streamId === stream);
+        expect(afterFirst.map((e) => e.type)).toEqual(['B', 'C']);
+      });
+
+      it('delivers every event of 20 concurrent appenders exactly once, in global order, to a live subscriber', async () => {
+        const from = await lastPosition(store);
+        const appenders = 20;
+        const perAppender = 15;
+        const tag = randomUUID();
+        const mine = (seen: RecordedEvent[]) => seen.filter((e) => e.data.tag === tag);
+        const subscriber = collect(store, from, (seen) => mine(seen).length >= appenders * perAppender);
+
+        await Promise.all(
+          Array.from({ length: appenders }, async (_, a) => {
+            const stream = newStream('appender');
+            for (let i = 0; i < perAppender; i += 3) {
+              const batch = [i, i + 1, i + 2].map((n) => event('Appended', { tag, appender: a, n }));
+              await store.append(stream, batch, i === 0 ? NO_STREAM : BigInt(i - 1));
+            }
+          }),
+        );
+        await subscriber.finished;
+
+        const seen = subscriber.seen;
+        const ids = seen.map((e) => e.id);
+        expect(new Set(ids).size).toBe(ids.length);
+        expect(mine(seen)).toHaveLength(appenders * perAppender);
+        for (let i = 1; i < seen.length; i++) {
+          expect(comparePositions(seen[i - 1].position, seen[i].position)).toBeLessThan(0);
+        }
+        // Within each stream, revisions arrive in order.
+        const byAppender = new Map<unknown, number[]>();
+        for (const e of mine(seen)) byAppender.set(e.data.appender, [...(byAppender.get(e.data.appender) ?? []), e.data.n as number]);
+        for (const ns of byAppender.values()) expect(ns).toEqual(Array.from({ length: perAppender }, (_, i) => i));
+        // The subscriber's order is the order readAll gives afterwards.
+        const replay = (await store.readAll(from, 100000)).map((e) => e.id);
+        expect(ids).toEqual(replay.slice(0, ids.length));
+      });
+
+      it('resumes from a checkpoint without repeating or skipping', async () => {
+        const from = await lastPosition(store);
+        const stream = newStream();
+        await store.append(stream, [event('One'), event('Two')], NO_STREAM);
+
+        const first = collect(store, from, (seen) => seen.some((e) => e.streamId === stream && e.type === 'Two'));
+        await first.finished;
+        const checkpoint = first.seen.find((e) => e.streamId === stream && e.type === 'Two')!.position;
+
+        await store.append(stream, [event('Three'), event('Four')], 1n);
+        const second = collect(store, checkpoint, (seen) => seen.some((e) => e.streamId === stream && e.type === 'Four'));
+        await second.finished;
+        expect(second.seen.filter((e) => e.streamId === stream).map((e) => e.type)).toEqual(['Three', 'Four']);
+      });
+
+      it('redelivers a batch whose handler failed', async () => {
+        const from = await lastPosition(store);
+        const stream = newStream();
+        await store.append(stream, [event('Flaky')], NO_STREAM);
+        let calls = 0;
+        const delivered: string[] = [];
+        const errors: unknown[] = [];
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error('no redelivery')), 15000);
+          const subscription = store.subscribeToAll({
+            after: from,
+            onError: (e) => errors.push(e),
+            onEvents: async (events) => {
+              const ours = events.filter((e) => e.streamId === stream);
+              if (ours.length === 0) return;
+              if (++calls === 1) throw new Error('handler failed once');
+              delivered.push(...ours.map((e) => e.type));
+              clearTimeout(timer);
+              void subscription.stop().then(resolve);
+            },
+          });
+        });
+        expect(calls).toBe(2);
+        expect(delivered).toEqual(['Flaky']);
+        expect(errors).toHaveLength(1);
+      });
+    });
+  });
+}

@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import { Client, Pool, PoolConfig } from 'pg';
+import { connectionConfig, createPool, quoteIdentifier } from '../../src/infrastructure/postgres/connection';
+
+export interface TestDatabase {
+  readonly name: string;
+  readonly config: PoolConfig;
+  /** DATABASE_URL-style settings for child processes. */
+  readonly env: Record<string, string>;
+  readonly pool: Pool;
+  drop(): Promise<void>;
+}
+
+/**
+ * A fresh database per suite on the server that DATABASE_URL or PG* name
+ * (default 127.0.0.1:5432, user postgres), dropped afterwards.
+ */
+export async function createTestDatabase(prefix = 'topup_test'): Promise<TestDatabase> {
+  const server = connectionConfig(process.env.DATABASE_URL);
+  const name = `${prefix}_${randomBytes(5).toString('hex')}`;
+  const maintenance = withDatabase(server, 'postgres');
+  const admin = new Client(maintenance);
+  await admin.connect();
+  await admin.query(`create database ${quoteIdentifier(name)}`);
+  await admin.end();
+  const config = withDatabase(server, name);
+  const pool = createPool(config, 30);
+  return {
+    name,
+    config,
+    env: databaseEnv(config),
+    pool,
+    async drop() {
+      await pool.end();
+      const admin = new Client(maintenance);
+      await admin.connect();
+      await admin.query(`drop database if exists ${quoteIdentifier(name)} with (force)`);
+      await admin.end();
+    },
+  };
+}
+
+function withDatabase(config: PoolConfig, database: string): PoolConfig {
+  if (!config.connectionString) return { ...config, database };
+  const url = new URL(config.connectionString);
+  url.pathname = `/${database}`;
+  return { connectionString: url.toString() };
+}
+
+function databaseEnv(config: PoolConfig): Record<string, string> {
+  if (config.connectionString) return { DATABASE_URL: config.connectionString };
+  const env: Record<string, string> = { PGDATABASE: String(config.database) };
+  if (config.host) env.PGHOST = String(config.host);
+  if (config.port) env.PGPORT = String(config.port);
+  if (config.user) env.PGUSER = String(config.user);
+  if (typeof config.password === 'string') env.PGPASSWORD = config.password;
+  return env;
+}
