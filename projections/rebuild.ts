@@ -1,0 +1,74 @@
+import { Pool } from 'pg';
+import { EventStore, GlobalPosition, START } from '../src/infrastructure/event-store/event-store.port';
+import { applyBatch } from './projection-runner';
+import { liveTables, Projection, TableNames } from './projection';
+
+export interface RebuildReport {
+  projection: string;
+  events: number;
+  position: GlobalPosition;
+}
+
+/**
+ * Replays the whole log into fresh tables while the live ones keep serving,
+ * then swaps them in one transaction that holds the live checkpoint's lock:
+ * the live runner waits at that lock and afterwards continues from the
+ * rebuilt tables' checkpoint.
+ */
+export async function rebuildProjection(
+  pool: Pool,
+  store: EventStore,
+  projection: Projection,
+  onProgress: (events: number) => void = () => undefined,
+): Promise<RebuildReport> {
+  const generation = `r${Date.now().toString(36)}${Math.floor(Math.random() * 1296).toString(36)}`;
+  const live = liveTables(projection);
+  const fresh = Object.fromEntries(projection.tables.map((k) => [k, `${k}__${generation}`])) as TableNames;
+  const shadowCheckpoint = `${projection.name}__${generation}`;
+  await pool.query(projection.createTables(fresh));
+
+  let position = START;
+  let events = 0;
+  const catchUp = async () => {
+    for (;;) {
+      const batch = await store.readAll(position, 1000);
+      if (batch.length === 0) return;
+      await applyBatch(pool, projection, shadowCheckpoint, fresh, batch);
+      position = batch[batch.length - 1].position;
+      events += batch.length;
+      onProgress(events);
+    }
+  };
+  try {
+    await catchUp();
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      await client.query('select 1 from projection_checkpoints where name = $1 for update', [projection.name]);
+      await catchUp(); // the last events, now that the live runner is held at the lock
+      for (const table of projection.tables) {
+        await client.query(`alter table ${live[table]} rename to ${table}__old_${generation}`);
+        await client.query(`alter table ${fresh[table]} rename to ${live[table]}`);
+        await client.query(`drop table ${table}__old_${generation}`);
+      }
+      await client.query(
+        `update projection_checkpoints set (position_commit, position_prepare, updated_at) =
+           (select position_commit, position_prepare, now() from projection_checkpoints where name = $2)
+         where name = $1`,
+        [projection.name, shadowCheckpoint],
+      );
+      await client.query('delete from projection_checkpoints where name = $1', [shadowCheckpoint]);
+      await client.query('commit');
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    for (const table of projection.tables) await pool.query(`drop table if exists ${fresh[table]}`).catch(() => undefined);
+    await pool.query('delete from projection_checkpoints where name = $1', [shadowCheckpoint]).catch(() => undefined);
+    throw error;
+  }
+  return { projection: projection.name, events, position };
+}

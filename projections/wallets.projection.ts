@@ -1,0 +1,126 @@
+import { PoolClient } from 'pg';
+import { RecordedEvent } from '../src/infrastructure/event-store/event-store.port';
+import { WALLET_STREAM_PREFIX } from '../src/ledger/streams';
+import { Projection, TableNames } from './projection';
+
+type Tables = 'rm_wallets' | 'rm_wallet_holds' | 'rm_statement_lines';
+
+/**
+ * Wallet balances, the holds behind the frozen amount, and the statement:
+ * one line per movement with the amounts after it. One projection, so a
+ * statement line and the balance it reports move in the same transaction.
+ */
+export const walletsProjection: Projection<Tables> = {
+  name: 'wallets',
+  tables: ['rm_wallets', 'rm_wallet_holds', 'rm_statement_lines'],
+  createTables: (t) => `
+    create table ${t.rm_wallets} (
+      merchant_id text        primary key,
+      currency    text        not null,
+      balance     bigint      not null,
+      frozen      bigint      not null,
+      available   bigint      not null,
+      revision    bigint      not null,
+      opened_at   timestamptz not null,
+      updated_at  timestamptz not null
+    );
+    create table ${t.rm_wallet_holds} (
+      merchant_id text        not null,
+      order_no    text        not null,
+      attempt     int         not null,
+      amount      bigint      not null,
+      frozen_at   timestamptz not null,
+      primary key (merchant_id, order_no, attempt)
+    );
+    create index on ${t.rm_wallet_holds} (frozen_at);
+    create table ${t.rm_statement_lines} (
+      merchant_id      text        not null,
+      revision         bigint      not null,
+      position_commit  bigint      not null,
+      position_prepare bigint      not null,
+      entry_type       text        not null,
+      order_no         text,
+      attempt          int,
+      reference        text,
+      reason           text,
+      amount           bigint      not null,
+      balance_after    bigint      not null,
+      frozen_after     bigint      not null,
+      available_after  bigint      not null,
+      occurred_at      timestamptz not null,
+      primary key (merchant_id, revision)
+    );
+    create index on ${t.rm_statement_lines} (merchant_id, occurred_at);`,
+  apply: applyWalletEvent,
+};
+
+/** How each movement changes (balance, frozen). */
+const MOVEMENTS: Record<string, (amount: bigint) => [bigint, bigint]> = {
+  FundsDeposited: (a) => [a, 0n],
+  FundsFrozen: (a) => [0n, a],
+  FrozenFundsDeducted: (a) => [-a, -a],
+  FrozenFundsReleased: (a) => [0n, -a],
+};
+
+async function applyWalletEvent(client: PoolClient, event: RecordedEvent, t: TableNames<Tables>): Promise<void> {
+  if (!event.streamId.startsWith(WALLET_STREAM_PREFIX)) return;
+  const merchantId = event.streamId.slice(WALLET_STREAM_PREFIX.length);
+  const d = event.data as Record<string, string>;
+
+  if (event.type === 'WalletOpened') {
+    await client.query(
+      `insert into ${t.rm_wallets} (merchant_id, currency, balance, frozen, available, revision, opened_at, updated_at)
+       values ($1, $2, 0, 0, 0, $3, $4, $4)`,
+      [merchantId, d.currency, event.revision.toString(), d.at],
+    );
+    return;
+  }
+  const movement = MOVEMENTS[event.type];
+  if (!movement) throw new Error(`wallets projection: unknown event type ${event.type} in ${event.streamId}`);
+  const [balanceDelta, frozenDelta] = movement(BigInt(d.amount));
+
+  const { rows } = await client.query<{ balance: string; frozen: string }>(
+    `update ${t.rm_wallets} set balance = balance + $2, frozen = frozen + $3, available = balance + $2 - (frozen + $3),
+       revision = $4, updated_at = $5
+     where merchant_id = $1 returning balance::text, frozen::text`,
+    [merchantId, balanceDelta.toString(), frozenDelta.toString(), event.revision.toString(), d.at],
+  );
+  if (rows.length === 0) throw new Error(`wallets projection: ${event.type} before WalletOpened in ${event.streamId}`);
+
+  if (event.type === 'FundsFrozen') {
+    await client.query(
+      `insert into ${t.rm_wallet_holds} (merchant_id, order_no, attempt, amount, frozen_at) values ($1, $2, $3, $4, $5)`,
+      [merchantId, d.orderNo, d.attempt, d.amount, d.at],
+    );
+  } else if (event.type !== 'FundsDeposited') {
+    await client.query(`delete from ${t.rm_wallet_holds} where merchant_id = $1 and order_no = $2 and attempt = $3`, [
+      merchantId,
+      d.orderNo,
+      d.attempt,
+    ]);
+  }
+
+  const balance = BigInt(rows[0].balance);
+  const frozen = BigInt(rows[0].frozen);
+  await client.query(
+    `insert into ${t.rm_statement_lines} (merchant_id, revision, position_commit, position_prepare, entry_type, order_no,
+       attempt, reference, reason, amount, balance_after, frozen_after, available_after, occurred_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+    [
+      merchantId,
+      event.revision.toString(),
+      event.position.commit.toString(),
+      event.position.prepare.toString(),
+      event.type,
+      d.orderNo ?? null,
+      d.attempt ?? null,
+      d.reference ?? null,
+      d.reason ?? null,
+      d.amount,
+      balance.toString(),
+      frozen.toString(),
+      (balance - frozen).toString(),
+      d.at,
+    ],
+  );
+}

@@ -1,0 +1,138 @@
+import { randomBytes } from 'node:crypto';
+import { PoolConfig } from 'pg';
+import { connectionConfig } from '../infrastructure/postgres/connection';
+
+/** Every setting of the service, read once from the environment at start-up. */
+export interface AppConfig {
+  readonly production: boolean;
+  readonly port: number;
+  /** Postgres for read models, and for events when eventStore is "postgres": DATABASE_URL, else PG* variables, else local defaults. */
+  readonly database: PoolConfig;
+  readonly eventStore: 'postgres' | 'esdb';
+  readonly eventStoreConnectionString?: string;
+  readonly eventStorePollIntervalMs: number;
+  readonly adminToken: string;
+  readonly upstreamUrl?: string;
+  readonly upstreamSimDelayMs: number;
+  readonly callbackRetryDelaysMs: readonly number[];
+  readonly callbackAllowPrivateNetworks: boolean;
+  readonly trustProxy: number;
+  /** 32 bytes: encrypts merchants' app secrets at rest. */
+  readonly secretsKey: Buffer;
+  readonly orderRecoveryIntervalMs: number;
+  readonly orderRecoveryGraceMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const DEFAULT_CALLBACK_DELAYS = '30s,2m,10m,30m,2h';
+
+/**
+ * Validates the whole environment at once, so one start-up names every bad
+ * variable. Development gets working defaults; production must be explicit
+ * about its secrets.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppConfig; warnings: string[] } {
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  const production = env.NODE_ENV === 'production';
+  const read = <T>(name: string, fallback: string, parse: (raw: string) => T | undefined, expected: string): T => {
+    const raw = env[name] === undefined || env[name] === '' ? fallback : env[name]!;
+    const value = parse(raw);
+    if (value === undefined) problems.push(`${name} must be ${expected} (got ${JSON.stringify(raw)})`);
+    return value as T;
+  };
+
+  const port = read('PORT', '8080', integerIn(0, 65535), 'an integer port from 0 to 65535');
+  const databaseUrl = optionalUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], problems);
+  const eventStore = read('EVENT_STORE', 'postgres', oneOf(['postgres', 'esdb'] as const), '"postgres" or "esdb"');
+  const eventStoreConnectionString = optionalUrl(env, 'EVENTSTORE_CONNECTION_STRING', ['esdb:', 'esdb+discover:'], problems);
+  if (eventStore === 'esdb' && !eventStoreConnectionString) {
+    problems.push('EVENTSTORE_CONNECTION_STRING is required when EVENT_STORE=esdb (e.g. esdb://localhost:2113?tls=false)');
+  }
+  const upstreamUrl = optionalUrl(env, 'UPSTREAM_URL', ['http:', 'https:'], problems);
+
+  let adminToken = env.ADMIN_TOKEN ?? '';
+  if (adminToken === '') {
+    if (production) problems.push('ADMIN_TOKEN is required when NODE_ENV=production');
+    adminToken = randomBytes(24).toString('base64url');
+    warnings.push(`ADMIN_TOKEN is not set: generated ${adminToken} for this run only`);
+  } else if (adminToken.length < 16) {
+    problems.push('ADMIN_TOKEN must be at least 16 characters');
+  }
+
+  let secretsKey: Buffer;
+  if (!env.SECRETS_KEY) {
+    if (production) problems.push('SECRETS_KEY is required when NODE_ENV=production (64 hex characters: openssl rand -hex 32)');
+    secretsKey = randomBytes(32);
+    warnings.push(
+      `SECRETS_KEY is not set: generated ${secretsKey.toString('hex')} for this run; merchant secrets stored with it are unreadable under any other key`,
+    );
+  } else if (/^[0-9a-fA-F]{64}$/.test(env.SECRETS_KEY)) {
+    secretsKey = Buffer.from(env.SECRETS_KEY, 'hex');
+  } else {
+    problems.push('SECRETS_KEY must be 32 bytes as 64 hex characters (openssl rand -hex 32)');
+    secretsKey = Buffer.alloc(32);
+  }
+
+  const config: AppConfig = {
+    production,
+    port,
+    database: connectionConfig(databaseUrl, env),
+    eventStore,
+    eventStoreConnectionString,
+    eventStorePollIntervalMs: read('EVENT_STORE_POLL_MS', '1000', integerIn(10, 60_000), 'an integer from 10 to 60000'),
+    adminToken,
+    upstreamUrl,
+    upstreamSimDelayMs: read('UPSTREAM_SIM_DELAY_MS', '200', integerIn(0, 600_000), 'an integer of milliseconds'),
+    callbackRetryDelaysMs: read('CALLBACK_RETRY_DELAYS', DEFAULT_CALLBACK_DELAYS, durationList, 'a comma-separated list of durations like 100ms,30s,2m,1h'),
+    callbackAllowPrivateNetworks: read('CALLBACK_ALLOW_PRIVATE_NETWORKS', 'false', boolean, '"true" or "false"'),
+    trustProxy: read('TRUST_PROXY', '0', integerIn(0, 10), 'a hop count from 0 to 10'),
+    secretsKey,
+    orderRecoveryIntervalMs: read('ORDER_RECOVERY_INTERVAL_MS', '10000', integerIn(50, 3_600_000), 'an integer of milliseconds'),
+    orderRecoveryGraceMs: read('ORDER_RECOVERY_GRACE_MS', '5000', integerIn(0, 3_600_000), 'an integer of milliseconds'),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { config, warnings };
+}
+
+function integerIn(min: number, max: number) {
+  return (raw: string) => (/^\d+$/.test(raw) && Number(raw) >= min && Number(raw) <= max ? Number(raw) : undefined);
+}
+
+function oneOf<T extends string>(values: readonly T[]) {
+  return (raw: string) => (values.includes(raw as T) ? (raw as T) : undefined);
+}
+
+function boolean(raw: string): boolean | undefined {
+  return raw === 'true' ? true : raw === 'false' ? false : undefined;
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** "100ms,30s,2m,1h" -> milliseconds. */
+export function durationList(raw: string): number[] | undefined {
+  const parts = raw.split(',').map((p) => p.trim());
+  const values = parts.map((p) => {
+    const match = /^(\d+)(ms|s|m|h)$/.exec(p);
+    return match ? Number(match[1]) * UNITS[match[2]] : NaN;
+  });
+  return values.length > 0 && values.every((v) => Number.isSafeInteger(v)) ? values : undefined;
+}
+
+function optionalUrl(env: NodeJS.ProcessEnv, name: string, protocols: string[], problems: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  try {
+    if (protocols.includes(new URL(raw).protocol)) return raw;
+  } catch {
+    // reported below
+  }
+  problems.push(`${name} must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+  return undefined;
+}

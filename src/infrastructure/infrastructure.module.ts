@@ -1,0 +1,64 @@
+import { Injectable, DynamicModule, Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import { Pool } from 'pg';
+import { AppConfig } from '../config/config';
+import { allProjections } from '../../projections/all-projections';
+import { projectionMigrations } from '../../projections/projection-runner';
+import { EsdbEventStore } from './event-store/esdb-event-store';
+import { EVENT_STORE, EventStore } from './event-store/event-store.port';
+import { eventStoreMigrations, PostgresEventStore } from './event-store/postgres-event-store';
+import { APP_CONFIG, PG_POOL } from './infrastructure.tokens';
+import { createPool, ensureDatabase } from './postgres/connection';
+import { migrate } from './postgres/migrations';
+
+/** Closes the event store before the pool it may use, after everything else has stopped. */
+@Injectable()
+class InfrastructureShutdown implements OnApplicationShutdown {
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.store.close();
+    await this.pool.end();
+  }
+}
+
+@Global()
+@Module({})
+export class InfrastructureModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    const logger = new Logger('Infrastructure');
+    return {
+      module: InfrastructureModule,
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        {
+          provide: PG_POOL,
+          useFactory: async () => {
+            const connection = config.database;
+            await ensureDatabase(connection);
+            const pool = createPool(connection);
+            const migrations = [...(config.eventStore === 'postgres' ? eventStoreMigrations : []), ...projectionMigrations(allProjections)];
+            const applied = await migrate(pool, migrations);
+            if (applied.length > 0) logger.log(`applied migrations: ${applied.join(', ')}`);
+            return pool;
+          },
+        },
+        {
+          provide: EVENT_STORE,
+          inject: [PG_POOL],
+          useFactory: (pool: Pool): EventStore =>
+            config.eventStore === 'esdb'
+              ? EsdbEventStore.fromConnectionString(config.eventStoreConnectionString!)
+              : new PostgresEventStore(pool, {
+                  connection: config.database,
+                  pollIntervalMs: config.eventStorePollIntervalMs,
+                }),
+        },
+        InfrastructureShutdown,
+      ],
+      exports: [APP_CONFIG, PG_POOL, EVENT_STORE],
+    };
+  }
+}

@@ -1,0 +1,23 @@
+import { EventToAppend, RecordedEvent } from '../infrastructure/event-store/event-store.port';
+
+/** Money fields are bigints in the domain and decimal strings of minor units in stored JSON. */
+const MONEY_FIELDS = new Set(['amount']);
+
+export interface DomainEvent {
+  type: string;
+  data: object;
+}
+
+export function encodeEvent(event: DomainEvent, metadata?: Record<string, unknown>): EventToAppend {
+  const data: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(event.data)) data[key] = typeof value === 'bigint' ? value.toString() : value;
+  return { type: event.type, data, metadata };
+}
+
+export function decodeEvent<E extends DomainEvent>(recorded: RecordedEvent): E {
+  const data: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(recorded.data)) {
+    data[key] = MONEY_FIELDS.has(key) && typeof value === 'string' ? BigInt(value) : value;
+  }
+  return { type: recorded.type, data } as E;
+}

@@ -1,0 +1,76 @@
+import { Injectable, Inject, Logger, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
+import { Pool } from 'pg';
+import { AppConfig } from '../config/config';
+import { EVENT_STORE, EventStore } from '../infrastructure/event-store/event-store.port';
+import { APP_CONFIG, PG_POOL } from '../infrastructure/infrastructure.tokens';
+import { Clock, systemClock } from '../shared/clock';
+import { MarkResultUnknownHandler, ReleaseFundsHandler, ResolveOrderHandler, SettleOrderHandler, SubmitOrderHandler } from './commands/order.handlers';
+import { DepositFundsHandler, OpenWalletHandler } from './commands/wallet.handlers';
+import { CLOCK } from './ledger.tokens';
+import { OrderWorkflow } from './order/order-workflow';
+import { OrderRecovery } from './process-manager/order-recovery';
+import { WalletWriter } from './wallet/wallet-writer';
+
+/** Runs the process manager at start-up and then on an interval. */
+@Injectable()
+class OrderRecoverySchedule implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('OrderRecovery');
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+
+  constructor(
+    private readonly recovery: OrderRecovery,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const tick = () => {
+      this.running = this.recovery
+        .sweep(this.config.orderRecoveryGraceMs)
+        .then((r) => {
+          if (r.ordersAdvanced + r.holdsReleased > 0) this.logger.log(`advanced ${r.ordersAdvanced} orders, released ${r.holdsReleased} stray holds`);
+        })
+        .catch((error) => this.logger.error('sweep failed', error))
+        .finally(() => {
+          this.running = undefined;
+          this.timer = setTimeout(tick, this.config.orderRecoveryIntervalMs);
+        });
+    };
+    this.timer = setTimeout(tick, 0);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearTimeout(this.timer);
+    await this.running;
+    clearTimeout(this.timer);
+  }
+}
+
+@Module({
+  imports: [CqrsModule.forRoot()],
+  providers: [
+    { provide: CLOCK, useValue: systemClock },
+    { provide: WalletWriter, inject: [EVENT_STORE], useFactory: (store: EventStore) => new WalletWriter(store) },
+    {
+      provide: OrderWorkflow,
+      inject: [EVENT_STORE, WalletWriter, CLOCK],
+      useFactory: (store: EventStore, wallets: WalletWriter, clock: Clock) => new OrderWorkflow(store, wallets, clock),
+    },
+    {
+      provide: OrderRecovery,
+      inject: [PG_POOL, EVENT_STORE, OrderWorkflow],
+      useFactory: (pool: Pool, store: EventStore, workflow: OrderWorkflow) => new OrderRecovery(pool, store, workflow),
+    },
+    OrderRecoverySchedule,
+    OpenWalletHandler,
+    DepositFundsHandler,
+    SubmitOrderHandler,
+    SettleOrderHandler,
+    ReleaseFundsHandler,
+    MarkResultUnknownHandler,
+    ResolveOrderHandler,
+  ],
+  exports: [OrderWorkflow, OrderRecovery, WalletWriter],
+})
+export class LedgerModule {}

@@ -1,0 +1,190 @@
+import { EventStore } from '../../infrastructure/event-store/event-store.port';
+import { Clock } from '../../shared/clock';
+import { Minor } from '../../shared/money';
+import { handleCommand, loadAggregate } from '../command-handling';
+import { orderStream } from '../streams';
+import { WalletWriter } from '../wallet/wallet-writer';
+import { WalletRefusalCode } from '../wallet/wallet.decider';
+import { deriveOrderNo } from './order-number';
+import { OrderCommand, orderDecider, OrderRefusalCode, OrderState, OrderTarget } from './order.decider';
+
+export interface SubmitOrderInput extends OrderTarget {
+  merchantId: string;
+  outTradeNo: string;
+  amount: Minor;
+  currency: string;
+}
+
+export type SubmitOrderResult =
+  | { outcome: 'accepted' | 'duplicate'; order: OrderState }
+  | { outcome: 'refused'; code: 'OUT_TRADE_NO_CONFLICT' | 'INSUFFICIENT_BALANCE' | 'WALLET_NOT_OPEN' | string; message: string };
+
+/** A refusal that reaches the caller of a command: the API maps its code. */
+export class CommandRefusedError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CommandRefusedError';
+  }
+}
+
+/** An invariant broke: never a business outcome, always loud. */
+export class LedgerInvariantError extends Error {
+  override name = 'LedgerInvariantError';
+}
+
+const MAX_ROUNDS = 8;
+
+/**
+ * The steps of an order across its two streams. Each step is an idempotent
+ * append, so any caller (the submitting request, a duplicate request, the
+ * process manager after a crash) can drive an order forward from wherever it
+ * stopped, and racing callers agree on the outcome.
+ */
+export class OrderWorkflow {
+  constructor(
+    private readonly store: EventStore,
+    private readonly wallets: WalletWriter,
+    private readonly clock: Clock,
+  ) {}
+
+  async submit(input: SubmitOrderInput): Promise<SubmitOrderResult> {
+    const orderNo = deriveOrderNo(input.merchantId, input.outTradeNo);
+    const { skuId, accountId, accountFields, merchantId, outTradeNo, amount, currency } = input;
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const placed = await handleCommand(this.store, orderStream(orderNo), orderDecider, {
+        type: 'PlaceOrder',
+        order: { orderNo, merchantId, outTradeNo, skuId, accountId, accountFields, amount, currency, at: this.clock.now() },
+      });
+      if (placed.decision.ok) {
+        const attempt = placed.state.order!.attempt;
+        const order = await this.advance(orderNo);
+        if (order.order!.attempt !== attempt) continue; // refused, then placed again by a concurrent duplicate
+        if (order.stage === 'refused') return refusedAttempt(order);
+        return { outcome: 'accepted', order };
+      }
+      if (placed.decision.refusal.code === 'OUT_TRADE_NO_CONFLICT') {
+        return { outcome: 'refused', code: 'OUT_TRADE_NO_CONFLICT', message: placed.decision.refusal.message };
+      }
+      // The same order exists: finish it if it is half-way, then report it.
+      const order = placed.state.stage === 'placed' ? await this.advance(orderNo) : placed.state;
+      if (order.stage === 'refused') continue; // that attempt was refused: this request may place the next
+      return { outcome: 'duplicate', order };
+    }
+    throw new Error(`order ${orderNo}: no stable outcome after ${MAX_ROUNDS} rounds of concurrent submits`);
+  }
+
+  /**
+   * Completes whatever a crash or a concurrent caller left half-done: a placed
+   * attempt is frozen and accepted (or refused), a decided outcome is deducted
+   * or released and made final. Returns the order as it then stands.
+   */
+  async advance(orderNo: string): Promise<OrderState> {
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const { state } = await loadAggregate(this.store, orderStream(orderNo), orderDecider);
+      switch (state.stage) {
+        case 'placed':
+          await this.settlePlacement(state);
+          continue;
+        case 'succeeding':
+        case 'failing':
+          await this.settleOutcome(state);
+          continue;
+        default:
+          return state;
+      }
+    }
+    throw new Error(`order ${orderNo}: still moving after ${MAX_ROUNDS} rounds`);
+  }
+
+  /** Records an upstream or staff outcome, then settles the wallet. */
+  async decideOutcome(orderNo: string, command: OrderCommand): Promise<OrderState> {
+    const handled = await handleCommand(this.store, orderStream(orderNo), orderDecider, command);
+    if (!handled.decision.ok) {
+      const repeated = isRepeatOf(command, handled.state);
+      if (!repeated) throw new CommandRefusedError(handled.decision.refusal.code, handled.decision.refusal.message);
+    }
+    return this.advance(orderNo);
+  }
+
+  private async settlePlacement(state: OrderState): Promise<void> {
+    const { orderNo, merchantId, attempt, amount } = state.order!;
+    const at = this.clock.now();
+    const freeze = await this.wallets.execute(merchantId, { type: 'FreezeFunds', orderNo, attempt, amount, at });
+    const refusal = freeze.decision.ok ? undefined : freeze.decision.refusal.code;
+    const frozen = refusal === undefined || refusal === 'ALREADY_FROZEN';
+    if (refusal !== undefined && !frozen && !isPlacementRefusal(refusal)) {
+      throw new LedgerInvariantError(`freeze for ${orderNo}: ${refusal}`);
+    }
+    const command: OrderCommand = frozen
+      ? { type: 'AcceptOrder', attempt, at }
+      : { type: 'RefuseOrder', attempt, code: refusal!, at };
+    const handled = await handleCommand(this.store, orderStream(orderNo), orderDecider, command);
+    const accepted = handled.state.order?.attempt === attempt && !['placed', 'refused'].includes(handled.state.stage);
+    // Funds frozen for an attempt that someone else refused, or that a newer
+    // attempt replaced, are handed back at once.
+    if (frozen && !accepted) await this.releaseStrayHold(merchantId, orderNo, attempt);
+  }
+
+  /** Releases funds frozen for an order attempt that was not accepted. */
+  async releaseStrayHold(merchantId: string, orderNo: string, attempt: number): Promise<void> {
+    const released = await this.wallets.execute(merchantId, {
+      type: 'ReleaseFrozenFunds',
+      orderNo,
+      attempt,
+      reason: 'ATTEMPT_NOT_ACCEPTED',
+      at: this.clock.now(),
+    });
+    if (!released.decision.ok && released.decision.refusal.code === 'ALREADY_DEDUCTED') {
+      throw new LedgerInvariantError(`order ${orderNo} attempt ${attempt} was deducted without being accepted`);
+    }
+  }
+
+  private async settleOutcome(state: OrderState): Promise<void> {
+    const { orderNo, merchantId, attempt } = state.order!;
+    const at = this.clock.now();
+    const success = state.stage === 'succeeding';
+    const wallet = await this.wallets.execute(
+      merchantId,
+      success
+        ? { type: 'DeductFrozenFunds', orderNo, attempt, at }
+        : { type: 'ReleaseFrozenFunds', orderNo, attempt, reason: state.failCode!, at },
+    );
+    const done: WalletRefusalCode = success ? 'ALREADY_DEDUCTED' : 'ALREADY_RELEASED';
+    if (!wallet.decision.ok && wallet.decision.refusal.code !== done) {
+      throw new LedgerInvariantError(`settling ${orderNo}: wallet refused with ${wallet.decision.refusal.code}`);
+    }
+    await handleCommand(this.store, orderStream(orderNo), orderDecider, { type: 'CompleteOrder', at });
+  }
+}
+
+function isPlacementRefusal(code: WalletRefusalCode): boolean {
+  return code === 'INSUFFICIENT_BALANCE' || code === 'WALLET_NOT_OPEN';
+}
+
+function refusedAttempt(order: OrderState): SubmitOrderResult {
+  const code = order.refusalCode ?? 'INSUFFICIENT_BALANCE';
+  const message =
+    code === 'INSUFFICIENT_BALANCE' ? 'The available balance is lower than the order amount' : 'The merchant wallet is not open';
+  return { outcome: 'refused', code, message };
+}
+
+/** A retried outcome command whose outcome is already recorded is not an error. */
+function isRepeatOf(command: OrderCommand, state: OrderState): boolean {
+  const succeeded = state.stage === 'succeeding' || state.stage === 'succeeded';
+  const failed = state.stage === 'failing' || state.stage === 'failed';
+  switch (command.type) {
+    case 'ConfirmDelivery':
+      return succeeded;
+    case 'RecordDeliveryFailure':
+      return failed && state.failCode === command.failCode;
+    case 'MarkResultUnknown':
+      return state.stage === 'unknown';
+    default:
+      return false;
+  }
+}
+
+export type { OrderRefusalCode };

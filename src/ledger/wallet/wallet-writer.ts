@@ -1,0 +1,123 @@
+import { EventStore, GlobalPosition, StreamRevision, WrongExpectedRevisionError } from '../../infrastructure/event-store/event-store.port';
+import { Decision } from '../../shared/decider';
+import { Minor } from '../../shared/money';
+import { loadAggregate } from '../command-handling';
+import { encodeEvent } from '../event-codec';
+import { walletStream } from '../streams';
+import { WalletCommand, walletDecider, WalletEvent, WalletRefusalCode, WalletState } from './wallet.decider';
+
+export interface WalletOutcome {
+  decision: Decision<WalletEvent, WalletRefusalCode>;
+  balance: Minor;
+  frozen: Minor;
+  position?: GlobalPosition;
+}
+
+interface Pending {
+  command: WalletCommand;
+  resolve(outcome: WalletOutcome): void;
+  reject(error: unknown): void;
+}
+
+interface Slot {
+  queue: Pending[];
+  running: boolean;
+  cached?: { state: WalletState; revision: StreamRevision | undefined };
+}
+
+/**
+ * Every wallet command goes through here. Commands for one wallet queue up
+ * while an append is in flight and are then decided one after the other
+ * against the cached state and written as one append: a hot wallet pays one
+ * round trip and one fsync per batch, not per order, and concurrent freezes
+ * in one process never conflict. Another instance writing the same wallet
+ * shows up as a conflict; the batch is then decided again on fresh state.
+ */
+export class WalletWriter {
+  private readonly slots = new Map<string, Slot>();
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly options: { maxBatch?: number; cachedWallets?: number } = {},
+  ) {}
+
+  execute(merchantId: string, command: WalletCommand): Promise<WalletOutcome> {
+    let slot = this.slots.get(merchantId);
+    if (!slot) {
+      slot = { queue: [], running: false };
+      this.slots.set(merchantId, slot);
+      this.evictIdle();
+    }
+    const promise = new Promise<WalletOutcome>((resolve, reject) => slot!.queue.push({ command, resolve, reject }));
+    if (!slot.running) void this.drain(merchantId, slot);
+    return promise;
+  }
+
+  /** Drops cached state, e.g. after the log was changed behind our back in tests. */
+  forget(merchantId: string): void {
+    const slot = this.slots.get(merchantId);
+    if (slot) slot.cached = undefined;
+  }
+
+  private async drain(merchantId: string, slot: Slot): Promise<void> {
+    slot.running = true;
+    while (slot.queue.length > 0) {
+      const batch = slot.queue.splice(0, this.options.maxBatch ?? 500);
+      try {
+        await this.writeBatch(merchantId, slot, batch);
+      } catch (error) {
+        slot.cached = undefined;
+        for (const pending of batch) pending.reject(error);
+      }
+    }
+    slot.running = false;
+  }
+
+  private async writeBatch(merchantId: string, slot: Slot, batch: Pending[]): Promise<void> {
+    const streamId = walletStream(merchantId);
+    for (let conflicts = 0; ; conflicts++) {
+      if (!slot.cached) {
+        const loaded = await loadAggregate(this.store, streamId, walletDecider);
+        slot.cached = { state: loaded.state, revision: typeof loaded.revision === 'bigint' ? loaded.revision : undefined };
+      }
+      const { revision } = slot.cached;
+      // evolve may reuse the cached state's collections: on any failure below
+      // the cache is dropped and the wallet is loaded again.
+      let state = slot.cached.state;
+      slot.cached = undefined;
+      const events: WalletEvent[] = [];
+      const outcomes: Omit<WalletOutcome, 'position'>[] = [];
+      for (const { command } of batch) {
+        const decision = walletDecider.decide(command, state);
+        if (decision.ok) {
+          for (const event of decision.events) state = walletDecider.evolve(state, event);
+          events.push(...decision.events);
+        }
+        outcomes.push({ decision, balance: state.balance, frozen: state.frozen });
+      }
+      let position: GlobalPosition | undefined;
+      let nextRevision = revision;
+      if (events.length > 0) {
+        try {
+          const result = await this.store.append(streamId, events.map((e) => encodeEvent(e)), revision ?? 'no_stream');
+          position = result.position;
+          nextRevision = result.nextExpectedRevision;
+        } catch (error) {
+          if (error instanceof WrongExpectedRevisionError && conflicts < 10) continue;
+          throw error;
+        }
+      }
+      slot.cached = { state, revision: nextRevision };
+      batch.forEach((pending, i) => pending.resolve({ ...outcomes[i], position }));
+      return;
+    }
+  }
+
+  private evictIdle(): void {
+    const limit = this.options.cachedWallets ?? 10_000;
+    for (const [merchantId, slot] of this.slots) {
+      if (this.slots.size <= limit) return;
+      if (!slot.running && slot.queue.length === 0) this.slots.delete(merchantId);
+    }
+  }
+}

@@ -1,0 +1,333 @@
+import { fold } from '../../shared/decider';
+import { specify } from '../../shared/decider-specification';
+import { Minor } from '../../shared/money';
+import {
+  availableBalance,
+  holdKey,
+  WalletCommand,
+  walletDecider,
+  WalletEvent,
+  WalletRefusalCode,
+  WalletState,
+} from './wallet.decider';
+
+const AT = '2026-11-22T10:00:00.000+00:00';
+const LATER = '2026-11-22T10:05:00.000+00:00';
+const MERCHANT = 'M-1001';
+const OPERATOR = 'ops@example.com';
+
+// Events.
+const opened = (): WalletEvent => ({ type: 'WalletOpened', data: { merchantId: MERCHANT, currency: 'CNY', at: AT } });
+const deposited = (amount: Minor, reference = 'DEP-1'): WalletEvent => ({
+  type: 'FundsDeposited',
+  data: { reference, amount, by: OPERATOR, at: AT },
+});
+const frozen = (orderNo: string, amount: Minor, attempt = 1): WalletEvent => ({
+  type: 'FundsFrozen',
+  data: { orderNo, attempt, amount, at: AT },
+});
+const deducted = (orderNo: string, amount: Minor, attempt = 1): WalletEvent => ({
+  type: 'FrozenFundsDeducted',
+  data: { orderNo, attempt, amount, at: LATER },
+});
+const released = (orderNo: string, amount: Minor, attempt = 1, reason = 'ORDER_FAILED'): WalletEvent => ({
+  type: 'FrozenFundsReleased',
+  data: { orderNo, attempt, amount, reason, at: LATER },
+});
+
+// Commands.
+const openWallet = (): WalletCommand => ({ type: 'OpenWallet', merchantId: MERCHANT, currency: 'CNY', at: AT });
+const deposit = (amount: Minor, reference = 'DEP-1'): WalletCommand => ({ type: 'DepositFunds', reference, amount, by: OPERATOR, at: AT });
+const freeze = (orderNo: string, amount: Minor, attempt = 1): WalletCommand => ({ type: 'FreezeFunds', orderNo, attempt, amount, at: AT });
+const deduct = (orderNo: string, attempt = 1): WalletCommand => ({ type: 'DeductFrozenFunds', orderNo, attempt, at: LATER });
+const release = (orderNo: string, attempt = 1, reason = 'ORDER_FAILED'): WalletCommand => ({
+  type: 'ReleaseFrozenFunds',
+  orderNo,
+  attempt,
+  reason,
+  at: LATER,
+});
+
+// Histories.
+const funded = (amount: Minor = 100n): WalletEvent[] => [opened(), deposited(amount)];
+const holding = (orderNo: string, amount: Minor, balance: Minor = 100n): WalletEvent[] => [...funded(balance), frozen(orderNo, amount)];
+
+const wallet = specify(walletDecider);
+const stateAfter = (history: WalletEvent[]): WalletState => fold(walletDecider, history);
+
+type RefusalCase = [name: string, history: WalletEvent[], command: WalletCommand, code: WalletRefusalCode];
+
+/** Every refusal the wallet can return, and every state that leads to it. */
+const refusals: RefusalCase[] = [
+  ['deposit on an unopened wallet', [], deposit(100n), 'WALLET_NOT_OPEN'],
+  ['freeze on an unopened wallet', [], freeze('ORD-1', 10n), 'WALLET_NOT_OPEN'],
+  ['deduct on an unopened wallet', [], deduct('ORD-1'), 'WALLET_NOT_OPEN'],
+  ['release on an unopened wallet', [], release('ORD-1'), 'WALLET_NOT_OPEN'],
+
+  ['open an open wallet', [opened()], openWallet(), 'WALLET_ALREADY_OPEN'],
+  ['open an open wallet with activity', holding('ORD-1', 40n), openWallet(), 'WALLET_ALREADY_OPEN'],
+
+  ['zero deposit', [opened()], deposit(0n), 'INVALID_AMOUNT'],
+  ['negative deposit', [opened()], deposit(-1n), 'INVALID_AMOUNT'],
+  ['zero freeze', funded(), freeze('ORD-1', 0n), 'INVALID_AMOUNT'],
+  ['negative freeze', funded(), freeze('ORD-1', -100n), 'INVALID_AMOUNT'],
+
+  ['deposit reference reused for a larger amount', funded(100n), deposit(101n), 'DEPOSIT_REFERENCE_CONFLICT'],
+  ['deposit reference reused for a smaller amount', funded(100n), deposit(99n), 'DEPOSIT_REFERENCE_CONFLICT'],
+  [
+    'deposit reference reused after other deposits',
+    [...funded(100n), deposited(50n, 'DEP-2'), deposited(70n, 'DEP-3')],
+    deposit(50n, 'DEP-1'),
+    'DEPOSIT_REFERENCE_CONFLICT',
+  ],
+
+  ['freeze on an empty wallet', [opened()], freeze('ORD-1', 1n), 'INSUFFICIENT_BALANCE'],
+  ['freeze one cent more than the balance', funded(100n), freeze('ORD-1', 101n), 'INSUFFICIENT_BALANCE'],
+  ['freeze when frozen funds make available too low', holding('ORD-1', 80n, 100n), freeze('ORD-2', 30n), 'INSUFFICIENT_BALANCE'],
+  ['freeze one cent more than available beside a hold', holding('ORD-1', 40n, 100n), freeze('ORD-2', 61n), 'INSUFFICIENT_BALANCE'],
+  ['freeze after a deduction emptied the balance', [...holding('ORD-1', 100n, 100n), deducted('ORD-1', 100n)], freeze('ORD-2', 1n), 'INSUFFICIENT_BALANCE'],
+
+  ['freeze the same order twice while held', holding('ORD-1', 40n), freeze('ORD-1', 40n), 'ALREADY_FROZEN'],
+  ['freeze the same order again for another amount', holding('ORD-1', 40n), freeze('ORD-1', 10n), 'ALREADY_FROZEN'],
+  ['freeze an order again after its deduction', [...holding('ORD-1', 40n), deducted('ORD-1', 40n)], freeze('ORD-1', 40n), 'ALREADY_FROZEN'],
+  ['freeze an order again after its release', [...holding('ORD-1', 40n), released('ORD-1', 40n)], freeze('ORD-1', 40n), 'ALREADY_FROZEN'],
+
+  ['deduct after release', [...holding('ORD-1', 40n), released('ORD-1', 40n)], deduct('ORD-1'), 'ALREADY_RELEASED'],
+  ['release twice', [...holding('ORD-1', 40n), released('ORD-1', 40n)], release('ORD-1'), 'ALREADY_RELEASED'],
+  ['release after deduct', [...holding('ORD-1', 40n), deducted('ORD-1', 40n)], release('ORD-1'), 'ALREADY_DEDUCTED'],
+  ['deduct twice', [...holding('ORD-1', 40n), deducted('ORD-1', 40n)], deduct('ORD-1'), 'ALREADY_DEDUCTED'],
+
+  ['deduct an order never frozen', funded(), deduct('ORD-9'), 'NOT_FROZEN'],
+  ['release an order never frozen', funded(), release('ORD-9'), 'NOT_FROZEN'],
+  ['deduct an unknown order beside a hold', holding('ORD-1', 40n), deduct('ORD-9'), 'NOT_FROZEN'],
+  ['deduct another attempt of a held order', holding('ORD-1', 40n), deduct('ORD-1', 2), 'NOT_FROZEN'],
+  ['release another attempt of a held order', holding('ORD-1', 40n), release('ORD-1', 2), 'NOT_FROZEN'],
+  [
+    'deduct the next attempt after the first was released',
+    [...holding('ORD-1', 40n), released('ORD-1', 40n)],
+    deduct('ORD-1', 2),
+    'NOT_FROZEN',
+  ],
+];
+
+describe('wallet decider', () => {
+  describe('refusals', () => {
+    it.each(refusals)('%s', (_name, history, command, code) => {
+      wallet.given(history).when(command).thenRefused(code);
+    });
+
+    it('covers every refusal code', () => {
+      const everyCode = Object.keys({
+        WALLET_NOT_OPEN: 0,
+        WALLET_ALREADY_OPEN: 0,
+        INVALID_AMOUNT: 0,
+        DEPOSIT_REFERENCE_CONFLICT: 0,
+        INSUFFICIENT_BALANCE: 0,
+        ALREADY_FROZEN: 0,
+        ALREADY_DEDUCTED: 0,
+        ALREADY_RELEASED: 0,
+        NOT_FROZEN: 0,
+      } satisfies Record<WalletRefusalCode, 0>);
+      expect(new Set(refusals.map(([, , , code]) => code))).toEqual(new Set(everyCode));
+    });
+  });
+
+  describe('OpenWallet', () => {
+    it('opens a new wallet', () => {
+      wallet.given([]).when(openWallet()).then([opened()]);
+    });
+
+    it('starts empty', () => {
+      const state = stateAfter([opened()]);
+      expect(state).toMatchObject({ opened: true, merchantId: MERCHANT, currency: 'CNY', balance: 0n, frozen: 0n });
+    });
+  });
+
+  describe('DepositFunds', () => {
+    it('deposits funds', () => {
+      wallet.given([opened()]).when(deposit(100n)).then([deposited(100n)]);
+    });
+
+    it('deposits under a new reference', () => {
+      wallet.given(funded(100n)).when(deposit(100n, 'DEP-2')).then([deposited(100n, 'DEP-2')]);
+    });
+
+    it('accepts the same deposit again and changes nothing', () => {
+      wallet.given(funded(100n)).when(deposit(100n)).then([]);
+    });
+
+    it('adds deposits to the balance', () => {
+      expect(stateAfter([...funded(100n), deposited(25n, 'DEP-2')]).balance).toBe(125n);
+    });
+  });
+
+  describe('FreezeFunds', () => {
+    it('freezes funds for an order', () => {
+      wallet.given(funded(100n)).when(freeze('ORD-1', 40n)).then([frozen('ORD-1', 40n)]);
+    });
+
+    it('freezes exactly the available balance', () => {
+      wallet.given(holding('ORD-1', 40n, 100n)).when(freeze('ORD-2', 60n)).then([frozen('ORD-2', 60n)]);
+    });
+
+    it('freezes the next attempt of an order whose first attempt was released', () => {
+      wallet
+        .given([...holding('ORD-1', 40n), released('ORD-1', 40n)])
+        .when(freeze('ORD-1', 40n, 2))
+        .then([frozen('ORD-1', 40n, 2)]);
+    });
+
+    it('makes the frozen amount unavailable without touching the balance', () => {
+      const state = stateAfter(holding('ORD-1', 40n, 100n));
+      expect(state.balance).toBe(100n);
+      expect(state.frozen).toBe(40n);
+      expect(availableBalance(state)).toBe(60n);
+    });
+  });
+
+  describe('DeductFrozenFunds', () => {
+    it('deducts the frozen amount', () => {
+      wallet.given(holding('ORD-1', 40n)).when(deduct('ORD-1')).then([deducted('ORD-1', 40n)]);
+    });
+
+    it('takes the amount from both balance and frozen', () => {
+      const state = stateAfter([...holding('ORD-1', 40n, 100n), deducted('ORD-1', 40n)]);
+      expect(state.balance).toBe(60n);
+      expect(state.frozen).toBe(0n);
+      expect(availableBalance(state)).toBe(60n);
+    });
+  });
+
+  describe('ReleaseFrozenFunds', () => {
+    it('releases the frozen amount with its reason', () => {
+      wallet
+        .given(holding('ORD-1', 40n))
+        .when(release('ORD-1', 1, 'ORDER_REFUSED'))
+        .then([released('ORD-1', 40n, 1, 'ORDER_REFUSED')]);
+    });
+
+    it('makes the amount available again', () => {
+      const state = stateAfter([...holding('ORD-1', 40n, 100n), released('ORD-1', 40n)]);
+      expect(state.balance).toBe(100n);
+      expect(state.frozen).toBe(0n);
+      expect(availableBalance(state)).toBe(100n);
+    });
+  });
+
+  describe('property: the books always balance', () => {
+    /** mulberry32: a tiny seeded PRNG, so a failing run can be replayed. */
+    function mulberry32(seed: number): () => number {
+      let a = seed >>> 0;
+      return () => {
+        a = (a + 0x6d2b79f5) >>> 0;
+        let t = a;
+        t = Math.imul(t ^ (t >>> 15), t | 1);
+        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+      };
+    }
+
+    it.each([1, 42, 20261122])('holds over 3000 random commands (seed %i)', (seed) => {
+      const random = mulberry32(seed);
+      const int = (n: number) => Math.floor(random() * n);
+      const pick = <T>(items: readonly T[]): T => items[int(items.length)];
+      const amount = (max: number): Minor => BigInt(int(max + 3) - 2); // Sometimes zero or negative.
+
+      const orders = Array.from({ length: 20 }, (_, i) => `ORD-${i}`);
+      const references = Array.from({ length: 40 }, (_, i) => `DEP-${i}`);
+
+      // The model: kept from the commands, independently of the decider's state.
+      const deposits = new Map<string, Minor>();
+      const holds = new Map<string, Minor>();
+      const closed = new Set<string>();
+      let totalDeposits = 0n;
+      let totalDeductions = 0n;
+
+      let state = walletDecider.evolve(walletDecider.initialState(), opened());
+      const counts: Record<string, number> = {};
+
+      for (let step = 0; step < 3000; step++) {
+        const orderNo = pick(orders);
+        const attempt = 1 + int(2);
+        const key = holdKey(orderNo, attempt);
+        const roll = random();
+        const command: WalletCommand =
+          roll < 0.3
+            ? deposit(amount(500), pick(references))
+            : roll < 0.65
+              ? freeze(orderNo, amount(400), attempt)
+              : roll < 0.85
+                ? deduct(orderNo, attempt)
+                : release(orderNo, attempt);
+
+        const decision = walletDecider.decide(command, state);
+        const outcome = decision.ok ? `${command.type}:ok` : decision.refusal.code;
+        counts[outcome] = (counts[outcome] ?? 0) + 1;
+        if (decision.ok) for (const event of decision.events) state = walletDecider.evolve(state, event);
+
+        // What the model expects of the command, and its effect when accepted.
+        switch (command.type) {
+          case 'DepositFunds': {
+            const earlier = deposits.get(command.reference);
+            const expectOk = command.amount > 0n && (earlier === undefined || earlier === command.amount);
+            expect(decision.ok).toBe(expectOk);
+            if (expectOk && earlier === undefined) {
+              deposits.set(command.reference, command.amount);
+              totalDeposits += command.amount;
+            }
+            if (decision.ok) expect(decision.events).toHaveLength(earlier === undefined ? 1 : 0);
+            break;
+          }
+          case 'FreezeFunds': {
+            const heldTotal = [...holds.values()].reduce((sum, a) => sum + a, 0n);
+            const expectOk =
+              command.amount > 0n && !holds.has(key) && !closed.has(key) && command.amount <= totalDeposits - totalDeductions - heldTotal;
+            expect(decision.ok).toBe(expectOk);
+            if (expectOk) holds.set(key, command.amount);
+            break;
+          }
+          case 'DeductFrozenFunds':
+          case 'ReleaseFrozenFunds': {
+            const held = holds.get(key);
+            expect(decision.ok).toBe(held !== undefined);
+            if (held !== undefined) {
+              holds.delete(key);
+              closed.add(key);
+              if (command.type === 'DeductFrozenFunds') totalDeductions += held;
+            }
+            break;
+          }
+          default:
+            throw new Error(`unexpected command ${command.type}`);
+        }
+
+        // The step number rides along so a failure names where the run went wrong.
+        const heldTotal = [...holds.values()].reduce((sum, a) => sum + a, 0n);
+        expect({ step, balance: state.balance, frozen: state.frozen, availableNotNegative: availableBalance(state) >= 0n }).toEqual({
+          step,
+          balance: totalDeposits - totalDeductions,
+          frozen: heldTotal,
+          availableNotNegative: true,
+        });
+        expect(state.holds).toEqual(holds);
+      }
+
+      // The run must have exercised both sides of every decision to mean anything.
+      for (const outcome of [
+        'DepositFunds:ok',
+        'FreezeFunds:ok',
+        'DeductFrozenFunds:ok',
+        'ReleaseFrozenFunds:ok',
+        'INVALID_AMOUNT',
+        'DEPOSIT_REFERENCE_CONFLICT',
+        'INSUFFICIENT_BALANCE',
+        'ALREADY_FROZEN',
+        'ALREADY_DEDUCTED',
+        'ALREADY_RELEASED',
+        'NOT_FROZEN',
+      ]) {
+        expect({ outcome, seen: (counts[outcome] ?? 0) > 0 }).toEqual({ outcome, seen: true });
+      }
+    });
+  });
+});

@@ -1,0 +1,141 @@
+import { accept, assertNever, Decider, Decision, refuse } from '../../shared/decider';
+import { Minor } from '../../shared/money';
+
+// Events. Type strings are stable forever: they are stored in the event log.
+export type WalletEvent =
+  | { type: 'WalletOpened'; data: { merchantId: string; currency: string; at: string } }
+  | { type: 'FundsDeposited'; data: { reference: string; amount: Minor; by: string; at: string } }
+  | { type: 'FundsFrozen'; data: { orderNo: string; attempt: number; amount: Minor; at: string } }
+  | { type: 'FrozenFundsDeducted'; data: { orderNo: string; attempt: number; amount: Minor; at: string } }
+  | { type: 'FrozenFundsReleased'; data: { orderNo: string; attempt: number; amount: Minor; reason: string; at: string } };
+
+export type WalletCommand =
+  | { type: 'OpenWallet'; merchantId: string; currency: string; at: string }
+  | { type: 'DepositFunds'; reference: string; amount: Minor; by: string; at: string }
+  | { type: 'FreezeFunds'; orderNo: string; attempt: number; amount: Minor; at: string }
+  | { type: 'DeductFrozenFunds'; orderNo: string; attempt: number; at: string }
+  | { type: 'ReleaseFrozenFunds'; orderNo: string; attempt: number; reason: string; at: string };
+
+export type WalletRefusalCode =
+  | 'WALLET_NOT_OPEN'
+  | 'WALLET_ALREADY_OPEN'
+  | 'INVALID_AMOUNT'
+  | 'DEPOSIT_REFERENCE_CONFLICT'
+  | 'INSUFFICIENT_BALANCE'
+  | 'ALREADY_FROZEN'
+  | 'ALREADY_DEDUCTED'
+  | 'ALREADY_RELEASED'
+  | 'NOT_FROZEN';
+
+/** An order attempt's claim on the wallet: frozen funds are keyed by it. */
+export const holdKey = (orderNo: string, attempt: number) => `${orderNo}#${attempt}`;
+
+export interface WalletState {
+  opened: boolean;
+  merchantId: string;
+  currency: string;
+  balance: Minor;
+  frozen: Minor;
+  /** Open holds: frozen and neither deducted nor released. */
+  holds: Map<string, Minor>;
+  /** Holds already deducted or released: each happens at most once. */
+  closedHolds: Map<string, 'deducted' | 'released'>;
+  /** Deposit references and their amounts, for idempotent deposits. */
+  deposits: Map<string, Minor>;
+}
+
+export const initialWalletState = (): WalletState => ({
+  opened: false,
+  merchantId: '',
+  currency: '',
+  balance: 0n,
+  frozen: 0n,
+  holds: new Map(),
+  closedHolds: new Map(),
+  deposits: new Map(),
+});
+
+export const availableBalance = (state: WalletState): Minor => state.balance - state.frozen;
+
+type WalletDecision = Decision<WalletEvent, WalletRefusalCode>;
+
+function decide(command: WalletCommand, state: WalletState): WalletDecision {
+  if (command.type === 'OpenWallet') {
+    if (state.opened) return refuse('WALLET_ALREADY_OPEN', `wallet of ${state.merchantId} is already open`);
+    return accept({ type: 'WalletOpened', data: { merchantId: command.merchantId, currency: command.currency, at: command.at } });
+  }
+  if (!state.opened) return refuse('WALLET_NOT_OPEN', 'the wallet has not been opened');
+
+  switch (command.type) {
+    case 'DepositFunds': {
+      if (command.amount <= 0n) return refuse('INVALID_AMOUNT', 'a deposit must be positive');
+      const earlier = state.deposits.get(command.reference);
+      if (earlier !== undefined) {
+        // The same deposit again changes nothing; the same reference for another amount is a mistake.
+        return earlier === command.amount
+          ? accept()
+          : refuse('DEPOSIT_REFERENCE_CONFLICT', `reference ${command.reference} was used for another amount`);
+      }
+      const { reference, amount, by, at } = command;
+      return accept({ type: 'FundsDeposited', data: { reference, amount, by, at } });
+    }
+    case 'FreezeFunds': {
+      const key = holdKey(command.orderNo, command.attempt);
+      if (command.amount <= 0n) return refuse('INVALID_AMOUNT', 'a freeze must be positive');
+      if (state.holds.has(key) || state.closedHolds.has(key)) {
+        return refuse('ALREADY_FROZEN', `funds for order ${command.orderNo} were already frozen`);
+      }
+      if (command.amount > availableBalance(state)) {
+        return refuse('INSUFFICIENT_BALANCE', 'the available balance is lower than the order amount');
+      }
+      const { orderNo, attempt, amount, at } = command;
+      return accept({ type: 'FundsFrozen', data: { orderNo, attempt, amount, at } });
+    }
+    case 'DeductFrozenFunds':
+    case 'ReleaseFrozenFunds': {
+      const key = holdKey(command.orderNo, command.attempt);
+      const amount = state.holds.get(key);
+      if (amount === undefined) {
+        const closed = state.closedHolds.get(key);
+        if (closed === 'deducted') return refuse('ALREADY_DEDUCTED', `funds for order ${command.orderNo} were already deducted`);
+        if (closed === 'released') return refuse('ALREADY_RELEASED', `funds for order ${command.orderNo} were already released`);
+        return refuse('NOT_FROZEN', `no funds are frozen for order ${command.orderNo}`);
+      }
+      const { orderNo, attempt, at } = command;
+      return command.type === 'DeductFrozenFunds'
+        ? accept({ type: 'FrozenFundsDeducted', data: { orderNo, attempt, amount, at } })
+        : accept({ type: 'FrozenFundsReleased', data: { orderNo, attempt, amount, reason: command.reason, at } });
+    }
+    default:
+      return assertNever(command);
+  }
+}
+
+function evolve(state: WalletState, event: WalletEvent): WalletState {
+  switch (event.type) {
+    case 'WalletOpened':
+      return { ...state, opened: true, merchantId: event.data.merchantId, currency: event.data.currency };
+    case 'FundsDeposited':
+      state.deposits.set(event.data.reference, event.data.amount);
+      return { ...state, balance: state.balance + event.data.amount };
+    case 'FundsFrozen':
+      state.holds.set(holdKey(event.data.orderNo, event.data.attempt), event.data.amount);
+      return { ...state, frozen: state.frozen + event.data.amount };
+    case 'FrozenFundsDeducted':
+    case 'FrozenFundsReleased': {
+      const key = holdKey(event.data.orderNo, event.data.attempt);
+      state.holds.delete(key);
+      state.closedHolds.set(key, event.type === 'FrozenFundsDeducted' ? 'deducted' : 'released');
+      const deducted = event.type === 'FrozenFundsDeducted' ? event.data.amount : 0n;
+      return { ...state, balance: state.balance - deducted, frozen: state.frozen - event.data.amount };
+    }
+    default:
+      return assertNever(event);
+  }
+}
+
+export const walletDecider: Decider<WalletState, WalletCommand, WalletEvent, WalletRefusalCode> = {
+  initialState: initialWalletState,
+  evolve,
+  decide,
+};

@@ -1,0 +1,36 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { AppModule } from './app.module';
+import { AppConfig, ConfigError, loadConfig } from './config/config';
+
+export async function bootstrap(config: AppConfig) {
+  const app = await NestFactory.create(AppModule.forRoot(config), { bodyParser: false, logger: ['log', 'warn', 'error'] });
+  app.enableShutdownHooks();
+  await app.listen(config.port, '0.0.0.0');
+  return app;
+}
+
+async function main() {
+  let loaded: ReturnType<typeof loadConfig>;
+  try {
+    loaded = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(78); // EX_CONFIG
+    }
+    throw error;
+  }
+  const logger = new Logger('Main');
+  for (const warning of loaded.warnings) logger.warn(warning);
+  const app = await bootstrap(loaded.config);
+  logger.log(`listening on ${await app.getUrl()} (event store: ${loaded.config.eventStore})`);
+}
+
+if (require.main === module) {
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,50 @@
+import { SubmitOrder } from '../../src/ledger/commands/ledger.commands';
+import { checkEventInvariants, checkReadModels } from '../support/invariants';
+import { openWallet, orderInput, walletAmounts } from '../support/fixtures';
+import { RunningService, serviceOnFreshDatabase } from '../support/service';
+
+describe('200 concurrent submits on one wallet with funds for 50', () => {
+  let service: RunningService;
+  let teardown: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ service, teardown } = await serviceOnFreshDatabase());
+  });
+  afterAll(async () => teardown());
+
+  it('accepts exactly 50, never overdraws, and the log and read models agree', async () => {
+    const merchant = await openWallet(service.commands, 50n * 120n);
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => service.commands.execute(new SubmitOrder(orderInput(merchant, `HOT-${i}`)))),
+    );
+    const accepted = results.filter((r) => r.outcome === 'accepted');
+    const refused = results.filter((r) => r.outcome === 'refused');
+    expect(accepted).toHaveLength(50);
+    expect(refused).toHaveLength(150);
+    expect(new Set(refused.map((r) => r.outcome === 'refused' && r.code))).toEqual(new Set(['INSUFFICIENT_BALANCE']));
+
+    expect(await walletAmounts(service.store, merchant)).toEqual([6_000n, 6_000n, 0n]);
+
+    const facts = await checkEventInvariants(service.store);
+    expect(facts.violations).toEqual([]);
+    const mine = [...facts.orders.values()].filter((o) => o.order!.merchantId === merchant);
+    expect(mine.filter((o) => o.stage === 'accepted')).toHaveLength(50);
+    expect(mine.filter((o) => o.stage === 'refused')).toHaveLength(150);
+    await service.catchUp();
+    expect(await checkReadModels(service.pool, facts)).toEqual([]);
+    const rows = await service.pool.query(`select count(*)::int as n from rm_orders where merchant_id = $1 and stage = 'accepted'`, [merchant]);
+    expect(rows.rows[0].n).toBe(50);
+  });
+
+  it('keeps the same outcome across many wallets at once', async () => {
+    const merchants = await Promise.all(Array.from({ length: 8 }, () => openWallet(service.commands, 10n * 120n)));
+    const results = await Promise.all(
+      merchants.flatMap((m) => Array.from({ length: 25 }, (_, i) => service.commands.execute(new SubmitOrder(orderInput(m, `W-${i}`))))),
+    );
+    expect(results.filter((r) => r.outcome === 'accepted')).toHaveLength(80);
+    const facts = await checkEventInvariants(service.store);
+    expect(facts.violations).toEqual([]);
+    await service.catchUp();
+    expect(await checkReadModels(service.pool, facts)).toEqual([]);
+  });
+});

@@ -1,0 +1,167 @@
+import { CommandBus } from '@nestjs/cqrs';
+import {
+  DepositFunds,
+  MarkResultUnknown,
+  OpenWallet,
+  ReleaseFunds,
+  ResolveOrder,
+  SettleOrder,
+  SubmitOrder,
+} from '../../src/ledger/commands/ledger.commands';
+import { CommandRefusedError } from '../../src/ledger/order/order-workflow';
+import { checkEventInvariants, checkReadModels } from '../support/invariants';
+import { openWallet, orderInput, walletAmounts } from '../support/fixtures';
+import { serviceOnFreshDatabase, RunningService } from '../support/service';
+
+describe('ledger commands against the running service', () => {
+  let service: RunningService;
+  let commands: CommandBus;
+  let teardown: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ service, teardown } = await serviceOnFreshDatabase());
+    commands = service.commands;
+  });
+  afterAll(async () => {
+    const facts = await checkEventInvariants(service.store);
+    expect(facts.violations).toEqual([]);
+    await service.catchUp();
+    expect(await checkReadModels(service.pool, facts)).toEqual([]);
+    await teardown();
+  });
+
+  describe('DepositFunds', () => {
+    it('is idempotent on its reference', async () => {
+      const merchant = await openWallet(commands, 0n);
+      const first = await commands.execute(new DepositFunds(merchant, 'dep-1', 10_000n, 'ops'));
+      const again = await commands.execute(new DepositFunds(merchant, 'dep-1', 10_000n, 'ops'));
+      expect(first.balance).toBe(10_000n);
+      expect(again.balance).toBe(10_000n);
+      await expect(commands.execute(new DepositFunds(merchant, 'dep-1', 5n, 'ops'))).rejects.toMatchObject({
+        code: 'DEPOSIT_REFERENCE_CONFLICT',
+      });
+    });
+
+    it('refuses a wallet that was never opened, and opening twice', async () => {
+      await expect(commands.execute(new DepositFunds('m-never-opened', 'x', 1n, 'ops'))).rejects.toBeInstanceOf(CommandRefusedError);
+      const merchant = await openWallet(commands, 0n);
+      await expect(commands.execute(new OpenWallet(merchant, 'USD'))).rejects.toMatchObject({ code: 'WALLET_ALREADY_OPEN' });
+    });
+  });
+
+  describe('SubmitOrder', () => {
+    it('freezes the amount and returns the accepted order', async () => {
+      const merchant = await openWallet(commands, 1_000n);
+      const result = await commands.execute(new SubmitOrder(orderInput(merchant, 'A-1')));
+      expect(result).toMatchObject({ outcome: 'accepted', order: { stage: 'accepted', order: { amount: 120n, attempt: 1 } } });
+      expect(await walletAmounts(service.store, merchant)).toEqual([1_000n, 120n, 880n]);
+    });
+
+    it('returns the same order as a duplicate for the same target, in any field order', async () => {
+      const merchant = await openWallet(commands, 1_000n);
+      const first = await commands.execute(new SubmitOrder(orderInput(merchant, 'D-1', { accountFields: { a: '1', b: '2' } })));
+      const again = await commands.execute(new SubmitOrder(orderInput(merchant, 'D-1', { accountFields: { b: '2', a: '1' } })));
+      expect(again.outcome).toBe('duplicate');
+      if (first.outcome === 'refused' || again.outcome === 'refused') throw new Error('refused');
+      expect(again.order.order!.orderNo).toBe(first.order.order!.orderNo);
+    });
+
+    it('refuses the same out_trade_no for a different target', async () => {
+      const merchant = await openWallet(commands, 1_000n);
+      await commands.execute(new SubmitOrder(orderInput(merchant, 'C-1')));
+      const conflict = await commands.execute(new SubmitOrder(orderInput(merchant, 'C-1', { accountId: '999' })));
+      expect(conflict).toMatchObject({ outcome: 'refused', code: 'OUT_TRADE_NO_CONFLICT' });
+    });
+
+    it('refuses an order beyond the available balance, and accepts the same out_trade_no once funded', async () => {
+      const merchant = await openWallet(commands, 100n);
+      expect(await commands.execute(new SubmitOrder(orderInput(merchant, 'R-1')))).toMatchObject({
+        outcome: 'refused',
+        code: 'INSUFFICIENT_BALANCE',
+      });
+      await commands.execute(new DepositFunds(merchant, 'top-up', 100n, 'ops'));
+      const retried = await commands.execute(new SubmitOrder(orderInput(merchant, 'R-1', { accountId: 'other' })));
+      expect(retried).toMatchObject({ outcome: 'accepted', order: { order: { attempt: 2, accountId: 'other' } } });
+    });
+
+    it('gives one acceptance and duplicates for concurrent submits of one order', async () => {
+      const merchant = await openWallet(commands, 1_000n);
+      const results = await Promise.all(Array.from({ length: 20 }, () => commands.execute(new SubmitOrder(orderInput(merchant, 'S-1')))));
+      expect(results.filter((r) => r.outcome === 'accepted')).toHaveLength(1);
+      expect(results.filter((r) => r.outcome === 'duplicate')).toHaveLength(19);
+      expect(await walletAmounts(service.store, merchant)).toEqual([1_000n, 120n, 880n]);
+    });
+
+    it('lets one of several concurrent targets win; the others conflict', async () => {
+      const merchant = await openWallet(commands, 10_000n);
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => commands.execute(new SubmitOrder(orderInput(merchant, 'T-1', { accountId: `acct-${i}` })))),
+      );
+      const accepted = results.filter((r) => r.outcome === 'accepted');
+      const conflicts = results.filter((r) => r.outcome === 'refused' && r.code === 'OUT_TRADE_NO_CONFLICT');
+      expect(accepted).toHaveLength(1);
+      expect(conflicts).toHaveLength(9);
+      expect(await walletAmounts(service.store, merchant)).toEqual([10_000n, 120n, 9_880n]);
+    });
+  });
+
+  describe('outcomes', () => {
+    async function acceptedOrder(outTradeNo: string) {
+      const merchant = await openWallet(commands, 1_000n);
+      const result = await commands.execute(new SubmitOrder(orderInput(merchant, outTradeNo)));
+      if (result.outcome !== 'accepted') throw new Error(`not accepted: ${JSON.stringify(result)}`);
+      return { merchant, orderNo: result.order.order!.orderNo };
+    }
+    const wallet = (merchant: string) => walletAmounts(service.store, merchant);
+
+    it('SettleOrder deducts once and succeeds; repeating it changes nothing', async () => {
+      const { merchant, orderNo } = await acceptedOrder('O-1');
+      expect((await commands.execute(new SettleOrder(orderNo))).stage).toBe('succeeded');
+      expect((await commands.execute(new SettleOrder(orderNo))).stage).toBe('succeeded');
+      expect(await wallet(merchant)).toEqual([880n, 0n, 880n]);
+      await expect(commands.execute(new ReleaseFunds(orderNo, 'UPSTREAM_REJECTED', 'no'))).rejects.toMatchObject({
+        code: 'ORDER_ALREADY_FINAL',
+      });
+    });
+
+    it('ReleaseFunds releases once and fails with the fail code', async () => {
+      const { merchant, orderNo } = await acceptedOrder('O-2');
+      const failed = await commands.execute(new ReleaseFunds(orderNo, 'INVALID_ACCOUNT', 'The account does not exist'));
+      expect(failed).toMatchObject({ stage: 'failed', failCode: 'INVALID_ACCOUNT' });
+      expect((await commands.execute(new ReleaseFunds(orderNo, 'INVALID_ACCOUNT', 'again'))).stage).toBe('failed');
+      expect(await wallet(merchant)).toEqual([1_000n, 0n, 1_000n]);
+      await expect(commands.execute(new SettleOrder(orderNo))).rejects.toMatchObject({ code: 'ORDER_ALREADY_FINAL' });
+    });
+
+    it('an unknown result keeps the money frozen until staff resolve it', async () => {
+      const { merchant, orderNo } = await acceptedOrder('O-3');
+      expect((await commands.execute(new MarkResultUnknown(orderNo, 'timeout after sending'))).stage).toBe('unknown');
+      await expect(commands.execute(new ReleaseFunds(orderNo, 'UPSTREAM_REJECTED', 'late'))).rejects.toMatchObject({
+        code: 'RESOLUTION_REQUIRED',
+      });
+      await expect(commands.execute(new SettleOrder(orderNo))).rejects.toMatchObject({ code: 'RESOLUTION_REQUIRED' });
+      expect(await wallet(merchant)).toEqual([1_000n, 120n, 880n]);
+
+      const resolved = await commands.execute(new ResolveOrder(orderNo, 'failed', 'staff-1', 'upstream confirmed no delivery'));
+      expect(resolved).toMatchObject({ stage: 'failed', failCode: 'RESOLVED_FAILED' });
+      await expect(commands.execute(new ResolveOrder(orderNo, 'success', 'staff-1', 'again'))).rejects.toMatchObject({
+        code: 'ORDER_ALREADY_FINAL',
+      });
+      expect(await wallet(merchant)).toEqual([1_000n, 0n, 1_000n]);
+    });
+
+    it('resolving an unknown order as success deducts', async () => {
+      const { merchant, orderNo } = await acceptedOrder('O-4');
+      await commands.execute(new MarkResultUnknown(orderNo, 'malformed reply'));
+      expect((await commands.execute(new ResolveOrder(orderNo, 'success', 'staff-2', 'provider report'))).stage).toBe('succeeded');
+      expect(await wallet(merchant)).toEqual([880n, 0n, 880n]);
+    });
+
+    it('refuses to resolve an order that is not awaiting reconciliation', async () => {
+      const { orderNo } = await acceptedOrder('O-5');
+      await expect(commands.execute(new ResolveOrder(orderNo, 'success', 'staff', 'n'))).rejects.toMatchObject({
+        code: 'ORDER_NOT_IN_RECONCILIATION',
+      });
+    });
+  });
+});

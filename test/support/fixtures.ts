@@ -1,0 +1,33 @@
+import { randomUUID } from 'node:crypto';
+import { CommandBus } from '@nestjs/cqrs';
+import { EventStore } from '../../src/infrastructure/event-store/event-store.port';
+import { loadAggregate } from '../../src/ledger/command-handling';
+import { walletStream } from '../../src/ledger/streams';
+import { walletDecider } from '../../src/ledger/wallet/wallet.decider';
+import { DepositFunds, OpenWallet } from '../../src/ledger/commands/ledger.commands';
+import { SubmitOrderInput } from '../../src/ledger/order/order-workflow';
+
+export async function openWallet(commands: CommandBus, deposit: bigint, merchantId = `m-${randomUUID()}`): Promise<string> {
+  await commands.execute(new OpenWallet(merchantId, 'USD'));
+  if (deposit > 0n) await commands.execute(new DepositFunds(merchantId, `initial-${merchantId}`, deposit, 'test'));
+  return merchantId;
+}
+
+export function orderInput(merchantId: string, outTradeNo: string, overrides: Partial<SubmitOrderInput> = {}): SubmitOrderInput {
+  return {
+    merchantId,
+    outTradeNo,
+    skuId: 'mlbb-86',
+    accountId: '12345678',
+    accountFields: { server_id: '2001' },
+    amount: 120n,
+    currency: 'USD',
+    ...overrides,
+  };
+}
+
+/** [balance, frozen, available] of a wallet, folded from its stream. */
+export async function walletAmounts(store: EventStore, merchantId: string): Promise<[bigint, bigint, bigint]> {
+  const { state } = await loadAggregate(store, walletStream(merchantId), walletDecider);
+  return [state.balance, state.frozen, state.balance - state.frozen];
+}
