@@ -3,6 +3,8 @@
 const transform = { '^.+\\.ts$': ['@swc/jest'] };
 
 module.exports = {
+  // Applies to every project (Jest ignores it per project).
+  testTimeout: 120000,
   projects: [
     {
       displayName: 'unit',
@@ -15,7 +17,6 @@ module.exports = {
       testEnvironment: 'node',
       transform,
       testMatch: ['<rootDir>/test/**/*.test.ts'],
-      testTimeout: 120000,
     },
   ],
 };

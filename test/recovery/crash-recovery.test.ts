@@ -1,0 +1,87 @@
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { openWallet } from '../support/fixtures';
+import { checkEventInvariants, checkReadModels } from '../support/invariants';
+import { startService, TEST_ENV } from '../support/service';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+
+const ROOT = resolve(__dirname, '../..');
+const KILL_AFTER_ACKS = 400;
+
+/** Runs the burst worker until it has acknowledged `acks` results, then kills it with SIGKILL. */
+async function burstThenKill(db: TestDatabase, merchants: string[], acks: number): Promise<string[]> {
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'test/support/burst-worker.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, ...TEST_ENV, ...db.env, BURST_MERCHANTS: merchants.join(','), TS_NODE_TRANSPILE_ONLY: 'true' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<NodeJS.Signals | number | null>((done) => child.on('exit', (code, signal) => done(signal ?? code)));
+  const lines: string[] = [];
+  await new Promise<void>((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`worker gave ${lines.length} ACKs in 60 s; stderr: ${stderr}`)), 60_000);
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      if (!line.startsWith('ACK ')) return;
+      lines.push(line);
+      if (lines.length === acks) {
+        clearTimeout(timer);
+        child.kill('SIGKILL');
+        done();
+      }
+    });
+    void exited.then((how) => fail(new Error(`worker exited early (${how}); stderr: ${stderr}`)));
+  });
+  expect(await exited).toBe('SIGKILL');
+  return lines;
+}
+
+describe('crash recovery: SIGKILL during a burst of commands', () => {
+  let db: TestDatabase;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => db.drop());
+
+  it('loses nothing acknowledged, and after restart every half-done order is completed or refused', async () => {
+    const setup = await startService(db);
+    const merchants = await Promise.all(Array.from({ length: 4 }, () => openWallet(setup.commands, 60n * 120n)));
+    await setup.stop();
+
+    const acks = await burstThenKill(db, merchants, KILL_AFTER_ACKS);
+
+    const service = await startService(db, { ORDER_RECOVERY_GRACE_MS: '0' });
+    try {
+      // Straight after the crash: money moved at most once, nothing overdrawn.
+      const crashed = await checkEventInvariants(service.store, { settled: false });
+      expect(crashed.violations).toEqual([]);
+      const halfDone = [...crashed.orders.values()].filter((o) => ['placed', 'succeeding', 'failing'].includes(o.stage));
+      console.log(`after SIGKILL: ${crashed.events} events, ${crashed.orders.size} orders, ${halfDone.length} half-done`);
+
+      await service.catchUp();
+      await service.recovery.sweep(0);
+      const recovered = await checkEventInvariants(service.store);
+      expect(recovered.violations).toEqual([]);
+      await service.catchUp();
+      expect(await checkReadModels(service.pool, recovered)).toEqual([]);
+
+      // Every acknowledged result is in the log as acknowledged.
+      for (const line of acks) {
+        const [, kind, id, merchantOrStage, outcome] = line.split(' ');
+        if (kind === 'submit' && outcome !== 'refused') {
+          expect([id, recovered.orders.get(id)?.order?.merchantId]).toEqual([id, merchantOrStage]);
+          expect(['placed', 'refused']).not.toContain(recovered.orders.get(id)!.stage);
+        }
+        if (kind === 'outcome') expect([id, recovered.orders.get(id)?.stage]).toEqual([id, merchantOrStage]);
+        if (kind === 'deposit') expect(recovered.wallets.get(id)!.deposits.has(merchantOrStage)).toBe(true);
+      }
+      // The crash interrupted orders mid-way, and none of them is left so.
+      expect(halfDone.length).toBeGreaterThan(0);
+      for (const order of halfDone) expect(['placed', 'succeeding', 'failing']).not.toContain(recovered.orders.get(order.order!.orderNo)!.stage);
+    } finally {
+      await service.stop();
+    }
+  });
+});

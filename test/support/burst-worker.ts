@@ -1,0 +1,64 @@
+/**
+ * A child process for the crash test: runs the real service and fires a
+ * burst of commands, printing one ACK line per acknowledged result, until it
+ * is killed. Lines are written synchronously (pipes are synchronous on Linux).
+ */
+import 'reflect-metadata';
+import { CommandBus } from '@nestjs/cqrs';
+import { loadConfig } from '../../src/config/config';
+import { DepositFunds, MarkResultUnknown, ReleaseFunds, SettleOrder, SubmitOrder } from '../../src/ledger/commands/ledger.commands';
+import { bootstrap } from '../../src/main';
+
+async function main() {
+  const merchants = (process.env.BURST_MERCHANTS ?? '').split(',');
+  const { config } = loadConfig(process.env);
+  const app = await bootstrap(config);
+  const commands = app.get(CommandBus);
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  say('READY');
+
+  let next = 0;
+  const worker = async () => {
+    for (;;) {
+      const i = next++;
+      const merchantId = merchants[i % merchants.length];
+      if (i % 10 === 9) {
+        const reference = `burst-deposit-${i}`;
+        await commands.execute(new DepositFunds(merchantId, reference, 360n, 'burst'));
+        say(`ACK deposit ${merchantId} ${reference}`);
+        continue;
+      }
+      const result = await commands.execute(
+        new SubmitOrder({
+          merchantId,
+          outTradeNo: `burst-${i}`,
+          skuId: 'sku-1',
+          accountId: `acct-${i}`,
+          accountFields: {},
+          amount: 120n,
+          currency: 'USD',
+        }),
+      );
+      if (result.outcome === 'refused') {
+        say(`ACK submit burst-${i} ${merchantId} refused`);
+        continue;
+      }
+      const orderNo = result.order.order!.orderNo;
+      say(`ACK submit ${orderNo} ${merchantId} ${result.outcome}`);
+      const outcome =
+        i % 3 === 0
+          ? new SettleOrder(orderNo)
+          : i % 3 === 1
+            ? new ReleaseFunds(orderNo, 'INVALID_ACCOUNT', 'The account does not exist')
+            : new MarkResultUnknown(orderNo, 'timeout after sending');
+      const order = await commands.execute(outcome);
+      say(`ACK outcome ${orderNo} ${order.stage}`);
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, worker));
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
