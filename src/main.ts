@@ -5,7 +5,12 @@ import { AppModule } from './app.module';
 import { AppConfig, ConfigError, loadConfig } from './config/config';
 
 export async function bootstrap(config: AppConfig) {
-  const app = await NestFactory.create(AppModule.forRoot(config), { bodyParser: false, logger: ['log', 'warn', 'error'] });
+  const app = await NestFactory.create(AppModule.forRoot(config), {
+    bodyParser: false,
+    logger: ['log', 'warn', 'error'],
+    // Throw start-up errors to the caller instead of exiting the process.
+    abortOnError: false,
+  });
   app.enableShutdownHooks();
   await app.listen(config.port, '0.0.0.0');
   return app;

@@ -52,10 +52,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
   const databaseUrl = optionalUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], problems);
   const eventStore = read('EVENT_STORE', 'postgres', oneOf(['postgres', 'esdb'] as const), '"postgres" or "esdb"');
   const eventStoreConnectionString = optionalUrl(env, 'EVENTSTORE_CONNECTION_STRING', ['esdb:', 'esdb+discover:'], problems);
-  if (eventStore === 'esdb' && !eventStoreConnectionString) {
+  if (eventStore === 'esdb' && !env.EVENTSTORE_CONNECTION_STRING) {
     problems.push('EVENTSTORE_CONNECTION_STRING is required when EVENT_STORE=esdb (e.g. esdb://localhost:2113?tls=false)');
   }
   const upstreamUrl = optionalUrl(env, 'UPSTREAM_URL', ['http:', 'https:'], problems);
+  if (!databaseUrl && env.PGPORT && integerIn(1, 65535)(env.PGPORT) === undefined) {
+    problems.push(`PGPORT must be an integer port from 1 to 65535 (got ${JSON.stringify(env.PGPORT)})`);
+  }
 
   let adminToken = env.ADMIN_TOKEN ?? '';
   if (adminToken === '') {
@@ -90,7 +93,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
     adminToken,
     upstreamUrl,
     upstreamSimDelayMs: read('UPSTREAM_SIM_DELAY_MS', '200', integerIn(0, 600_000), 'an integer of milliseconds'),
-    callbackRetryDelaysMs: read('CALLBACK_RETRY_DELAYS', DEFAULT_CALLBACK_DELAYS, durationList, 'a comma-separated list of durations like 100ms,30s,2m,1h'),
+    callbackRetryDelaysMs: read('CALLBACK_RETRY_DELAYS', DEFAULT_CALLBACK_DELAYS, durationList, 'a comma-separated list of durations like 100ms,30s,2m,1h, each at most 24h'),
     callbackAllowPrivateNetworks: read('CALLBACK_ALLOW_PRIVATE_NETWORKS', 'false', boolean, '"true" or "false"'),
     trustProxy: read('TRUST_PROXY', '0', integerIn(0, 10), 'a hop count from 0 to 10'),
     secretsKey,
@@ -114,6 +117,8 @@ function boolean(raw: string): boolean | undefined {
 }
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+/** A day: longer waits belong in a schedule, not a timer. */
+const MAX_DELAY_MS = 86_400_000;
 
 /** "100ms,30s,2m,1h" -> milliseconds. */
 export function durationList(raw: string): number[] | undefined {
@@ -122,7 +127,7 @@ export function durationList(raw: string): number[] | undefined {
     const match = /^(\d+)(ms|s|m|h)$/.exec(p);
     return match ? Number(match[1]) * UNITS[match[2]] : NaN;
   });
-  return values.length > 0 && values.every((v) => Number.isSafeInteger(v)) ? values : undefined;
+  return values.length > 0 && values.every((v) => Number.isSafeInteger(v) && v <= MAX_DELAY_MS) ? values : undefined;
 }
 
 function optionalUrl(env: NodeJS.ProcessEnv, name: string, protocols: string[], problems: string[]): string | undefined {

@@ -85,6 +85,10 @@ export function eventStoreContract(name: string, setup: () => Promise<ContractSe
         expect(recorded.metadata).toEqual({ causation: 'x' });
       });
 
+      it('refuses an empty append', async () => {
+        await expect(store.append(newStream(), [], NO_STREAM)).rejects.toBeInstanceOf(RangeError);
+      });
+
       it('reads a missing stream as empty', async () => {
         expect(await store.readStream(newStream())).toEqual([]);
       });

@@ -45,6 +45,7 @@ export class EsdbEventStore implements EventStore {
   }
 
   async append(streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (events.length === 0) throw new RangeError('append needs at least one event');
     const expectedRevision = expected === NO_STREAM ? ESDB_NO_STREAM : expected === ANY ? ESDB_ANY : expected;
     const data = events.map((e) =>
       jsonEvent({ id: e.id ?? randomUUID(), type: e.type, data: e.data, metadata: e.metadata }),
@@ -53,8 +54,8 @@ export class EsdbEventStore implements EventStore {
       const result = await this.client.appendToStream(streamId, data, { expectedRevision });
       // Only reachable if someone built the client with throwOnAppendFailure: false.
       if (!result.success) throw new WrongExpectedRevisionError(streamId, expected);
-      // ESDB sends no position when nothing was written (an empty append).
-      return { nextExpectedRevision: result.nextExpectedRevision, position: result.position ?? START };
+      if (!result.position) throw new Error(`EventStoreDB returned no position for an append to ${streamId}`);
+      return { nextExpectedRevision: result.nextExpectedRevision, position: result.position };
     } catch (error) {
       if (error instanceof WrongExpectedVersionError) {
         throw new WrongExpectedRevisionError(streamId, expected, error.actualVersion);

@@ -43,7 +43,9 @@ export async function ensureDatabase(config: PoolConfig): Promise<void> {
   try {
     await admin.query(`create database ${quoteIdentifier(name)}`);
   } catch (error) {
-    if ((error as { code?: string }).code !== '42P04') throw error; // created meanwhile by another instance
+    // Created meanwhile by another instance: Postgres reports the lost race as
+    // duplicate_database or, when both checked the name first, unique_violation.
+    if (!['42P04', '23505'].includes((error as { code?: string }).code ?? '')) throw error;
   } finally {
     await admin.end();
   }

@@ -1,0 +1,242 @@
+import { ConfigError, durationList, loadConfig } from './config';
+
+const VALID_ADMIN_TOKEN = 'an-admin-token-of-enough-length';
+const VALID_SECRETS_KEY = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff';
+
+/** Runs loadConfig and returns the ConfigError it throws (fails the test when it does not). */
+function configErrorFor(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`expected loadConfig(${JSON.stringify(env)}) to throw a ConfigError`);
+}
+
+describe('loadConfig', () => {
+  describe('with an empty environment (local development defaults)', () => {
+    const { config, warnings } = loadConfig({});
+
+    it('listens on port 8080', () => {
+      expect(config.port).toBe(8080);
+    });
+
+    it('uses the postgres event store', () => {
+      expect(config.eventStore).toBe('postgres');
+      expect(config.eventStoreConnectionString).toBeUndefined();
+    });
+
+    it('retries callbacks after 30s, 2m, 10m, 30m, 2h', () => {
+      expect(config.callbackRetryDelaysMs).toEqual([30000, 120000, 600000, 1800000, 7200000]);
+    });
+
+    it('is not production, trusts no proxy and refuses private callback networks', () => {
+      expect(config.production).toBe(false);
+      expect(config.trustProxy).toBe(0);
+      expect(config.callbackAllowPrivateNetworks).toBe(false);
+      expect(config.upstreamUrl).toBeUndefined();
+    });
+
+    it('points at the local Postgres', () => {
+      expect(config.database).toMatchObject({ host: '127.0.0.1', port: 5432, user: 'postgres', database: 'topup' });
+    });
+
+    it('generates an ADMIN_TOKEN and warns about it', () => {
+      expect(config.adminToken.length).toBeGreaterThanOrEqual(16);
+      const warning = warnings.find((w) => w.includes('ADMIN_TOKEN'));
+      expect(warning).toBeDefined();
+      expect(warning).toContain(config.adminToken);
+    });
+
+    it('generates a 32-byte SECRETS_KEY and warns about it', () => {
+      expect(config.secretsKey).toHaveLength(32);
+      const warning = warnings.find((w) => w.includes('SECRETS_KEY'));
+      expect(warning).toBeDefined();
+      expect(warning).toContain(config.secretsKey.toString('hex'));
+    });
+
+    it('generates different secrets on each start', () => {
+      const again = loadConfig({}).config;
+      expect(again.adminToken).not.toBe(config.adminToken);
+      expect(again.secretsKey.equals(config.secretsKey)).toBe(false);
+    });
+  });
+
+  it('uses given values without warnings', () => {
+    const { config, warnings } = loadConfig({
+      PORT: '9090',
+      ADMIN_TOKEN: VALID_ADMIN_TOKEN,
+      SECRETS_KEY: VALID_SECRETS_KEY,
+      EVENT_STORE: 'esdb',
+      EVENTSTORE_CONNECTION_STRING: 'esdb://localhost:2113?tls=false',
+      UPSTREAM_URL: 'https://upstream.example',
+      CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true',
+      TRUST_PROXY: '2',
+    });
+    expect(warnings).toEqual([]);
+    expect(config).toMatchObject({
+      port: 9090,
+      adminToken: VALID_ADMIN_TOKEN,
+      eventStore: 'esdb',
+      eventStoreConnectionString: 'esdb://localhost:2113?tls=false',
+      upstreamUrl: 'https://upstream.example',
+      callbackAllowPrivateNetworks: true,
+      trustProxy: 2,
+    });
+    expect(config.secretsKey.toString('hex')).toBe(VALID_SECRETS_KEY);
+  });
+
+  describe('stops with a ConfigError naming the variable', () => {
+    it.each<[string, NodeJS.ProcessEnv, string]>([
+      ['PORT=abc', { PORT: 'abc' }, 'PORT'],
+      ['PORT=70000', { PORT: '70000' }, 'PORT'],
+      ['PORT=-1', { PORT: '-1' }, 'PORT'],
+      ['EVENT_STORE=mysql', { EVENT_STORE: 'mysql' }, 'EVENT_STORE'],
+      ['EVENT_STORE=esdb without EVENTSTORE_CONNECTION_STRING', { EVENT_STORE: 'esdb' }, 'EVENTSTORE_CONNECTION_STRING'],
+      ['EVENTSTORE_CONNECTION_STRING=http://x', { EVENTSTORE_CONNECTION_STRING: 'http://x' }, 'EVENTSTORE_CONNECTION_STRING'],
+      ['EVENT_STORE=esdb with a malformed connection string', { EVENT_STORE: 'esdb', EVENTSTORE_CONNECTION_STRING: 'http://x' }, 'EVENTSTORE_CONNECTION_STRING'],
+      ['DATABASE_URL=http://x', { DATABASE_URL: 'http://x' }, 'DATABASE_URL'],
+      ['DATABASE_URL=not a url', { DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
+      ['UPSTREAM_URL=ftp://x', { UPSTREAM_URL: 'ftp://x' }, 'UPSTREAM_URL'],
+      ['UPSTREAM_SIM_DELAY_MS=soon', { UPSTREAM_SIM_DELAY_MS: 'soon' }, 'UPSTREAM_SIM_DELAY_MS'],
+      ['CALLBACK_RETRY_DELAYS=1x', { CALLBACK_RETRY_DELAYS: '1x' }, 'CALLBACK_RETRY_DELAYS'],
+      // An empty string counts as unset (see below); a list of empty items does not.
+      ['CALLBACK_RETRY_DELAYS=" "', { CALLBACK_RETRY_DELAYS: ' ' }, 'CALLBACK_RETRY_DELAYS'],
+      ['CALLBACK_RETRY_DELAYS=","', { CALLBACK_RETRY_DELAYS: ',' }, 'CALLBACK_RETRY_DELAYS'],
+      ['CALLBACK_RETRY_DELAYS=30s,,2m', { CALLBACK_RETRY_DELAYS: '30s,,2m' }, 'CALLBACK_RETRY_DELAYS'],
+      ['CALLBACK_RETRY_DELAYS=1.5s', { CALLBACK_RETRY_DELAYS: '1.5s' }, 'CALLBACK_RETRY_DELAYS'],
+      ['CALLBACK_RETRY_DELAYS=25h (over a day)', { CALLBACK_RETRY_DELAYS: '30s,25h' }, 'CALLBACK_RETRY_DELAYS'],
+      ['PGPORT=abc without DATABASE_URL', { PGPORT: 'abc' }, 'PGPORT'],
+      ['CALLBACK_ALLOW_PRIVATE_NETWORKS=yes', { CALLBACK_ALLOW_PRIVATE_NETWORKS: 'yes' }, 'CALLBACK_ALLOW_PRIVATE_NETWORKS'],
+      ['TRUST_PROXY=-1', { TRUST_PROXY: '-1' }, 'TRUST_PROXY'],
+      ['TRUST_PROXY=11', { TRUST_PROXY: '11' }, 'TRUST_PROXY'],
+      ['SECRETS_KEY=short', { SECRETS_KEY: 'short' }, 'SECRETS_KEY'],
+      ['SECRETS_KEY=64 non-hex characters', { SECRETS_KEY: 'z'.repeat(64) }, 'SECRETS_KEY'],
+      ['ADMIN_TOKEN=short', { ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN'],
+      ['EVENT_STORE_POLL_MS=0', { EVENT_STORE_POLL_MS: '0' }, 'EVENT_STORE_POLL_MS'],
+      ['ORDER_RECOVERY_INTERVAL_MS=x', { ORDER_RECOVERY_INTERVAL_MS: 'x' }, 'ORDER_RECOVERY_INTERVAL_MS'],
+    ])('%s', (_label, env, variable) => {
+      const error = configErrorFor(env);
+      expect(error.message).toContain(variable);
+      expect(error.problems).toHaveLength(1);
+      expect(error.problems[0]).toContain(variable);
+    });
+  });
+
+  it('names every bad variable in one error', () => {
+    const error = configErrorFor({
+      PORT: 'abc',
+      EVENT_STORE: 'mysql',
+      DATABASE_URL: 'http://x',
+      UPSTREAM_URL: 'ftp://x',
+      CALLBACK_RETRY_DELAYS: '1x',
+      CALLBACK_ALLOW_PRIVATE_NETWORKS: 'yes',
+      TRUST_PROXY: '-1',
+      SECRETS_KEY: 'short',
+      ADMIN_TOKEN: 'short',
+    });
+    const variables = [
+      'PORT',
+      'EVENT_STORE',
+      'DATABASE_URL',
+      'UPSTREAM_URL',
+      'CALLBACK_RETRY_DELAYS',
+      'CALLBACK_ALLOW_PRIVATE_NETWORKS',
+      'TRUST_PROXY',
+      'SECRETS_KEY',
+      'ADMIN_TOKEN',
+    ];
+    expect(error.problems).toHaveLength(variables.length);
+    for (const variable of variables) {
+      expect(error.message).toContain(variable);
+      expect(error.problems.some((p) => p.startsWith(variable))).toBe(true);
+    }
+  });
+
+  describe('with NODE_ENV=production', () => {
+    it('requires ADMIN_TOKEN and SECRETS_KEY, naming each', () => {
+      const error = configErrorFor({ NODE_ENV: 'production' });
+      expect(error.problems).toHaveLength(2);
+      expect(error.problems.some((p) => p.includes('ADMIN_TOKEN'))).toBe(true);
+      expect(error.problems.some((p) => p.includes('SECRETS_KEY'))).toBe(true);
+    });
+
+    it('requires ADMIN_TOKEN', () => {
+      const error = configErrorFor({ NODE_ENV: 'production', SECRETS_KEY: VALID_SECRETS_KEY });
+      expect(error.problems).toHaveLength(1);
+      expect(error.problems[0]).toContain('ADMIN_TOKEN');
+    });
+
+    it('requires SECRETS_KEY', () => {
+      const error = configErrorFor({ NODE_ENV: 'production', ADMIN_TOKEN: VALID_ADMIN_TOKEN });
+      expect(error.problems).toHaveLength(1);
+      expect(error.problems[0]).toContain('SECRETS_KEY');
+    });
+
+    it('treats empty secrets as missing', () => {
+      const error = configErrorFor({ NODE_ENV: 'production', ADMIN_TOKEN: '', SECRETS_KEY: '' });
+      expect(error.problems).toHaveLength(2);
+    });
+
+    it('starts when both are given, without warnings', () => {
+      const { config, warnings } = loadConfig({ NODE_ENV: 'production', ADMIN_TOKEN: VALID_ADMIN_TOKEN, SECRETS_KEY: VALID_SECRETS_KEY });
+      expect(config.production).toBe(true);
+      expect(warnings).toEqual([]);
+    });
+  });
+
+  describe('CALLBACK_RETRY_DELAYS', () => {
+    it.each<[string, number[]]>([
+      ['100ms,200ms,300ms,400ms,500ms', [100, 200, 300, 400, 500]],
+      ['30s,2m,10m,30m,2h', [30000, 120000, 600000, 1800000, 7200000]],
+      [' 1s , 2s ', [1000, 2000]],
+      ['5m', [300000]],
+    ])('parses %j', (raw, expected) => {
+      expect(loadConfig({ CALLBACK_RETRY_DELAYS: raw }).config.callbackRetryDelaysMs).toEqual(expected);
+    });
+
+    it('an empty value counts as unset and gives the default delays', () => {
+      // read() treats "" as unset, so CALLBACK_RETRY_DELAYS="" is not an error.
+      expect(loadConfig({ CALLBACK_RETRY_DELAYS: '' }).config.callbackRetryDelaysMs).toEqual([30000, 120000, 600000, 1800000, 7200000]);
+    });
+
+    it('durationList itself refuses an empty list', () => {
+      expect(durationList('')).toBeUndefined();
+    });
+  });
+
+  it('treats other empty values as unset too', () => {
+    const { config } = loadConfig({ PORT: '', EVENT_STORE: '', TRUST_PROXY: '', DATABASE_URL: '', UPSTREAM_URL: '' });
+    expect(config.port).toBe(8080);
+    expect(config.eventStore).toBe('postgres');
+    expect(config.trustProxy).toBe(0);
+    expect(config.database.connectionString).toBeUndefined();
+    expect(config.upstreamUrl).toBeUndefined();
+  });
+
+  describe('database connection', () => {
+    const pg = { PGHOST: '/var/run/postgresql', PGDATABASE: 'x', PGUSER: 'u', PGPORT: '5433' };
+
+    it('DATABASE_URL wins over PG* variables', () => {
+      const url = 'postgres://someone@db.example:6543/ledger';
+      const { database } = loadConfig({ ...pg, DATABASE_URL: url }).config;
+      expect(database).toEqual({ connectionString: url });
+    });
+
+    it('accepts postgresql:// URLs', () => {
+      const url = 'postgresql://db.example/ledger';
+      expect(loadConfig({ DATABASE_URL: url }).config.database).toEqual({ connectionString: url });
+    });
+
+    it('without DATABASE_URL the PG* variables are used', () => {
+      const { database } = loadConfig(pg).config;
+      expect(database.connectionString).toBeUndefined();
+      expect(database).toMatchObject({ host: '/var/run/postgresql', database: 'x', user: 'u', port: 5433 });
+    });
+
+    it('PGPASSWORD is passed on', () => {
+      expect(loadConfig({ PGPASSWORD: 'secret' }).config.database.password).toBe('secret');
+    });
+  });
+});
