@@ -6,6 +6,7 @@ const transform = { '^.+\\.ts$': ['ts-jest', {}] };
 module.exports = {
   // Applies to every project (Jest ignores it per project).
   testTimeout: 120000,
+  globalSetup: '<rootDir>/test/global-setup.js',
   projects: [
     {
       displayName: 'unit',
