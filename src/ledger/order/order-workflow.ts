@@ -1,7 +1,8 @@
 import { EventStore } from '../../infrastructure/event-store/event-store.port';
 import { Clock } from '../../shared/clock';
 import { Minor } from '../../shared/money';
-import { handleCommand, loadAggregate } from '../command-handling';
+import { handleCommand, loadAggregate, Loaded } from '../command-handling';
+import { NO_STREAM } from '../../infrastructure/event-store/event-store.port';
 import { orderStream } from '../streams';
 import { WalletWriter } from '../wallet/wallet-writer';
 import { WalletRefusalCode } from '../wallet/wallet.decider';
@@ -54,13 +55,20 @@ export class OrderWorkflow {
     const orderNo = deriveOrderNo(input.merchantId, input.outTradeNo);
     const { skuId, accountId, accountFields, merchantId, outTradeNo, amount, currency } = input;
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const placed = await handleCommand(this.store, orderStream(orderNo), orderDecider, {
-        type: 'PlaceOrder',
-        order: { orderNo, merchantId, outTradeNo, skuId, accountId, accountFields, amount, currency, at: this.clock.now() },
-      });
+      // Most submits are new orders: try "no stream" first, read only on a conflict.
+      const placed = await handleCommand(
+        this.store,
+        orderStream(orderNo),
+        orderDecider,
+        {
+          type: 'PlaceOrder',
+          order: { orderNo, merchantId, outTradeNo, skuId, accountId, accountFields, amount, currency, at: this.clock.now() },
+        },
+        round === 0 ? { state: orderDecider.initialState(), revision: NO_STREAM } : undefined,
+      );
       if (placed.decision.ok) {
         const attempt = placed.state.order!.attempt;
-        const order = await this.advance(orderNo);
+        const order = await this.advance(orderNo, placed);
         if (order.order!.attempt !== attempt) continue; // refused, then placed again by a concurrent duplicate
         if (order.stage === 'refused') return refusedAttempt(order);
         return { outcome: 'accepted', order };
@@ -69,7 +77,7 @@ export class OrderWorkflow {
         return { outcome: 'refused', code: 'OUT_TRADE_NO_CONFLICT', message: placed.decision.refusal.message };
       }
       // The same order exists: finish it if it is half-way, then report it.
-      const order = placed.state.stage === 'placed' ? await this.advance(orderNo) : placed.state;
+      const order = placed.state.stage === 'placed' ? await this.advance(orderNo, placed) : placed.state;
       if (order.stage === 'refused') continue; // that attempt was refused: this request may place the next
       return { outcome: 'duplicate', order };
     }
@@ -81,19 +89,19 @@ export class OrderWorkflow {
    * attempt is frozen and accepted (or refused), a decided outcome is deducted
    * or released and made final. Returns the order as it then stands.
    */
-  async advance(orderNo: string): Promise<OrderState> {
+  async advance(orderNo: string, known?: Loaded<OrderState>): Promise<OrderState> {
+    let current = known ?? (await loadAggregate(this.store, orderStream(orderNo), orderDecider));
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const { state } = await loadAggregate(this.store, orderStream(orderNo), orderDecider);
-      switch (state.stage) {
+      switch (current.state.stage) {
         case 'placed':
-          await this.settlePlacement(state);
+          current = await this.settlePlacement(current);
           continue;
         case 'succeeding':
         case 'failing':
-          await this.settleOutcome(state);
+          current = await this.settleOutcome(current);
           continue;
         default:
-          return state;
+          return current.state;
       }
     }
     throw new Error(`order ${orderNo}: still moving after ${MAX_ROUNDS} rounds`);
@@ -102,15 +110,14 @@ export class OrderWorkflow {
   /** Records an upstream or staff outcome, then settles the wallet. */
   async decideOutcome(orderNo: string, command: OrderCommand): Promise<OrderState> {
     const handled = await handleCommand(this.store, orderStream(orderNo), orderDecider, command);
-    if (!handled.decision.ok) {
-      const repeated = isRepeatOf(command, handled.state);
-      if (!repeated) throw new CommandRefusedError(handled.decision.refusal.code, handled.decision.refusal.message);
+    if (!handled.decision.ok && !isRepeatOf(command, handled.state)) {
+      throw new CommandRefusedError(handled.decision.refusal.code, handled.decision.refusal.message);
     }
-    return this.advance(orderNo);
+    return this.advance(orderNo, handled);
   }
 
-  private async settlePlacement(state: OrderState): Promise<void> {
-    const { orderNo, merchantId, attempt, amount } = state.order!;
+  private async settlePlacement(order: Loaded<OrderState>): Promise<Loaded<OrderState>> {
+    const { orderNo, merchantId, attempt, amount } = order.state.order!;
     const at = this.clock.now();
     const freeze = await this.wallets.execute(merchantId, { type: 'FreezeFunds', orderNo, attempt, amount, at });
     const refusal = freeze.decision.ok ? undefined : freeze.decision.refusal.code;
@@ -121,11 +128,12 @@ export class OrderWorkflow {
     const command: OrderCommand = frozen
       ? { type: 'AcceptOrder', attempt, at }
       : { type: 'RefuseOrder', attempt, code: refusal!, at };
-    const handled = await handleCommand(this.store, orderStream(orderNo), orderDecider, command);
+    const handled = await handleCommand(this.store, orderStream(orderNo), orderDecider, command, order);
     const accepted = handled.state.order?.attempt === attempt && !['placed', 'refused'].includes(handled.state.stage);
     // Funds frozen for an attempt that someone else refused, or that a newer
     // attempt replaced, are handed back at once.
     if (frozen && !accepted) await this.releaseStrayHold(merchantId, orderNo, attempt);
+    return handled;
   }
 
   /** Releases funds frozen for an order attempt that was not accepted. */
@@ -142,7 +150,8 @@ export class OrderWorkflow {
     }
   }
 
-  private async settleOutcome(state: OrderState): Promise<void> {
+  private async settleOutcome(order: Loaded<OrderState>): Promise<Loaded<OrderState>> {
+    const { state } = order;
     const { orderNo, merchantId, attempt } = state.order!;
     const at = this.clock.now();
     const success = state.stage === 'succeeding';
@@ -156,7 +165,7 @@ export class OrderWorkflow {
     if (!wallet.decision.ok && wallet.decision.refusal.code !== done) {
       throw new LedgerInvariantError(`settling ${orderNo}: wallet refused with ${wallet.decision.refusal.code}`);
     }
-    await handleCommand(this.store, orderStream(orderNo), orderDecider, { type: 'CompleteOrder', at });
+    return handleCommand(this.store, orderStream(orderNo), orderDecider, { type: 'CompleteOrder', at }, order);
   }
 }
 
