@@ -1,6 +1,6 @@
 import { Command } from '@nestjs/cqrs';
 import { Minor } from '../../shared/money';
-import { FailCode, OrderState } from '../order/order.decider';
+import { OrderState, UpstreamFailCode } from '../order/order.decider';
 import { SubmitOrderInput, SubmitOrderResult } from '../order/order-workflow';
 
 export interface WalletSnapshot {
@@ -49,7 +49,7 @@ export class SettleOrder extends Command<OrderState> {
 export class ReleaseFunds extends Command<OrderState> {
   constructor(
     readonly orderNo: string,
-    readonly failCode: FailCode,
+    readonly failCode: UpstreamFailCode,
     readonly failReason: string,
   ) {
     super();

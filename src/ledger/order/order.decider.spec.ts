@@ -2,6 +2,7 @@ import { fold } from '../../shared/decider';
 import { specify } from '../../shared/decider-specification';
 import {
   FailCode,
+  UpstreamFailCode,
   merchantStatus,
   MerchantStatus,
   OrderCommand,
@@ -69,7 +70,7 @@ const refuseOrder = (attempt = 1, code = 'INSUFFICIENT_BALANCE'): OrderCommand =
 const recordUpstreamAttempt = (): OrderCommand => ({ type: 'RecordUpstreamAttempt', at: AT });
 const markResultUnknown = (reason = 'upstream timed out'): OrderCommand => ({ type: 'MarkResultUnknown', reason, at: AT });
 const confirmDelivery = (): OrderCommand => ({ type: 'ConfirmDelivery', at: AT });
-const recordDeliveryFailure = (failCode: FailCode = 'INVALID_ACCOUNT', failReason = 'account does not exist'): OrderCommand => ({
+const recordDeliveryFailure = (failCode: UpstreamFailCode = 'INVALID_ACCOUNT', failReason = 'account does not exist'): OrderCommand => ({
   type: 'RecordDeliveryFailure',
   failCode,
   failReason,
@@ -138,8 +139,8 @@ const refusals: RefusalCase[] = [
   ['accept after accept', ACCEPTED, acceptOrder(1), 'ATTEMPT_NOT_PENDING'],
   ['accept a sent order', SENT, acceptOrder(1), 'ATTEMPT_NOT_PENDING'],
   ['refuse a succeeded order', SUCCEEDED, refuseOrder(1), 'ATTEMPT_NOT_PENDING'],
-  ['accept an order never placed', NONE, acceptOrder(1), 'ATTEMPT_NOT_PENDING'],
-  ['refuse an order never placed', NONE, refuseOrder(1), 'ATTEMPT_NOT_PENDING'],
+  ['accept an order never placed', NONE, acceptOrder(1), 'ORDER_NOT_FOUND'],
+  ['refuse an order never placed', NONE, refuseOrder(1), 'ORDER_NOT_FOUND'],
 
   ['record an upstream attempt for an order never placed', NONE, recordUpstreamAttempt(), 'ORDER_NOT_FOUND'],
   ['mark an order never placed unknown', NONE, markResultUnknown(), 'ORDER_NOT_FOUND'],
@@ -161,7 +162,7 @@ const refusals: RefusalCase[] = [
   ['release an unknown-result order without a resolution', UNKNOWN, recordDeliveryFailure(), 'RESOLUTION_REQUIRED'],
   ['record an upstream attempt for an unknown-result order', UNKNOWN, recordUpstreamAttempt(), 'RESOLUTION_REQUIRED'],
 
-  ['resolve an order never placed', NONE, resolveOrder('success'), 'ORDER_NOT_IN_RECONCILIATION'],
+  ['resolve an order never placed', NONE, resolveOrder('success'), 'ORDER_NOT_FOUND'],
   ['resolve a placed order', PLACED, resolveOrder('success'), 'ORDER_NOT_IN_RECONCILIATION'],
   ['resolve a refused order', REFUSED, resolveOrder('failed'), 'ORDER_NOT_IN_RECONCILIATION'],
   ['resolve an accepted order', ACCEPTED, resolveOrder('success'), 'ORDER_NOT_IN_RECONCILIATION'],
@@ -183,7 +184,7 @@ const refusals: RefusalCase[] = [
   ['record a failure for a resolved order', RESOLVED_SUCCESS, recordDeliveryFailure(), 'OUTCOME_ALREADY_DECIDED'],
   ['mark a resolved order unknown', RESOLVED_SUCCESS, markResultUnknown(), 'OUTCOME_ALREADY_DECIDED'],
 
-  ['complete an order never placed', NONE, completeOrder(), 'OUTCOME_NOT_DECIDED'],
+  ['complete an order never placed', NONE, completeOrder(), 'ORDER_NOT_FOUND'],
   ['complete a placed order', PLACED, completeOrder(), 'OUTCOME_NOT_DECIDED'],
   ['complete a refused order', REFUSED, completeOrder(), 'OUTCOME_NOT_DECIDED'],
   ['complete an accepted order', ACCEPTED, completeOrder(), 'OUTCOME_NOT_DECIDED'],

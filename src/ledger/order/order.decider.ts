@@ -19,7 +19,9 @@ export interface PlacedOrder extends OrderTarget {
   at: string;
 }
 
-export type FailCode = 'INVALID_ACCOUNT' | 'UPSTREAM_REJECTED' | 'SKU_UNAVAILABLE' | 'RESOLVED_FAILED';
+export type FailCode = UpstreamFailCode | 'RESOLVED_FAILED';
+/** Fail codes an upstream outcome may carry; RESOLVED_FAILED is for staff resolutions only. */
+export type UpstreamFailCode = 'INVALID_ACCOUNT' | 'UPSTREAM_REJECTED' | 'SKU_UNAVAILABLE';
 
 export type OrderEvent =
   | { type: 'OrderPlaced'; data: PlacedOrder }
@@ -40,7 +42,7 @@ export type OrderCommand =
   | { type: 'RecordUpstreamAttempt'; at: string }
   | { type: 'MarkResultUnknown'; reason: string; at: string }
   | { type: 'ConfirmDelivery'; at: string }
-  | { type: 'RecordDeliveryFailure'; failCode: FailCode; failReason: string; at: string }
+  | { type: 'RecordDeliveryFailure'; failCode: UpstreamFailCode; failReason: string; at: string }
   | { type: 'ResolveOrder'; outcome: 'success' | 'failed'; resolvedBy: string; note: string; at: string }
   | { type: 'CompleteOrder'; at: string };
 
@@ -126,11 +128,11 @@ function notInFulfilment(state: OrderState): OrderDecision {
   if (state.stage === 'unknown') return refuse('RESOLUTION_REQUIRED', 'the upstream result is unknown: only reconciliation can settle this order');
   if (DECIDED.includes(state.stage)) return refuse('OUTCOME_ALREADY_DECIDED', 'the outcome of this order is already decided');
   if (FINAL.includes(state.stage)) return refuse('ORDER_ALREADY_FINAL', `the order is already ${state.stage}`);
-  if (state.stage === 'none') return refuse('ORDER_NOT_FOUND', 'no such order');
   return refuse('ORDER_NOT_ACCEPTED', 'the order has not been accepted');
 }
 
 function decide(command: OrderCommand, state: OrderState): OrderDecision {
+  if (command.type !== 'PlaceOrder' && state.stage === 'none') return refuse('ORDER_NOT_FOUND', 'no such order');
   switch (command.type) {
     case 'PlaceOrder': {
       if (state.stage === 'none' || state.stage === 'refused') {
