@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
 import { AppConfig, ConfigError, loadConfig } from './config/config';
+import { ApiExceptionFilter } from './shared/http/api-exception.filter';
 
 export async function bootstrap(config: AppConfig) {
   const app = await NestFactory.create(AppModule.forRoot(config), {
@@ -12,6 +13,8 @@ export async function bootstrap(config: AppConfig) {
     abortOnError: false,
   });
   app.enableShutdownHooks();
+  app.useGlobalFilters(new ApiExceptionFilter());
+  app.getHttpAdapter().getInstance().disable('x-powered-by');
   await app.listen(config.port, '0.0.0.0');
   return app;
 }

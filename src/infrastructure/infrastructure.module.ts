@@ -1,11 +1,10 @@
 import { Injectable, DynamicModule, Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { Pool } from 'pg';
 import { AppConfig } from '../config/config';
-import { allProjections } from '../../projections/all-projections';
-import { projectionMigrations } from '../../projections/projection-runner';
+import { allMigrations } from '../schema';
 import { EsdbEventStore } from './event-store/esdb-event-store';
 import { EVENT_STORE, EventStore } from './event-store/event-store.port';
-import { eventStoreMigrations, PostgresEventStore } from './event-store/postgres-event-store';
+import { PostgresEventStore } from './event-store/postgres-event-store';
 import { APP_CONFIG, PG_POOL } from './infrastructure.tokens';
 import { createPool, ensureDatabase } from './postgres/connection';
 import { migrate } from './postgres/migrations';
@@ -39,8 +38,7 @@ export class InfrastructureModule {
             const connection = config.database;
             await ensureDatabase(connection);
             const pool = createPool(connection);
-            const migrations = [...(config.eventStore === 'postgres' ? eventStoreMigrations : []), ...projectionMigrations(allProjections)];
-            const applied = await migrate(pool, migrations);
+            const applied = await migrate(pool, allMigrations(config));
             if (applied.length > 0) logger.log(`applied migrations: ${applied.join(', ')}`);
             return pool;
           },

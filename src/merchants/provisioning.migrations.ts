@@ -1,0 +1,74 @@
+import { Migration } from '../infrastructure/postgres/migrations';
+
+/**
+ * Provisioning data: staff, merchants, the catalogue and prices. These are
+ * settings, not money: they live in plain tables, every change stamped with
+ * who made it and when, and every change also written to back_office_audit.
+ */
+export const provisioningMigrations: readonly Migration[] = [
+  {
+    id: 'provisioning/001-tables',
+    sql: `
+      create table staff (
+        staff_id   text        primary key,
+        name       text        not null,
+        role       text        not null check (role in ('admin', 'reconciler', 'auditor')),
+        -- SHA-256 of the bearer token; the token itself is shown once.
+        token_hash bytea       not null unique,
+        created_at timestamptz not null default now(),
+        created_by text        not null
+      );
+      create table merchants (
+        merchant_id           text        primary key,
+        name                  text        not null,
+        currency              text        not null,
+        api_key               text        not null unique,
+        -- AES-256-GCM under SECRETS_KEY: iv (12 bytes) | tag (16 bytes) | ciphertext.
+        app_secret_enc        bytea       not null,
+        callback_url          text,
+        ip_whitelist          text[]      not null default '{}',
+        status                text        not null default 'active' check (status in ('active', 'suspended')),
+        rate_limit_per_second int         not null check (rate_limit_per_second > 0),
+        created_at            timestamptz not null default now(),
+        created_by            text        not null,
+        updated_at            timestamptz not null default now(),
+        updated_by            text        not null
+      );
+      create table products (
+        product_id text        primary key,
+        name       text        not null,
+        updated_at timestamptz not null default now(),
+        updated_by text        not null
+      );
+      create table skus (
+        sku_id                  text        primary key,
+        product_id              text        not null references products,
+        name                    text        not null,
+        required_account_fields text[]      not null default '{}',
+        supports_account_check  boolean     not null default false,
+        on_shelf                boolean     not null default true,
+        -- The upstream route; null means the SKU cannot be fulfilled now.
+        route                   text        default 'default',
+        updated_at              timestamptz not null default now(),
+        updated_by              text        not null
+      );
+      create table merchant_prices (
+        merchant_id text        not null references merchants,
+        sku_id      text        not null references skus,
+        price       bigint      not null check (price > 0),
+        updated_at  timestamptz not null default now(),
+        updated_by  text        not null,
+        primary key (merchant_id, sku_id)
+      );
+      create table back_office_audit (
+        id       bigint      generated always as identity primary key,
+        at       timestamptz not null default now(),
+        staff_id text        not null,
+        action   text        not null,
+        target   text        not null,
+        details  jsonb       not null default '{}'
+      );
+      create index on back_office_audit (target, at);
+    `,
+  },
+];

@@ -1,0 +1,15 @@
+import { allProjections } from '../projections/all-projections';
+import { projectionMigrations } from '../projections/projection-runner';
+import { AppConfig } from './config/config';
+import { eventStoreMigrations } from './infrastructure/event-store/postgres-event-store';
+import { Migration } from './infrastructure/postgres/migrations';
+import { provisioningMigrations } from './merchants/provisioning.migrations';
+
+/** Every table the service owns, in the order they are created at start-up. */
+export function allMigrations(config: Pick<AppConfig, 'eventStore'>): Migration[] {
+  return [
+    ...(config.eventStore === 'postgres' ? eventStoreMigrations : []),
+    ...projectionMigrations(allProjections),
+    ...provisioningMigrations,
+  ];
+}

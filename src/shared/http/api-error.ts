@@ -1,0 +1,28 @@
+/** An error that reaches a client as the contract's failure envelope. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export interface FailureEnvelope {
+  success: false;
+  code: string;
+  message: string;
+  field?: string;
+}
+
+export function failureEnvelope(code: string, message: string, field?: string): FailureEnvelope {
+  return field === undefined ? { success: false, code, message } : { success: false, code, message, field };
+}
+
+export function successEnvelope<T>(code: 'OK' | 'ACCEPTED' | 'DUPLICATE', data: T) {
+  return { success: true as const, code, data };
+}

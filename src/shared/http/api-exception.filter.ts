@@ -1,0 +1,61 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Response } from 'express';
+import { CommandRefusedError } from '../../ledger/order/order-workflow';
+import { ApiError, failureEnvelope } from './api-error';
+
+/** HTTP status of each business refusal code that can reach a client. */
+const REFUSAL_STATUS: Record<string, number> = {
+  INSUFFICIENT_BALANCE: 402,
+  OUT_TRADE_NO_CONFLICT: 409,
+  ORDER_NOT_FOUND: 404,
+  DEPOSIT_REFERENCE_CONFLICT: 409,
+  WALLET_NOT_OPEN: 409,
+  WALLET_ALREADY_OPEN: 409,
+  INVALID_AMOUNT: 422,
+  RESOLUTION_REQUIRED: 409,
+  ORDER_NOT_IN_RECONCILIATION: 409,
+  OUTCOME_ALREADY_DECIDED: 409,
+  ORDER_ALREADY_FINAL: 409,
+  ORDER_NOT_ACCEPTED: 409,
+};
+
+const HTTP_CODES: Record<number, string> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  413: 'PAYLOAD_TOO_LARGE',
+};
+
+/**
+ * The one place errors become responses: every failure leaves in the
+ * contract's envelope, and nothing unexpected leaks a stack trace.
+ */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Http');
+
+  catch(error: unknown, host: ArgumentsHost): void {
+    const response = host.switchToHttp().getResponse<Response>();
+    if (response.headersSent) return;
+    if (error instanceof ApiError) {
+      response.set(error.headers).status(error.status).json(failureEnvelope(error.code, error.message, error.field));
+      return;
+    }
+    if (error instanceof CommandRefusedError) {
+      response.status(REFUSAL_STATUS[error.code] ?? 409).json(failureEnvelope(error.code, error.message));
+      return;
+    }
+    if (error instanceof HttpException && error.getStatus() < 500) {
+      const status = error.getStatus();
+      const message = status === 404 ? 'No such route' : error.message;
+      response.status(status).json(failureEnvelope(HTTP_CODES[status] ?? 'BAD_REQUEST', message));
+      return;
+    }
+    this.logger.error('unexpected error', error instanceof Error ? error.stack : String(error));
+    response
+      .status(500)
+      .json(failureEnvelope('INTERNAL_ERROR', 'An unexpected error occurred; the same request may be retried unchanged'));
+  }
+}
