@@ -1,16 +1,18 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ProjectionsModule } from '../projections/projections.module';
 import { AppConfig } from './config/config';
+import { BackOfficeModule } from './back-office/back-office.module';
 import { HealthController } from './health/health.controller';
 import { InfrastructureModule } from './infrastructure/infrastructure.module';
 import { LedgerModule } from './ledger/ledger.module';
+import { MerchantApiModule } from './merchant-api/merchant-api.module';
 
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [InfrastructureModule.forRoot(config), ProjectionsModule, LedgerModule],
+      imports: [InfrastructureModule.forRoot(config), ProjectionsModule, LedgerModule, BackOfficeModule, MerchantApiModule],
       controllers: [HealthController],
     };
   }
