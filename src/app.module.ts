@@ -6,13 +6,14 @@ import { HealthController } from './health/health.controller';
 import { InfrastructureModule } from './infrastructure/infrastructure.module';
 import { LedgerModule } from './ledger/ledger.module';
 import { MerchantApiModule } from './merchant-api/merchant-api.module';
+import { MerchantsModule } from './merchants/merchants.module';
 
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [InfrastructureModule.forRoot(config), ProjectionsModule, LedgerModule, BackOfficeModule, MerchantApiModule],
+      imports: [InfrastructureModule.forRoot(config), ProjectionsModule, LedgerModule, MerchantsModule, BackOfficeModule, MerchantApiModule],
       controllers: [HealthController],
     };
   }

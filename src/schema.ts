@@ -3,6 +3,7 @@ import { projectionMigrations } from '../projections/projection-runner';
 import { AppConfig } from './config/config';
 import { eventStoreMigrations } from './infrastructure/event-store/postgres-event-store';
 import { Migration } from './infrastructure/postgres/migrations';
+import { merchantApiMigrations } from './merchant-api/gateway/replay-guard';
 import { provisioningMigrations } from './merchants/provisioning.migrations';
 
 /** Every table the service owns, in the order they are created at start-up. */
@@ -11,5 +12,6 @@ export function allMigrations(config: Pick<AppConfig, 'eventStore'>): Migration[
     ...(config.eventStore === 'postgres' ? eventStoreMigrations : []),
     ...projectionMigrations(allProjections),
     ...provisioningMigrations,
+    ...merchantApiMigrations,
   ];
 }

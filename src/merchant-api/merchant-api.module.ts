@@ -1,5 +1,68 @@
-import { Module } from '@nestjs/common';
+import { Inject, Injectable, Logger, MiddlewareConsumer, Module, NestModule, OnModuleDestroy, OnModuleInit, RequestMethod } from '@nestjs/common';
+import { Pool } from 'pg';
+import { AppConfig } from '../config/config';
+import { EVENT_STORE, EventStore } from '../infrastructure/event-store/event-store.port';
+import { APP_CONFIG, PG_POOL } from '../infrastructure/infrastructure.tokens';
+import { createPool } from '../infrastructure/postgres/connection';
+import { LedgerModule } from '../ledger/ledger.module';
+import { BalanceController } from './balance/balance.controller';
+import { CatalogueReader } from './catalogue.reader';
+import { MerchantGatewayMiddleware } from './gateway/merchant-gateway.middleware';
+import { ReplayGuard } from './gateway/replay-guard';
+import { OrderReader } from './orders/order-reader';
+import { ProductsController } from './products/products.controller';
+import { QueryController } from './query/query.controller';
+import { SubmitController } from './submit/submit.controller';
+import { VerifySignatureController } from './verify-signature/verify-signature.controller';
+
+const REPLAY_POOL = Symbol('ReplayPool');
+
+/** Purges expired nonces once a minute; closes the replay guard's pool. */
+@Injectable()
+class NonceHousekeeping implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('NonceHousekeeping');
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly guard: ReplayGuard,
+    @Inject(REPLAY_POOL) private readonly pool: Pool,
+  ) {}
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => this.guard.purgeExpired().catch((e) => this.logger.warn(`purge failed: ${e}`)), 60_000);
+    this.timer.unref();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.timer);
+    await this.pool.end();
+  }
+}
 
 /** The merchant API v2: /api/v2/*, signed requests. */
-@Module({})
-export class MerchantApiModule {}
+@Module({
+  imports: [LedgerModule],
+  controllers: [ProductsController, SubmitController, QueryController, BalanceController, VerifySignatureController],
+  providers: [
+    {
+      provide: REPLAY_POOL,
+      inject: [APP_CONFIG],
+      // Nonces are written without waiting for fsync: see ReplayGuard.
+      useFactory: (config: AppConfig) => createPool({ ...config.database, options: '-c synchronous_commit=off' }, 10),
+    },
+    { provide: ReplayGuard, inject: [REPLAY_POOL], useFactory: (pool: Pool) => new ReplayGuard(pool) },
+    { provide: CatalogueReader, inject: [PG_POOL], useFactory: (pool: Pool) => new CatalogueReader(pool) },
+    {
+      provide: OrderReader,
+      inject: [PG_POOL, EVENT_STORE],
+      useFactory: (pool: Pool, store: EventStore) => new OrderReader(pool, store),
+    },
+    NonceHousekeeping,
+    MerchantGatewayMiddleware,
+  ],
+})
+export class MerchantApiModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(MerchantGatewayMiddleware).forRoutes({ path: 'api/*path', method: RequestMethod.ALL });
+  }
+}

@@ -1,0 +1,133 @@
+import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import type { BlockList } from 'node:net';
+import { AppConfig } from '../../config/config';
+import { APP_CONFIG } from '../../infrastructure/infrastructure.tokens';
+import { MerchantCredentials, MerchantDirectory } from '../../merchants/merchant-directory';
+import { ApiError } from '../../shared/http/api-error';
+import { readRawBody } from '../../shared/http/raw-body';
+import { MERCHANT_REQUEST, MerchantRequest } from './merchant-request';
+import { ReplayGuard } from './replay-guard';
+import { signatureMatches, stringToSign } from './signature';
+import { isAllowed, parseAllowList, sourceAddress } from './source-address';
+import { parseJsonObject } from './strict-json';
+import { V2_PATHS, V2_ROUTES } from './v2-routes';
+
+export const BODY_LIMIT = 64 * 1024;
+export const TIMESTAMP_TOLERANCE_SECONDS = 300;
+const AUTH_HEADERS = ['X-Api-Key', 'X-Timestamp', 'X-Nonce', 'X-Signature'] as const;
+/** 1-128 printable ASCII characters: no line breaks, which would forge the string to sign. */
+const NONCE = /^[\x20-\x7e]{1,128}$/;
+
+const unauthorized = (code: string, message: string, field?: string) => new ApiError(401, code, message, field);
+
+/**
+ * Every /api request passes here first, and the checks run in the contract's
+ * order: route, method, query string, size, authentication (key, timestamp,
+ * signature, nonce), suspension and IP whitelist, rate limit, JSON body.
+ * Controllers only see requests that passed them all.
+ */
+@Injectable()
+export class MerchantGatewayMiddleware implements NestMiddleware {
+  private readonly allowLists = new Map<string, BlockList | undefined>();
+
+  constructor(
+    private readonly directory: MerchantDirectory,
+    private readonly replayGuard: ReplayGuard,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async use(request: Request, _response: Response, next: NextFunction): Promise<void> {
+    const [path, query] = splitUrl(request.originalUrl);
+    if (!V2_PATHS.has(path)) throw new ApiError(404, 'NOT_FOUND', path.startsWith('/api/v1/') ? 'API v1 is retired' : 'No such route');
+    if (request.method !== 'POST') {
+      throw new ApiError(405, 'METHOD_NOT_ALLOWED', 'Only POST is allowed', undefined, { Allow: 'POST' });
+    }
+    if (query !== undefined) throw new ApiError(400, 'QUERY_NOT_ALLOWED', 'Query strings are not signed: send parameters in the body');
+    const rawBody = await readRawBody(request, BODY_LIMIT);
+
+    const headers = Object.fromEntries(AUTH_HEADERS.map((h) => [h, request.header(h)]));
+    const merchant = await this.identify(headers['X-Api-Key']);
+    const now = Date.now();
+    const signing = this.checkSignature(merchant, headers, path, rawBody, now);
+    const verifyOnly = path === V2_ROUTES.verifySignature;
+
+    if (!verifyOnly) {
+      for (const header of AUTH_HEADERS) {
+        if (!headers[header]) throw unauthorized('MISSING_AUTH_HEADER', `The ${header} header is required`, header);
+      }
+      if (!signing.timestampWithinTolerance) {
+        throw unauthorized('TIMESTAMP_EXPIRED', `X-Timestamp must be Unix seconds within ${TIMESTAMP_TOLERANCE_SECONDS} s of the service clock`);
+      }
+      if (!NONCE.test(signing.nonce)) {
+        throw unauthorized('INVALID_NONCE', 'X-Nonce must be 1-128 printable ASCII characters', 'X-Nonce');
+      }
+      if (!signing.signatureMatches) throw unauthorized('INVALID_SIGNATURE', 'The signature does not match the request');
+    }
+    // Only a correctly signed request gets this far, so a bad signature never burns a nonce.
+    const admission = verifyOnly
+      ? { nonceFresh: true, hitsThisSecond: await this.replayGuard.countHit(merchant.merchantId, now) }
+      : await this.replayGuard.admit(merchant.merchantId, signing.nonce, Number(signing.timestamp), now);
+    if (!admission.nonceFresh) throw unauthorized('NONCE_REUSED', 'This nonce was already used');
+
+    if (merchant.status !== 'active') throw new ApiError(403, 'MERCHANT_SUSPENDED', 'The merchant is suspended');
+    if (merchant.ipWhitelist.length > 0) {
+      const address = sourceAddress(request.socket.remoteAddress, request.headers['x-forwarded-for'], this.config.trustProxy);
+      const allowList = this.allowListOf(merchant);
+      if (!allowList || !isAllowed(allowList, address)) throw new ApiError(403, 'IP_NOT_ALLOWED', `Requests from ${address} are not allowed`);
+    }
+    if (admission.hitsThisSecond > merchant.rateLimitPerSecond) {
+      const retryAfter = String(Math.max(1, Math.ceil((1000 - (now % 1000)) / 1000)));
+      throw new ApiError(429, 'RATE_LIMITED', `More than ${merchant.rateLimitPerSecond} requests per second`, undefined, {
+        'Retry-After': retryAfter,
+      });
+    }
+
+    let body: Record<string, unknown> = {};
+    if (!verifyOnly) {
+      const parsed = parseJsonObject(rawBody);
+      if (!parsed.ok) throw new ApiError(400, 'INVALID_JSON', parsed.reason);
+      body = parsed.value;
+    }
+    const context: MerchantRequest = { merchant, rawBody, body, signing };
+    (request as unknown as Record<symbol, MerchantRequest>)[MERCHANT_REQUEST] = context;
+    next();
+  }
+
+  private async identify(apiKey: string | undefined): Promise<MerchantCredentials> {
+    if (!apiKey) throw unauthorized('MISSING_AUTH_HEADER', 'The X-Api-Key header is required', 'X-Api-Key');
+    const merchant = apiKey.length <= 128 ? await this.directory.byApiKey(apiKey) : undefined;
+    if (!merchant) throw unauthorized('INVALID_API_KEY', 'Unknown API key');
+    return merchant;
+  }
+
+  private checkSignature(
+    merchant: MerchantCredentials,
+    headers: Record<string, string | undefined>,
+    path: string,
+    rawBody: Buffer,
+    now: number,
+  ): MerchantRequest['signing'] {
+    const timestamp = headers['X-Timestamp'] ?? '';
+    const nonce = headers['X-Nonce'] ?? '';
+    const seconds = /^\d{1,12}$/.test(timestamp) ? Number(timestamp) : NaN;
+    const timestampWithinTolerance = Math.abs(now / 1000 - seconds) <= TIMESTAMP_TOLERANCE_SECONDS;
+    const given = headers['X-Signature'] ?? '';
+    const matches = given !== '' && signatureMatches(merchant.appSecret, stringToSign(timestamp, nonce, path, rawBody), given);
+    return { timestamp, nonce, path, signatureMatches: matches, timestampWithinTolerance };
+  }
+
+  private allowListOf(merchant: MerchantCredentials): BlockList | undefined {
+    const key = `${merchant.merchantId}|${merchant.ipWhitelist.join(',')}`;
+    if (!this.allowLists.has(key)) {
+      if (this.allowLists.size > 10_000) this.allowLists.clear();
+      this.allowLists.set(key, parseAllowList(merchant.ipWhitelist));
+    }
+    return this.allowLists.get(key);
+  }
+}
+
+function splitUrl(url: string): [string, string | undefined] {
+  const at = url.indexOf('?');
+  return at === -1 ? [url, undefined] : [url.slice(0, at), url.slice(at + 1)];
+}

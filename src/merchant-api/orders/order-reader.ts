@@ -1,0 +1,90 @@
+import { Pool } from 'pg';
+import { EventStore } from '../../infrastructure/event-store/event-store.port';
+import { loadAggregate } from '../../ledger/command-handling';
+import { deriveOrderNo } from '../../ledger/order/order-number';
+import { merchantStatus, orderDecider, OrderStage, OrderState } from '../../ledger/order/order.decider';
+import { orderStream } from '../../ledger/streams';
+import { OrderFacts } from '../order.presenter';
+
+interface OrderRow {
+  order_no: string;
+  merchant_id: string;
+  out_trade_no: string;
+  stage: OrderStage;
+  sku_id: string;
+  account_id: string;
+  account_fields: Record<string, string>;
+  amount: string;
+  currency: string;
+  fail_code: string | null;
+  fail_reason: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+/**
+ * Finds a merchant's order: from the read model, or, when the projection has
+ * not caught up with it yet, from the order's own stream. A query straight
+ * after a 202 therefore always finds the order, on any instance.
+ */
+export class OrderReader {
+  constructor(
+    private readonly pool: Pool,
+    private readonly store: EventStore,
+  ) {}
+
+  /** order_no is derived from (merchant, out_trade_no), so either names one stream. */
+  orderNoFor(merchantId: string, ids: { orderNo?: string; outTradeNo?: string }): string | undefined {
+    const derived = ids.outTradeNo === undefined ? undefined : deriveOrderNo(merchantId, ids.outTradeNo);
+    if (ids.orderNo !== undefined && derived !== undefined && ids.orderNo !== derived) return undefined;
+    return ids.orderNo ?? derived;
+  }
+
+  async find(merchantId: string, orderNo: string): Promise<OrderFacts | undefined> {
+    const { rows } = await this.pool.query<OrderRow>('select * from rm_orders where order_no = $1 and merchant_id = $2', [
+      orderNo,
+      merchantId,
+    ]);
+    const row = rows[0];
+    const status = row && merchantStatus(row.stage);
+    if (row && status) {
+      return {
+        orderNo: row.order_no,
+        outTradeNo: row.out_trade_no,
+        status,
+        skuId: row.sku_id,
+        amount: BigInt(row.amount),
+        currency: row.currency,
+        accountId: row.account_id,
+        accountFields: row.account_fields,
+        failCode: row.fail_code,
+        failReason: row.fail_reason,
+        createdAt: row.created_at,
+        completedAt: row.completed_at,
+      };
+    }
+    const { state } = await loadAggregate(this.store, orderStream(orderNo), orderDecider);
+    return state.order?.merchantId === merchantId ? factsOf(state) : undefined;
+  }
+}
+
+/** The merchant's view of an order state, or undefined when there is no order to show. */
+export function factsOf(state: OrderState): OrderFacts | undefined {
+  const status = merchantStatus(state.stage);
+  const order = state.order;
+  if (!status || !order) return undefined;
+  return {
+    orderNo: order.orderNo,
+    outTradeNo: order.outTradeNo,
+    status,
+    skuId: order.skuId,
+    amount: order.amount,
+    currency: order.currency,
+    accountId: order.accountId,
+    accountFields: order.accountFields,
+    failCode: state.failCode,
+    failReason: state.failReason,
+    createdAt: order.at,
+    completedAt: state.completedAt,
+  };
+}

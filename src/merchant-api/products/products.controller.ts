@@ -1,0 +1,33 @@
+import { Controller, HttpCode, Post } from '@nestjs/common';
+import { successEnvelope } from '../../shared/http/api-error';
+import { formatAmount } from '../../shared/money';
+import { CatalogueReader } from '../catalogue.reader';
+import { Merchant, MerchantRequest } from '../gateway/merchant-request';
+import { EmptyDto } from '../orders/order.dto';
+import { validateBody } from '../validation/validate-body';
+
+@Controller()
+export class ProductsController {
+  constructor(private readonly catalogue: CatalogueReader) {}
+
+  @Post('api/v2/products')
+  @HttpCode(200)
+  async products(@Merchant() request: MerchantRequest) {
+    await validateBody(EmptyDto, request.body, []);
+    const products = await this.catalogue.products(request.merchant.merchantId);
+    return successEnvelope('OK', {
+      products: products.map((p) => ({
+        product_id: p.product_id,
+        name: p.name,
+        skus: p.skus.map((s) => ({
+          sku_id: s.sku_id,
+          name: s.name,
+          price: formatAmount(s.price),
+          currency: request.merchant.currency,
+          required_account_fields: s.required_account_fields,
+          supports_account_check: s.supports_account_check,
+        })),
+      })),
+    });
+  }
+}

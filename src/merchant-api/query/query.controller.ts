@@ -1,0 +1,30 @@
+import { Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiError, successEnvelope } from '../../shared/http/api-error';
+import { Merchant, MerchantRequest } from '../gateway/merchant-request';
+import { presentOrder } from '../order.presenter';
+import { QUERY_FIELDS, QueryOrderDto } from '../orders/order.dto';
+import { OrderReader } from '../orders/order-reader';
+import { validateBody } from '../validation/validate-body';
+
+const NOT_FOUND = () => new ApiError(404, 'ORDER_NOT_FOUND', 'No such order');
+
+@Controller()
+export class QueryController {
+  constructor(private readonly orders: OrderReader) {}
+
+  /** Reads the service's own records only: polling never reaches the upstream. */
+  @Post('api/v2/topup/query')
+  @HttpCode(200)
+  async query(@Merchant() request: MerchantRequest) {
+    const dto = await validateBody(QueryOrderDto, request.body, QUERY_FIELDS);
+    if (dto.order_no === undefined && dto.out_trade_no === undefined) {
+      throw new ApiError(400, 'MISSING_REQUIRED_FIELD', 'order_no or out_trade_no is required', 'order_no');
+    }
+    const { merchantId } = request.merchant;
+    // Both given must name the same order; another merchant's order is simply not found.
+    const orderNo = this.orders.orderNoFor(merchantId, { orderNo: dto.order_no, outTradeNo: dto.out_trade_no });
+    const order = orderNo === undefined ? undefined : await this.orders.find(merchantId, orderNo);
+    if (!order) throw NOT_FOUND();
+    return successEnvelope('OK', presentOrder(order));
+  }
+}

@@ -1,0 +1,78 @@
+import { Controller, Post, Res } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import type { Response } from 'express';
+import { SubmitOrder } from '../../ledger/commands/ledger.commands';
+import { sameTarget } from '../../ledger/order/order.decider';
+import { ApiError, successEnvelope } from '../../shared/http/api-error';
+import { CatalogueReader, PricedSku } from '../catalogue.reader';
+import { Merchant, MerchantRequest } from '../gateway/merchant-request';
+import { presentOrder } from '../order.presenter';
+import { SUBMIT_FIELDS, SubmitOrderDto } from '../orders/order.dto';
+import { factsOf, OrderReader } from '../orders/order-reader';
+import { validateBody } from '../validation/validate-body';
+
+const REFUSAL_STATUS: Record<string, number> = { INSUFFICIENT_BALANCE: 402, OUT_TRADE_NO_CONFLICT: 409 };
+
+@Controller()
+export class SubmitController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly catalogue: CatalogueReader,
+    private readonly orders: OrderReader,
+  ) {}
+
+  @Post('api/v2/topup/submit')
+  async submit(@Merchant() request: MerchantRequest, @Res({ passthrough: true }) response: Response) {
+    const dto = await validateBody(SubmitOrderDto, request.body, SUBMIT_FIELDS);
+    const { merchantId, currency } = request.merchant;
+    const sku = await this.catalogue.sku(merchantId, dto.sku_id);
+    const problem = skuProblem(sku, dto);
+    if (problem) {
+      // A replay of an order placed before the SKU changed still gets its order back.
+      const existing = await this.existingOrder(merchantId, dto);
+      if (existing) {
+        response.status(200);
+        return successEnvelope('DUPLICATE', existing);
+      }
+      throw problem;
+    }
+    const result = await this.commands.execute(
+      new SubmitOrder({
+        merchantId,
+        outTradeNo: dto.out_trade_no,
+        skuId: dto.sku_id,
+        accountId: dto.account_id,
+        accountFields: dto.account_fields,
+        amount: sku!.price!,
+        currency,
+      }),
+    );
+    if (result.outcome === 'refused') {
+      throw new ApiError(REFUSAL_STATUS[result.code] ?? 409, result.code, result.message);
+    }
+    const view = presentOrder(factsOf(result.order)!);
+    response.status(result.outcome === 'accepted' ? 202 : 200);
+    return successEnvelope(result.outcome === 'accepted' ? 'ACCEPTED' : 'DUPLICATE', view);
+  }
+
+  private async existingOrder(merchantId: string, dto: SubmitOrderDto) {
+    const orderNo = this.orders.orderNoFor(merchantId, { outTradeNo: dto.out_trade_no })!;
+    const facts = await this.orders.find(merchantId, orderNo);
+    const target = { skuId: dto.sku_id, accountId: dto.account_id, accountFields: dto.account_fields };
+    return facts && sameTarget(facts, target) ? presentOrder(facts) : undefined;
+  }
+}
+
+/** The contract's checks on the SKU, in its order: account fields, route, then shelf and price. */
+function skuProblem(sku: PricedSku | undefined, dto: SubmitOrderDto): ApiError | undefined {
+  if (!sku) return new ApiError(422, 'SKU_NOT_FOUND', `No SKU ${dto.sku_id}`, 'sku_id');
+  const missing = sku.requiredAccountFields.find((f) => !Object.prototype.hasOwnProperty.call(dto.account_fields, f));
+  if (missing) return new ApiError(400, 'MISSING_REQUIRED_FIELD', `account_fields.${missing} is required for this SKU`, `account_fields.${missing}`);
+  const unknown = Object.keys(dto.account_fields).find((f) => !sku.requiredAccountFields.includes(f));
+  if (unknown !== undefined) {
+    return new ApiError(400, 'INVALID_ACCOUNT_FIELD', `account_fields.${unknown} is not defined for this SKU`, `account_fields.${unknown}`);
+  }
+  if (sku.route === null) return new ApiError(400, 'ROUTE_UNAVAILABLE', 'No upstream route can fulfil this SKU now', 'sku_id');
+  if (!sku.onShelf || sku.price === undefined) return new ApiError(422, 'SKU_OFF_SHELF', 'The SKU is not on sale to this merchant', 'sku_id');
+  return undefined;
+}
