@@ -22,8 +22,11 @@ export class SubmitOrderDto {
   @ValidateBy({
     name: 'isAccountFields',
     validator: {
-      validate: (value: Record<string, unknown>) =>
-        Object.keys(value).length <= MAX_ACCOUNT_FIELDS && Object.values(value).every((v) => isPrintableText(v, 128)),
+      validate: (value: unknown) =>
+        typeof value === 'object' &&
+        value !== null &&
+        Object.keys(value).length <= MAX_ACCOUNT_FIELDS &&
+        Object.values(value).every((v) => isPrintableText(v, 128)),
       defaultMessage: () => `account_fields must hold at most ${MAX_ACCOUNT_FIELDS} values, each 1-128 printable characters`,
     },
   })
