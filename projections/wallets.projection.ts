@@ -1,6 +1,8 @@
 import { PoolClient } from 'pg';
 import { RecordedEvent } from '../src/infrastructure/event-store/event-store.port';
+import { decodeEvent } from '../src/ledger/event-codec';
 import { WALLET_STREAM_PREFIX } from '../src/ledger/streams';
+import { WalletEvent, walletMovement } from '../src/ledger/wallet/wallet.decider';
 import { Projection, TableNames } from './projection';
 
 type Tables = 'rm_wallets' | 'rm_wallet_holds' | 'rm_statement_lines';
@@ -54,14 +56,6 @@ export const walletsProjection: Projection<Tables> = {
   apply: applyWalletEvent,
 };
 
-/** How each movement changes (balance, frozen). */
-const MOVEMENTS: Record<string, (amount: bigint) => [bigint, bigint]> = {
-  FundsDeposited: (a) => [a, 0n],
-  FundsFrozen: (a) => [0n, a],
-  FrozenFundsDeducted: (a) => [-a, -a],
-  FrozenFundsReleased: (a) => [0n, -a],
-};
-
 async function applyWalletEvent(client: PoolClient, event: RecordedEvent, t: TableNames<Tables>): Promise<void> {
   if (!event.streamId.startsWith(WALLET_STREAM_PREFIX)) return;
   const merchantId = event.streamId.slice(WALLET_STREAM_PREFIX.length);
@@ -75,9 +69,7 @@ async function applyWalletEvent(client: PoolClient, event: RecordedEvent, t: Tab
     );
     return;
   }
-  const movement = MOVEMENTS[event.type];
-  if (!movement) throw new Error(`wallets projection: unknown event type ${event.type} in ${event.streamId}`);
-  const [balanceDelta, frozenDelta] = movement(BigInt(d.amount));
+  const { balance: balanceDelta, frozen: frozenDelta } = walletMovement(decodeEvent<WalletEvent>(event));
 
   const { rows } = await client.query<{ balance: string; frozen: string }>(
     `update ${t.rm_wallets} set balance = balance + $2, frozen = frozen + $3, available = balance + $2 - (frozen + $3),

@@ -57,6 +57,24 @@ export const initialWalletState = (): WalletState => ({
 
 export const availableBalance = (state: WalletState): Minor => state.balance - state.frozen;
 
+/** How an event moves (balance, frozen): the arithmetic shared by evolve, projections and readers. */
+export function walletMovement(event: WalletEvent): { balance: Minor; frozen: Minor } {
+  switch (event.type) {
+    case 'WalletOpened':
+      return { balance: 0n, frozen: 0n };
+    case 'FundsDeposited':
+      return { balance: event.data.amount, frozen: 0n };
+    case 'FundsFrozen':
+      return { balance: 0n, frozen: event.data.amount };
+    case 'FrozenFundsDeducted':
+      return { balance: -event.data.amount, frozen: -event.data.amount };
+    case 'FrozenFundsReleased':
+      return { balance: 0n, frozen: -event.data.amount };
+    default:
+      return assertNever(event);
+  }
+}
+
 type WalletDecision = Decision<WalletEvent, WalletRefusalCode>;
 
 function decide(command: WalletCommand, state: WalletState): WalletDecision {
@@ -117,21 +135,25 @@ function evolve(state: WalletState, event: WalletEvent): WalletState {
       return { ...state, opened: true, merchantId: event.data.merchantId, currency: event.data.currency };
     case 'FundsDeposited':
       state.deposits.set(event.data.reference, event.data.amount);
-      return { ...state, balance: state.balance + event.data.amount };
+      return moved(state, event);
     case 'FundsFrozen':
       state.holds.set(holdKey(event.data.orderNo, event.data.attempt), event.data.amount);
-      return { ...state, frozen: state.frozen + event.data.amount };
+      return moved(state, event);
     case 'FrozenFundsDeducted':
     case 'FrozenFundsReleased': {
       const key = holdKey(event.data.orderNo, event.data.attempt);
       state.holds.delete(key);
       state.closedHolds.set(key, event.type === 'FrozenFundsDeducted' ? 'deducted' : 'released');
-      const deducted = event.type === 'FrozenFundsDeducted' ? event.data.amount : 0n;
-      return { ...state, balance: state.balance - deducted, frozen: state.frozen - event.data.amount };
+      return moved(state, event);
     }
     default:
       return assertNever(event);
   }
+}
+
+function moved(state: WalletState, event: WalletEvent): WalletState {
+  const delta = walletMovement(event);
+  return { ...state, balance: state.balance + delta.balance, frozen: state.frozen + delta.frozen };
 }
 
 export const walletDecider: Decider<WalletState, WalletCommand, WalletEvent, WalletRefusalCode> = {

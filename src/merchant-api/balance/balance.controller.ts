@@ -2,9 +2,9 @@ import { Controller, HttpCode, Inject, Post } from '@nestjs/common';
 import { Pool } from 'pg';
 import { EVENT_STORE, EventStore } from '../../infrastructure/event-store/event-store.port';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
-import { loadAggregate } from '../../ledger/command-handling';
+import { decodeEvent } from '../../ledger/event-codec';
 import { walletStream } from '../../ledger/streams';
-import { walletDecider } from '../../ledger/wallet/wallet.decider';
+import { WalletEvent, walletMovement } from '../../ledger/wallet/wallet.decider';
 import { successEnvelope } from '../../shared/http/api-error';
 import { formatAmount } from '../../shared/money';
 import { Merchant, MerchantRequest } from '../gateway/merchant-request';
@@ -23,18 +23,19 @@ export class BalanceController {
   async balance(@Merchant() request: MerchantRequest) {
     await validateBody(EmptyDto, request.body, []);
     const { merchantId, currency } = request.merchant;
-    const { rows } = await this.pool.query<{ balance: string; frozen: string }>(
-      'select balance::text, frozen::text from rm_wallets where merchant_id = $1',
+    // The read model as far as it goes, then the wallet's newer events: a
+    // balance read straight after a 202 already shows that order's freeze.
+    const { rows } = await this.pool.query<{ balance: string; frozen: string; revision: string }>(
+      'select balance::text, frozen::text, revision::text from rm_wallets where merchant_id = $1',
       [merchantId],
     );
-    let balance: bigint;
-    let frozen: bigint;
-    if (rows[0]) {
-      balance = BigInt(rows[0].balance);
-      frozen = BigInt(rows[0].frozen);
-    } else {
-      // Not projected yet (a brand-new merchant): the wallet's stream is the truth.
-      ({ balance, frozen } = (await loadAggregate(this.store, walletStream(merchantId), walletDecider)).state);
+    let balance = BigInt(rows[0]?.balance ?? 0);
+    let frozen = BigInt(rows[0]?.frozen ?? 0);
+    const tail = await this.store.readStream(walletStream(merchantId), rows[0] ? BigInt(rows[0].revision) + 1n : 0n);
+    for (const recorded of tail) {
+      const movement = walletMovement(decodeEvent<WalletEvent>(recorded));
+      balance += movement.balance;
+      frozen += movement.frozen;
     }
     return successEnvelope('OK', {
       currency,
