@@ -286,6 +286,23 @@ describe('merchant API gateway', () => {
     });
   });
 
+  it('10. anything unexpected: 500 INTERNAL_ERROR without internals; the same request then succeeds unchanged', async () => {
+    const call = { path: '/api/v2/topup/query', body: JSON.stringify({ out_trade_no: 'never-placed' }), nonce: `retry-${Math.random()}` };
+    await service.pool.query('alter table rm_orders rename to rm_orders_away');
+    let failed;
+    try {
+      failed = await signedFetch(service, merchant, call);
+    } finally {
+      await service.pool.query('alter table rm_orders_away rename to rm_orders');
+    }
+    expect(failed.status).toBe(500);
+    expect(failed.body).toEqual({ success: false, code: 'INTERNAL_ERROR', message: expect.any(String) });
+    expect(JSON.stringify(failed.body)).not.toMatch(/rm_orders|relation|\.ts/);
+    const retried = await signedFetch(service, merchant, call);
+    expect(retried.status).toBe(404);
+    expect(retried.body).toMatchObject({ code: 'ORDER_NOT_FOUND' });
+  });
+
   it('every reply carries the envelope and no stack trace', async () => {
     const reply = await signedFetch(service, merchant, { path: '/api/v2/topup/submit', body: '{"out_trade_no":5}' });
     expect(Object.keys(reply.body).sort()).toEqual(['code', 'field', 'message', 'success']);

@@ -4,7 +4,7 @@ import type { BlockList } from 'node:net';
 import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../infrastructure/infrastructure.tokens';
 import { MerchantCredentials, MerchantDirectory } from '../../merchants/merchant-directory';
-import { ApiError } from '../../shared/http/api-error';
+import { ApiError, ON_UNEXPECTED_ERROR } from '../../shared/http/api-error';
 import { readRawBody } from '../../shared/http/raw-body';
 import { MERCHANT_REQUEST, MerchantRequest } from './merchant-request';
 import { ReplayGuard } from './replay-guard';
@@ -90,7 +90,10 @@ export class MerchantGatewayMiddleware implements NestMiddleware {
       body = parsed.value;
     }
     const context: MerchantRequest = { merchant, rawBody, body, signing };
-    (request as unknown as Record<symbol, MerchantRequest>)[MERCHANT_REQUEST] = context;
+    const slots = request as unknown as Record<symbol, unknown>;
+    slots[MERCHANT_REQUEST] = context;
+    // A 500 promises that the same request may be retried unchanged: give its nonce back.
+    if (!verifyOnly) slots[ON_UNEXPECTED_ERROR] = () => this.replayGuard.forget(merchant.merchantId, signing.nonce);
     next();
   }
 

@@ -70,6 +70,10 @@ export class ReplayGuard {
     return rows[0].hits;
   }
 
+  async forget(merchantId: string, nonce: string): Promise<void> {
+    await this.pool.query('delete from merchant_nonces where merchant_id = $1 and nonce = $2', [merchantId, nonce]);
+  }
+
   async purgeExpired(): Promise<number> {
     const result = await this.pool.query('delete from merchant_nonces where expires_at < now()');
     return result.rowCount ?? 0;

@@ -26,3 +26,10 @@ export function failureEnvelope(code: string, message: string, field?: string): 
 export function successEnvelope<T>(code: 'OK' | 'ACCEPTED' | 'DUPLICATE', data: T) {
   return { success: true as const, code, data };
 }
+
+/**
+ * Set on a request by whoever can undo its side effects before a reply: after
+ * an unexpected error the filter calls it, so the same request can be
+ * retried unchanged (the gateway forgets the request's nonce).
+ */
+export const ON_UNEXPECTED_ERROR = Symbol('onUnexpectedError');

@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import { CommandRefusedError } from '../../ledger/order/order-workflow';
-import { ApiError, failureEnvelope } from './api-error';
+import { ApiError, failureEnvelope, ON_UNEXPECTED_ERROR } from './api-error';
 
 /** HTTP status of each business refusal code that can reach a client. */
 const REFUSAL_STATUS: Record<string, number> = {
@@ -36,7 +36,7 @@ const HTTP_CODES: Record<number, string> = {
 export class ApiExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('Http');
 
-  catch(error: unknown, host: ArgumentsHost): void {
+  async catch(error: unknown, host: ArgumentsHost): Promise<void> {
     const response = host.switchToHttp().getResponse<Response>();
     if (response.headersSent) return;
     if (error instanceof ApiError) {
@@ -54,6 +54,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
       return;
     }
     this.logger.error('unexpected error', error instanceof Error ? error.stack : String(error));
+    const undo = (host.switchToHttp().getRequest() as Record<symbol, (() => Promise<void>) | undefined>)[ON_UNEXPECTED_ERROR];
+    await undo?.().catch((e: unknown) => this.logger.warn(`could not undo after an unexpected error: ${String(e)}`));
     response
       .status(500)
       .json(failureEnvelope('INTERNAL_ERROR', 'An unexpected error occurred; the same request may be retried unchanged'));
