@@ -103,6 +103,11 @@ describe('merchant API gateway', () => {
       expect(reply.body).toEqual({ success: false, code: 'MISSING_AUTH_HEADER', message: expect.any(String), field: header });
     });
 
+    it('a missing header is reported before an unknown key', async () => {
+      const reply = await signedFetch(service, { ...merchant, apiKey: 'ak_unknown' }, { path: '/api/v2/balance', headers: { 'X-Signature': '' } });
+      expect(reply.body).toMatchObject({ code: 'MISSING_AUTH_HEADER', field: 'X-Signature' });
+    });
+
     it('unknown key: INVALID_API_KEY', async () => {
       const reply = await signedFetch(service, { ...merchant, apiKey: 'ak_unknown' }, { path: '/api/v2/balance' });
       expect(reply.status).toBe(401);

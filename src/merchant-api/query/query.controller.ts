@@ -16,10 +16,11 @@ export class QueryController {
   @Post('api/v2/topup/query')
   @HttpCode(200)
   async query(@Merchant() request: MerchantRequest) {
-    const dto = await validateBody(QueryOrderDto, request.body, QUERY_FIELDS);
-    if (dto.order_no === undefined && dto.out_trade_no === undefined) {
+    // A missing identifier (400) is reported before a wrong or unknown field (422), as for submit.
+    if ((request.body.order_no ?? null) === null && (request.body.out_trade_no ?? null) === null) {
       throw new ApiError(400, 'MISSING_REQUIRED_FIELD', 'order_no or out_trade_no is required', 'order_no');
     }
+    const dto = await validateBody(QueryOrderDto, request.body, QUERY_FIELDS);
     const { merchantId } = request.merchant;
     // Both given must name the same order; another merchant's order is simply not found.
     const orderNo = this.orders.orderNoFor(merchantId, { orderNo: dto.order_no, outTradeNo: dto.out_trade_no });

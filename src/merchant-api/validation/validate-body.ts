@@ -14,7 +14,8 @@ export interface FieldSpec<T> {
  */
 export async function validateBody<T extends object>(dto: new () => T, body: Record<string, unknown>, fields: readonly FieldSpec<T>[]): Promise<T> {
   const instance = new dto();
-  for (const { name } of fields) if (Object.prototype.hasOwnProperty.call(body, name)) (instance as Record<string, unknown>)[name] = body[name];
+  // null counts as missing: it never reaches the DTO.
+  for (const { name } of fields) if (body[name] !== undefined && body[name] !== null) (instance as Record<string, unknown>)[name] = body[name];
   const errors = new Map((await validate(instance, { stopAtFirstError: true })).map((e) => [e.property, e]));
   for (const { name, required } of fields) {
     const value = body[name];
