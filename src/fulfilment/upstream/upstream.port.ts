@@ -1,0 +1,39 @@
+import { UpstreamFailCode } from '../../ledger/order/order.decider';
+
+/** One top-up request to the upstream provider; `orderNo` is its idempotency key. */
+export interface TopUpRequest {
+  orderNo: string;
+  skuId: string;
+  route: string;
+  accountId: string;
+  accountFields: Record<string, string>;
+  /** Two-decimal string, as on the wire. */
+  amount: string;
+  currency: string;
+}
+
+/**
+ * Every way a top-up attempt can end. Only `delivered` and `refused` are
+ * definitive; `retryable` means the upstream cannot have acted (the same key
+ * may be sent again); `unknown` means it may have, so the money stays frozen
+ * and the order goes to reconciliation staff.
+ */
+export type UpstreamOutcome =
+  | { kind: 'delivered'; reference?: string }
+  | { kind: 'refused'; failCode: UpstreamFailCode; failReason: string }
+  | { kind: 'retryable'; reason: string }
+  | { kind: 'unknown'; reason: string; evidence: string };
+
+/** What the upstream says about an earlier request, for reconciliation. */
+export type UpstreamStatus =
+  | { kind: 'delivered'; reference?: string }
+  | { kind: 'refused'; failCode: UpstreamFailCode; failReason: string }
+  | { kind: 'not_received' }
+  | { kind: 'unknown'; reason: string; evidence: string };
+
+export interface UpstreamProvider {
+  topUp(request: TopUpRequest): Promise<UpstreamOutcome>;
+  status(orderNo: string): Promise<UpstreamStatus>;
+}
+
+export const UPSTREAM = Symbol('UpstreamProvider');

@@ -1,0 +1,123 @@
+import { createServer, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { HttpUpstream } from '../../src/fulfilment/upstream/http-upstream';
+import { TopUpRequest } from '../../src/fulfilment/upstream/upstream.port';
+import { startUpstreamSimulator } from '../../src/fulfilment/simulator/upstream-simulator';
+
+type Handler = (body: string, res: import('node:http').ServerResponse) => void;
+
+/** A throwaway upstream whose reply each case scripts. */
+async function scriptedUpstream(handler: Handler): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => handler(body, res));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+const request: TopUpRequest = {
+  orderNo: 'TORDER',
+  skuId: 'sku-1',
+  route: 'default',
+  accountId: '12345678',
+  accountFields: { server_id: '1' },
+  amount: '1.20',
+  currency: 'USD',
+};
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): Handler => (_, res) =>
+  res.writeHead(status, { 'Content-Type': 'application/json', ...headers }).end(typeof body === 'string' ? body : JSON.stringify(body));
+
+describe('HTTP upstream adapter: every outcome is classified', () => {
+  const servers: Server[] = [];
+  afterAll(() => servers.forEach((s) => s.closeAllConnections?.() ?? s.close()));
+  const upstreamFor = async (handler: Handler, timeoutMs = 300) => {
+    const { url, server } = await scriptedUpstream(handler);
+    servers.push(server);
+    return new HttpUpstream(url, { timeoutMs, connectTimeoutMs: 300 });
+  };
+
+  it.each<[string, Handler, object]>([
+    ['delivered', json(200, { status: 'delivered', reference: 'R1' }), { kind: 'delivered', reference: 'R1' }],
+    ['refused: invalid account', json(200, { status: 'failed', code: 'INVALID_ACCOUNT', message: 'no such account' }), { kind: 'refused', failCode: 'INVALID_ACCOUNT', failReason: 'no such account' }],
+    ['refused: rejected', json(200, { status: 'failed', code: 'UPSTREAM_REJECTED', message: 'no' }), { kind: 'refused', failCode: 'UPSTREAM_REJECTED' }],
+    ['refused without a message', json(200, { status: 'failed', code: 'SKU_UNAVAILABLE' }), { kind: 'refused', failCode: 'SKU_UNAVAILABLE', failReason: 'SKU_UNAVAILABLE' }],
+    ['503: nothing done, retry', json(503, { error: 'busy' }), { kind: 'retryable' }],
+    ['500 after acceptance', json(500, 'oops'), { kind: 'unknown', evidence: 'HTTP 500: oops' }],
+    ['a redirect is not followed', json(302, '', { Location: 'http://127.0.0.1:1/elsewhere' }), { kind: 'unknown' }],
+    ['malformed JSON', json(200, '{"status": "deliv'), { kind: 'unknown' }],
+    ['an unknown status', json(200, { status: 'maybe' }), { kind: 'unknown' }],
+    ['an unknown fail code', json(200, { status: 'failed', code: 'WHATEVER' }), { kind: 'unknown' }],
+    ['a JSON array', json(200, [1]), { kind: 'unknown' }],
+    ['an oversized body', json(200, JSON.stringify({ status: 'delivered', pad: 'x'.repeat(70_000) })), { kind: 'unknown' }],
+    ['a 201 with a delivered body', json(201, { status: 'delivered' }), { kind: 'unknown' }],
+  ])('%s', async (_, handler, expected) => {
+    expect(await (await upstreamFor(handler)).topUp(request)).toMatchObject(expected);
+  });
+
+  it('a timeout after sending is unknown', async () => {
+    const upstream = await upstreamFor(() => undefined, 200);
+    expect(await upstream.topUp(request)).toMatchObject({ kind: 'unknown', reason: expect.stringContaining('no reply within 200 ms') });
+  });
+
+  it('a connection cut mid-reply is unknown', async () => {
+    const upstream = await upstreamFor((_, res) => {
+      res.writeHead(200, { 'Content-Length': '100' }).write('{"status":');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    expect((await upstream.topUp(request)).kind).toBe('unknown');
+  });
+
+  it('a refused connection is retryable: the request never left', async () => {
+    const { url, server } = await scriptedUpstream(() => undefined);
+    await new Promise((r) => server.close(r));
+    const upstream = new HttpUpstream(url, { timeoutMs: 300, connectTimeoutMs: 300 });
+    expect(await upstream.topUp(request)).toMatchObject({ kind: 'retryable', reason: expect.stringContaining('ECONNREFUSED') });
+  });
+
+  it('sends the order_no as the idempotency key, with the order in the body', async () => {
+    let seen: { key?: string; body?: unknown } = {};
+    const { url, server } = await scriptedUpstream(() => undefined);
+    servers.push(server);
+    server.removeAllListeners('request');
+    server.on('request', (req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        seen = { key: req.headers['idempotency-key'] as string, body: JSON.parse(body) };
+        json(200, { status: 'delivered' })(body, res);
+      });
+    });
+    await new HttpUpstream(url, { timeoutMs: 300, connectTimeoutMs: 300 }).topUp(request);
+    expect(seen).toEqual({
+      key: 'TORDER',
+      body: { order_no: 'TORDER', sku_id: 'sku-1', route: 'default', account_id: '12345678', account_fields: { server_id: '1' }, amount: '1.20', currency: 'USD' },
+    });
+  });
+
+  describe('against the simulator', () => {
+    it('speaks the same protocol, de-duplicates on the key, and answers status queries', async () => {
+      const simulator = await startUpstreamSimulator({ deliveryDelayMs: 10 });
+      try {
+        const upstream = new HttpUpstream(simulator.url, { timeoutMs: 300, connectTimeoutMs: 300 });
+        const outcome = (accountId: string, orderNo: string) => upstream.topUp({ ...request, orderNo, accountId });
+        expect(await outcome('1', 'A')).toMatchObject({ kind: 'delivered' });
+        expect(await outcome('1', 'A')).toMatchObject({ kind: 'delivered' });
+        expect(simulator.deliveries.get('A')).toBe(1);
+        expect(await outcome('x000', 'B')).toMatchObject({ kind: 'refused', failCode: 'INVALID_ACCOUNT' });
+        expect(await outcome('x001', 'C')).toMatchObject({ kind: 'refused', failCode: 'UPSTREAM_REJECTED' });
+        expect(await outcome('x503', 'D')).toMatchObject({ kind: 'retryable' });
+        expect(await outcome('x503', 'D')).toMatchObject({ kind: 'retryable' });
+        expect(await outcome('x503', 'D')).toMatchObject({ kind: 'delivered' });
+        expect(await outcome('x999', 'E')).toMatchObject({ kind: 'unknown' });
+        expect(await upstream.status('A')).toMatchObject({ kind: 'delivered' });
+        expect(await upstream.status('B')).toMatchObject({ kind: 'refused', failCode: 'INVALID_ACCOUNT' });
+        expect(await upstream.status('E')).toMatchObject({ kind: 'unknown' });
+        expect(await upstream.status('never')).toEqual({ kind: 'not_received' });
+      } finally {
+        await simulator.stop();
+      }
+    });
+  });
+});
