@@ -12,7 +12,8 @@ type Tables = 'rm_orders';
 export const ordersProjection: Projection<Tables> = {
   name: 'orders',
   tables: ['rm_orders'],
-  createTables: (t) => `
+  schema: [
+    (t) => `
     create table ${t.rm_orders} (
       order_no          text        primary key,
       merchant_id       text        not null,
@@ -38,6 +39,9 @@ export const ordersProjection: Projection<Tables> = {
       unique (merchant_id, out_trade_no)
     );
     create index on ${t.rm_orders} (stage, updated_at) where stage not in ('succeeded', 'failed', 'refused');`,
+    (t) => `
+    alter table ${t.rm_orders} add column unknown_reason text, add column unknown_evidence text;`,
+  ],
   apply: applyOrderEvent,
 };
 
@@ -68,7 +72,10 @@ async function applyOrderEvent(client: PoolClient, event: RecordedEvent, t: Tabl
     case 'OrderSentUpstream':
       return void (await update(`stage = 'sent', upstream_attempts = $3`, [d.upstreamAttempt]));
     case 'OrderResultUnknown':
-      return void (await update(`stage = 'unknown', result_unknown_at = $2`));
+      return void (await update(`stage = 'unknown', result_unknown_at = $2, unknown_reason = $3, unknown_evidence = $4`, [
+        d.reason,
+        d.evidence ?? null,
+      ]));
     case 'OrderDeliveryConfirmed':
       return void (await update(`stage = 'succeeding'`));
     case 'OrderDeliveryFailed':

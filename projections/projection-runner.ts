@@ -14,7 +14,9 @@ import { liveTables, Projection, TableNames } from './projection';
 export function projectionMigrations(projections: readonly Projection[]): Migration[] {
   return [
     checkpointMigration,
-    ...projections.map((p) => ({ id: `projections/${p.name}/001-tables`, sql: p.createTables(liveTables(p)) })),
+    ...projections.flatMap((p) =>
+      p.schema.map((step, i) => ({ id: `projections/${p.name}/${String(i + 1).padStart(3, '0')}${i === 0 ? '-tables' : ''}`, sql: step(liveTables(p)) })),
+    ),
   ];
 }
 

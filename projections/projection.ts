@@ -11,8 +11,13 @@ export type TableNames<K extends string = string> = Readonly<Record<K, string>>;
 export interface Projection<K extends string = string> {
   readonly name: string;
   readonly tables: readonly K[];
-  /** DDL for the tables under the given names; indexes are left unnamed so copies never clash. */
-  createTables(t: TableNames<K>): string;
+  /**
+   * DDL for the tables under the given names, as steps: each step is a
+   * migration of the live tables (never edited once released), and a
+   * rebuild runs them all on fresh tables. Indexes are left unnamed so
+   * copies never clash.
+   */
+  readonly schema: readonly ((t: TableNames<K>) => string)[];
   apply(client: PoolClient, event: RecordedEvent, t: TableNames<K>): Promise<void>;
 }
 

@@ -25,7 +25,7 @@ export async function rebuildProjection(
   const live = liveTables(projection);
   const fresh = Object.fromEntries(projection.tables.map((k) => [k, `${k}__${generation}`])) as TableNames;
   const shadowCheckpoint = `${projection.name}__${generation}`;
-  await pool.query(projection.createTables(fresh));
+  for (const step of projection.schema) await pool.query(step(fresh));
 
   let position = START;
   let events = 0;

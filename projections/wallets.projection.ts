@@ -15,7 +15,8 @@ type Tables = 'rm_wallets' | 'rm_wallet_holds' | 'rm_statement_lines';
 export const walletsProjection: Projection<Tables> = {
   name: 'wallets',
   tables: ['rm_wallets', 'rm_wallet_holds', 'rm_statement_lines'],
-  createTables: (t) => `
+  schema: [
+    (t) => `
     create table ${t.rm_wallets} (
       merchant_id text        primary key,
       currency    text        not null,
@@ -53,6 +54,7 @@ export const walletsProjection: Projection<Tables> = {
       primary key (merchant_id, revision)
     );
     create index on ${t.rm_statement_lines} (merchant_id, occurred_at);`,
+  ],
   apply: applyWalletEvent,
 };
 

@@ -5,7 +5,14 @@ import { AppConfig } from '../config/config';
 import { EVENT_STORE, EventStore } from '../infrastructure/event-store/event-store.port';
 import { APP_CONFIG, PG_POOL } from '../infrastructure/infrastructure.tokens';
 import { Clock, systemClock } from '../shared/clock';
-import { MarkResultUnknownHandler, ReleaseFundsHandler, ResolveOrderHandler, SettleOrderHandler, SubmitOrderHandler } from './commands/order.handlers';
+import {
+  MarkResultUnknownHandler,
+  RecordUpstreamAttemptHandler,
+  ReleaseFundsHandler,
+  ResolveOrderHandler,
+  SettleOrderHandler,
+  SubmitOrderHandler,
+} from './commands/order.handlers';
 import { DepositFundsHandler, OpenWalletHandler } from './commands/wallet.handlers';
 import { CLOCK } from './ledger.tokens';
 import { OrderWorkflow } from './order/order-workflow';
@@ -70,6 +77,7 @@ class OrderRecoverySchedule implements OnApplicationBootstrap, OnModuleDestroy {
     ReleaseFundsHandler,
     MarkResultUnknownHandler,
     ResolveOrderHandler,
+    RecordUpstreamAttemptHandler,
   ],
   exports: [OrderWorkflow, OrderRecovery, WalletWriter],
 })

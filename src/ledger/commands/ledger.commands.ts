@@ -1,6 +1,6 @@
 import { Command } from '@nestjs/cqrs';
 import { Minor } from '../../shared/money';
-import { OrderState, UpstreamFailCode } from '../order/order.decider';
+import { DeliveryFailCode, OrderState } from '../order/order.decider';
 import { SubmitOrderInput, SubmitOrderResult } from '../order/order-workflow';
 
 export interface WalletSnapshot {
@@ -49,7 +49,7 @@ export class SettleOrder extends Command<OrderState> {
 export class ReleaseFunds extends Command<OrderState> {
   constructor(
     readonly orderNo: string,
-    readonly failCode: UpstreamFailCode,
+    readonly failCode: DeliveryFailCode,
     readonly failReason: string,
   ) {
     super();
@@ -61,6 +61,8 @@ export class MarkResultUnknown extends Command<OrderState> {
   constructor(
     readonly orderNo: string,
     readonly reason: string,
+    /** What the upstream said or did, for reconciliation staff. */
+    readonly evidence?: string,
   ) {
     super();
   }
@@ -74,6 +76,13 @@ export class ResolveOrder extends Command<OrderState> {
     readonly staffId: string,
     readonly note: string,
   ) {
+    super();
+  }
+}
+
+/** Records that the order is being sent to the upstream (one event per attempt). */
+export class RecordUpstreamAttempt extends Command<OrderState> {
+  constructor(readonly orderNo: string) {
     super();
   }
 }

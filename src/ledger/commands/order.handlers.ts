@@ -4,7 +4,7 @@ import { Clock } from '../../shared/clock';
 import { OrderState } from '../order/order.decider';
 import { OrderWorkflow, SubmitOrderResult } from '../order/order-workflow';
 import { CLOCK } from '../ledger.tokens';
-import { MarkResultUnknown, ReleaseFunds, ResolveOrder, SettleOrder, SubmitOrder } from './ledger.commands';
+import { MarkResultUnknown, RecordUpstreamAttempt, ReleaseFunds, ResolveOrder, SettleOrder, SubmitOrder } from './ledger.commands';
 
 @CommandHandler(SubmitOrder)
 export class SubmitOrderHandler implements ICommandHandler<SubmitOrder> {
@@ -46,8 +46,8 @@ export class MarkResultUnknownHandler implements ICommandHandler<MarkResultUnkno
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  execute({ orderNo, reason }: MarkResultUnknown): Promise<OrderState> {
-    return this.workflow.decideOutcome(orderNo, { type: 'MarkResultUnknown', reason, at: this.clock.now() });
+  execute({ orderNo, reason, evidence }: MarkResultUnknown): Promise<OrderState> {
+    return this.workflow.decideOutcome(orderNo, { type: 'MarkResultUnknown', reason, evidence, at: this.clock.now() });
   }
 }
 
@@ -60,5 +60,17 @@ export class ResolveOrderHandler implements ICommandHandler<ResolveOrder> {
 
   execute({ orderNo, outcome, staffId, note }: ResolveOrder): Promise<OrderState> {
     return this.workflow.decideOutcome(orderNo, { type: 'ResolveOrder', outcome, resolvedBy: staffId, note, at: this.clock.now() });
+  }
+}
+
+@CommandHandler(RecordUpstreamAttempt)
+export class RecordUpstreamAttemptHandler implements ICommandHandler<RecordUpstreamAttempt> {
+  constructor(
+    private readonly workflow: OrderWorkflow,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  execute({ orderNo }: RecordUpstreamAttempt): Promise<OrderState> {
+    return this.workflow.decideOutcome(orderNo, { type: 'RecordUpstreamAttempt', at: this.clock.now() });
   }
 }

@@ -1,6 +1,7 @@
 import { fold } from '../../shared/decider';
 import { specify } from '../../shared/decider-specification';
 import {
+  DeliveryFailCode,
   FailCode,
   UpstreamFailCode,
   merchantStatus,
@@ -49,7 +50,7 @@ const refused = (attempt = 1, code = 'INSUFFICIENT_BALANCE'): OrderEvent => ({ t
 const sentUpstream = (upstreamAttempt = 1): OrderEvent => ({ type: 'OrderSentUpstream', data: { upstreamAttempt, at: AT } });
 const resultUnknown = (reason = 'upstream timed out'): OrderEvent => ({ type: 'OrderResultUnknown', data: { reason, at: AT } });
 const deliveryConfirmed = (): OrderEvent => ({ type: 'OrderDeliveryConfirmed', data: { at: AT } });
-const deliveryFailed = (failCode: FailCode = 'INVALID_ACCOUNT', failReason = 'account does not exist'): OrderEvent => ({
+const deliveryFailed = (failCode: DeliveryFailCode = 'INVALID_ACCOUNT', failReason = 'account does not exist'): OrderEvent => ({
   type: 'OrderDeliveryFailed',
   data: { failCode, failReason, at: AT },
 });

@@ -19,18 +19,21 @@ export interface PlacedOrder extends OrderTarget {
   at: string;
 }
 
-export type FailCode = UpstreamFailCode | 'RESOLVED_FAILED';
-/** Fail codes an upstream outcome may carry; RESOLVED_FAILED is for staff resolutions only. */
+/** Fail codes an upstream's definitive refusal may carry. */
 export type UpstreamFailCode = 'INVALID_ACCOUNT' | 'UPSTREAM_REJECTED' | 'SKU_UNAVAILABLE';
+/** Why delivery failed: the upstream's refusal, or an upstream that never took the request. */
+export type DeliveryFailCode = UpstreamFailCode | 'UPSTREAM_UNAVAILABLE';
+/** RESOLVED_FAILED is for staff resolutions only. */
+export type FailCode = DeliveryFailCode | 'RESOLVED_FAILED';
 
 export type OrderEvent =
   | { type: 'OrderPlaced'; data: PlacedOrder }
   | { type: 'OrderAccepted'; data: { attempt: number; at: string } }
   | { type: 'OrderRefused'; data: { attempt: number; code: string; at: string } }
   | { type: 'OrderSentUpstream'; data: { upstreamAttempt: number; at: string } }
-  | { type: 'OrderResultUnknown'; data: { reason: string; at: string } }
+  | { type: 'OrderResultUnknown'; data: { reason: string; evidence?: string; at: string } }
   | { type: 'OrderDeliveryConfirmed'; data: { at: string } }
-  | { type: 'OrderDeliveryFailed'; data: { failCode: FailCode; failReason: string; at: string } }
+  | { type: 'OrderDeliveryFailed'; data: { failCode: DeliveryFailCode; failReason: string; at: string } }
   | { type: 'OrderResolved'; data: { outcome: 'success' | 'failed'; resolvedBy: string; note: string; at: string } }
   | { type: 'OrderSucceeded'; data: { at: string } }
   | { type: 'OrderFailed'; data: { failCode: FailCode; failReason: string; at: string } };
@@ -40,9 +43,9 @@ export type OrderCommand =
   | { type: 'AcceptOrder'; attempt: number; at: string }
   | { type: 'RefuseOrder'; attempt: number; code: string; at: string }
   | { type: 'RecordUpstreamAttempt'; at: string }
-  | { type: 'MarkResultUnknown'; reason: string; at: string }
+  | { type: 'MarkResultUnknown'; reason: string; evidence?: string; at: string }
   | { type: 'ConfirmDelivery'; at: string }
-  | { type: 'RecordDeliveryFailure'; failCode: UpstreamFailCode; failReason: string; at: string }
+  | { type: 'RecordDeliveryFailure'; failCode: DeliveryFailCode; failReason: string; at: string }
   | { type: 'ResolveOrder'; outcome: 'success' | 'failed'; resolvedBy: string; note: string; at: string }
   | { type: 'CompleteOrder'; at: string };
 
@@ -157,7 +160,12 @@ function decide(command: OrderCommand, state: OrderState): OrderDecision {
     case 'MarkResultUnknown':
       if (state.stage === 'unknown') return refuse('RESULT_ALREADY_UNKNOWN', 'the order is already awaiting reconciliation');
       if (!IN_FULFILMENT.includes(state.stage)) return notInFulfilment(state);
-      return accept({ type: 'OrderResultUnknown', data: { reason: command.reason, at: command.at } });
+      return accept({
+        type: 'OrderResultUnknown',
+        data: command.evidence === undefined
+          ? { reason: command.reason, at: command.at }
+          : { reason: command.reason, evidence: command.evidence, at: command.at },
+      });
     case 'ConfirmDelivery':
       if (!IN_FULFILMENT.includes(state.stage)) return notInFulfilment(state);
       return accept({ type: 'OrderDeliveryConfirmed', data: { at: command.at } });
