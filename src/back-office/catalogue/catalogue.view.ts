@@ -1,0 +1,37 @@
+import { formatAmount } from '../../shared/money';
+
+export interface ProductRow {
+  product_id: string;
+  name: string;
+}
+
+export interface SkuRow {
+  sku_id: string;
+  product_id: string;
+  name: string;
+  required_account_fields: string[];
+  supports_account_check: boolean;
+  on_shelf: boolean;
+  route: string | null;
+}
+
+export interface PriceRow {
+  merchant_id: string;
+  sku_id: string;
+  /** int8 arrives from pg as a string of minor units. */
+  price: string;
+}
+
+export const productView = (row: ProductRow) => ({ product_id: row.product_id, name: row.name });
+
+export const skuView = (row: SkuRow) => ({
+  sku_id: row.sku_id,
+  product_id: row.product_id,
+  name: row.name,
+  required_account_fields: row.required_account_fields,
+  supports_account_check: row.supports_account_check,
+  on_shelf: row.on_shelf,
+  route: row.route,
+});
+
+export const priceView = (row: PriceRow) => ({ merchant_id: row.merchant_id, sku_id: row.sku_id, price: formatAmount(BigInt(row.price)) });

@@ -1,0 +1,27 @@
+import { Injectable, PipeTransform } from '@nestjs/common';
+import { ApiError } from '../../shared/http/api-error';
+
+/** Ids chosen by staff (products, SKUs) and by the service (merchants, staff) share one alphabet. */
+export const IDENTIFIER = /^[A-Za-z0-9._:-]{1,64}$/;
+
+export const IDENTIFIER_RULE = '1-64 characters of A-Z a-z 0-9 - _ . :';
+
+/**
+ * `@Param(PathIdsPipe) { merchant_id }: PathIds`: every path parameter must be
+ * an id. All of them are checked by one pipe, in the order of the path, so a
+ * request with two bad ids always names the first (separate pipes per
+ * parameter run concurrently, last parameter first).
+ */
+@Injectable()
+export class PathIdsPipe implements PipeTransform<Record<string, string>, Record<string, string>> {
+  transform(params: Record<string, string>): Record<string, string> {
+    for (const [name, value] of Object.entries(params)) {
+      if (typeof value !== 'string' || !IDENTIFIER.test(value)) {
+        throw new ApiError(422, 'VALIDATION_FAILED', `${name} must be ${IDENTIFIER_RULE}`, name);
+      }
+    }
+    return params;
+  }
+}
+
+export type PathIds = Readonly<Record<string, string>>;

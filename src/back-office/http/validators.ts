@@ -1,0 +1,106 @@
+import { isIP } from 'node:net';
+import { ValidateBy, ValidateIf, ValidationOptions } from 'class-validator';
+import { parseAmount } from '../../shared/money';
+import { IDENTIFIER, IDENTIFIER_RULE } from './identifier';
+
+/**
+ * Property decorators for the back-office DTOs. Each rule names what is wrong
+ * in its message, so one failing constraint is a complete answer to the caller.
+ */
+
+/** Absent is fine; present must validate. (class-validator's @IsOptional would also let null through.) */
+export const Optional = () => ValidateIf((_object, value) => value !== undefined);
+
+/** Absent or null is fine; anything else must validate. */
+export const OptionalNullable = () => ValidateIf((_object, value) => value !== undefined && value !== null);
+
+/** A constraint whose `problem` says what is wrong with a value, or undefined when it is fine. */
+export function Rule(name: string, problem: (value: unknown) => string | undefined, options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name,
+      validator: {
+        validate: (value) => problem(value) === undefined,
+        defaultMessage: (args) => `${args?.property} ${problem(args?.value) ?? 'is invalid'}`,
+      },
+    },
+    options,
+  );
+}
+
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+export const IsDisplayName = () =>
+  Rule('isDisplayName', (value) => {
+    if (typeof value !== 'string') return 'must be a string';
+    if (value.trim() === '' || value.length > 128) return 'must be 1-128 characters and not blank';
+    return CONTROL.test(value) ? 'must not contain control characters' : undefined;
+  });
+
+export const IsIdentifier = () =>
+  Rule('isIdentifier', (value) => (typeof value === 'string' && IDENTIFIER.test(value) ? undefined : `must be a string of ${IDENTIFIER_RULE}`));
+
+/** A positive amount as a string with at most two decimals: JSON numbers are refused, as everywhere money crosses the API. */
+export const IsPositiveAmount = () =>
+  Rule('isPositiveAmount', (value) => {
+    if (typeof value !== 'string') return 'must be a string like "100.00", not a number';
+    const minor = parseAmount(value);
+    if (minor === undefined) return 'must be a decimal string with at most two decimals, at most 10000000000000.00';
+    return minor > 0n ? undefined : 'must be greater than zero';
+  });
+
+export const IsHttpUrl = () =>
+  Rule('isHttpUrl', (value) => {
+    if (typeof value !== 'string' || value.length > 2048) return 'must be an http or https URL of at most 2048 characters';
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      return 'must be an absolute http or https URL';
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must use http or https';
+    // Credentials in a URL end up in logs; the callback is signed instead.
+    return url.username || url.password ? 'must not contain credentials' : undefined;
+  });
+
+export const MAX_WHITELIST_ENTRIES = 100;
+
+/** An IPv4 or IPv6 address, or a CIDR range of one; zone ids never match a peer address, so they are refused. */
+export function ipOrCidrProblem(entry: unknown): string | undefined {
+  if (typeof entry !== 'string') return 'must be a string';
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = address.includes('%') ? 0 : isIP(address);
+  if (family === 0 || rest.length > 0) return 'is not an IP address or CIDR range';
+  if (prefix === undefined) return undefined;
+  const max = family === 4 ? 32 : 128;
+  return /^(0|[1-9][0-9]{0,2})$/.test(prefix) && Number(prefix) <= max ? undefined : `has a prefix length outside 0-${max}`;
+}
+
+export const IsIpWhitelist = () =>
+  Rule('isIpWhitelist', (value) => {
+    if (!Array.isArray(value)) return 'must be an array of IP addresses or CIDR ranges';
+    if (value.length > MAX_WHITELIST_ENTRIES) return `must have at most ${MAX_WHITELIST_ENTRIES} entries`;
+    for (const [index, entry] of value.entries()) {
+      const problem = ipOrCidrProblem(entry);
+      if (problem) return `entry ${index} (${JSON.stringify(entry)}) ${problem}`;
+    }
+    return undefined;
+  });
+
+const ACCOUNT_FIELD = /^[a-z][a-z0-9_]{0,31}$/;
+export const MAX_ACCOUNT_FIELDS = 20;
+
+export const IsAccountFieldNames = () =>
+  Rule('isAccountFieldNames', (value) => {
+    if (!Array.isArray(value)) return 'must be an array of field names';
+    if (value.length > MAX_ACCOUNT_FIELDS) return `must have at most ${MAX_ACCOUNT_FIELDS} entries`;
+    for (const [index, name] of value.entries()) {
+      if (typeof name !== 'string' || !ACCOUNT_FIELD.test(name)) return `entry ${index} must match ${ACCOUNT_FIELD.source}`;
+      if (value.indexOf(name) !== index) return `names ${name} more than once`;
+    }
+    return undefined;
+  });
+
+/** 1-128 printable ASCII characters: references are quoted back in statements and audit rows. */
+export const IsReference = () =>
+  Rule('isReference', (value) => (typeof value === 'string' && /^[\x20-\x7e]{1,128}$/.test(value) ? undefined : 'must be 1-128 printable ASCII characters'));

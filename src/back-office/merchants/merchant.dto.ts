@@ -1,0 +1,52 @@
+import { IsIn, IsInt, Matches, Max, Min } from 'class-validator';
+import { IsDisplayName, IsHttpUrl, IsIpWhitelist, Optional, OptionalNullable } from '../http/validators';
+
+export const MERCHANT_STATUSES = ['active', 'suspended'] as const;
+export type MerchantStatus = (typeof MERCHANT_STATUSES)[number];
+
+export const DEFAULT_RATE_LIMIT = 100;
+const MAX_RATE_LIMIT = 100_000;
+
+// Decorators run bottom-up: the type check is written first so that its message wins.
+export class CreateMerchantDto {
+  @IsDisplayName()
+  name!: string;
+
+  @Optional()
+  @Matches(/^[A-Z]{3}$/, { message: 'currency must be 3 uppercase letters (ISO 4217), e.g. USD' })
+  currency?: string;
+
+  @OptionalNullable()
+  @IsHttpUrl()
+  callback_url?: string | null;
+
+  @Optional()
+  @IsIpWhitelist()
+  ip_whitelist?: string[];
+
+  @Optional()
+  @IsInt({ message: 'rate_limit_per_second must be an integer' })
+  @Min(1)
+  @Max(MAX_RATE_LIMIT)
+  rate_limit_per_second?: number;
+}
+
+export class UpdateMerchantDto {
+  @OptionalNullable()
+  @IsHttpUrl()
+  callback_url?: string | null;
+
+  @Optional()
+  @IsIpWhitelist()
+  ip_whitelist?: string[];
+
+  @Optional()
+  @IsIn(MERCHANT_STATUSES, { message: 'status must be active or suspended' })
+  status?: MerchantStatus;
+
+  @Optional()
+  @IsInt({ message: 'rate_limit_per_second must be an integer' })
+  @Min(1)
+  @Max(MAX_RATE_LIMIT)
+  rate_limit_per_second?: number;
+}

@@ -1,0 +1,39 @@
+import { isoTimestamp } from '../../shared/clock';
+import { MerchantStatus } from './merchant.dto';
+
+export interface MerchantRow {
+  merchant_id: string;
+  name: string;
+  currency: string;
+  api_key: string;
+  callback_url: string | null;
+  ip_whitelist: string[];
+  status: MerchantStatus;
+  rate_limit_per_second: number;
+  created_at: Date;
+  created_by: string;
+  updated_at: Date;
+  updated_by: string;
+}
+
+/** Every column but the encrypted secret, which never leaves the service after creation. */
+export const MERCHANT_COLUMNS =
+  'merchant_id, name, currency, api_key, callback_url, ip_whitelist, status, rate_limit_per_second, created_at, created_by, updated_at, updated_by';
+
+/** The merchant as the back office shows it. The API key identifies; it is the app secret that signs, and that is never shown again. */
+export function merchantView(row: MerchantRow) {
+  return {
+    merchant_id: row.merchant_id,
+    name: row.name,
+    currency: row.currency,
+    api_key: row.api_key,
+    callback_url: row.callback_url,
+    ip_whitelist: row.ip_whitelist,
+    status: row.status,
+    rate_limit_per_second: row.rate_limit_per_second,
+    created_at: isoTimestamp(row.created_at),
+    created_by: row.created_by,
+    updated_at: isoTimestamp(row.updated_at),
+    updated_by: row.updated_by,
+  };
+}

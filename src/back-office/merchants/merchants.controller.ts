@@ -1,0 +1,79 @@
+import { Body, Get, Param, Patch, Post } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { OpenWallet } from '../../ledger/commands/ledger.commands';
+import { MerchantDirectory } from '../../merchants/merchant-directory';
+import { ApiError, successEnvelope } from '../../shared/http/api-error';
+import { parseAmount } from '../../shared/money';
+import { CurrentStaff } from '../auth/current-staff.decorator';
+import { Roles } from '../auth/roles.decorator';
+import type { StaffMember } from '../auth/staff-member';
+import { BackOfficeController } from '../http/back-office-controller.decorator';
+import { PathIds, PathIdsPipe } from '../http/identifier';
+import { BodyPipe } from '../http/validate-body';
+import { DepositDto } from './deposit.dto';
+import { DepositsService } from './deposits.service';
+import { newMerchantCredentials } from './merchant-credentials';
+import { CreateMerchantDto, DEFAULT_RATE_LIMIT, UpdateMerchantDto } from './merchant.dto';
+import { merchantView } from './merchant.view';
+import { MerchantsRepository } from './merchants.repository';
+
+const notFound = (merchantId: string) => new ApiError(404, 'MERCHANT_NOT_FOUND', `No merchant ${merchantId}`);
+
+@BackOfficeController('merchants')
+@Roles()
+export class MerchantsController {
+  constructor(
+    private readonly merchants: MerchantsRepository,
+    private readonly deposits: DepositsService,
+    private readonly commands: CommandBus,
+    private readonly directory: MerchantDirectory,
+  ) {}
+
+  /**
+   * The wallet is opened first and the merchant inserted after it, so a crash
+   * in between leaves a wallet under an id nobody knows (harmless), never a
+   * merchant without a wallet. The other way round, inside one transaction,
+   * would hold a pooled connection while the event store append waits for
+   * another one: enough concurrent requests would exhaust the pool and stall.
+   * The app secret is in this reply only; the service keeps it encrypted.
+   */
+  @Post()
+  async create(@Body(BodyPipe) body: CreateMerchantDto, @CurrentStaff() by: StaffMember) {
+    const credentials = newMerchantCredentials();
+    const merchant = {
+      name: body.name,
+      currency: body.currency ?? 'USD',
+      callbackUrl: body.callback_url ?? null,
+      ipWhitelist: body.ip_whitelist ?? [],
+      rateLimitPerSecond: body.rate_limit_per_second ?? DEFAULT_RATE_LIMIT,
+    };
+    await this.commands.execute(new OpenWallet(credentials.merchantId, merchant.currency));
+    const row = await this.merchants.create(merchant, credentials, by.staffId);
+    return successEnvelope('OK', { ...merchantView(row), app_secret: credentials.appSecret });
+  }
+
+  @Get(':merchant_id')
+  async get(@Param(PathIdsPipe) { merchant_id: merchantId }: PathIds) {
+    const row = await this.merchants.find(merchantId);
+    if (!row) throw notFound(merchantId);
+    return successEnvelope('OK', merchantView(row));
+  }
+
+  @Patch(':merchant_id')
+  async update(@Param(PathIdsPipe) { merchant_id: merchantId }: PathIds, @Body(BodyPipe) body: UpdateMerchantDto, @CurrentStaff() by: StaffMember) {
+    if (Object.keys(body).length === 0) {
+      throw new ApiError(422, 'VALIDATION_FAILED', 'Name at least one of callback_url, ip_whitelist, status, rate_limit_per_second');
+    }
+    const row = await this.merchants.update(merchantId, body, by.staffId);
+    if (!row) throw notFound(merchantId);
+    // Other instances see the change when their cache entry expires (1 s).
+    this.directory.invalidate();
+    return successEnvelope('OK', merchantView(row));
+  }
+
+  @Post(':merchant_id/deposits')
+  async deposit(@Param(PathIdsPipe) { merchant_id: merchantId }: PathIds, @Body(BodyPipe) body: DepositDto, @CurrentStaff() by: StaffMember) {
+    const amount = parseAmount(body.amount)!; // validated by DepositDto
+    return successEnvelope('OK', await this.deposits.deposit(merchantId, body.reference, amount, by.staffId));
+  }
+}

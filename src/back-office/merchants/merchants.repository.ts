@@ -1,0 +1,102 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Pool, PoolClient } from 'pg';
+import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
+import { AppSecretCipher } from '../../merchants/app-secret.cipher';
+import { recordAudit } from '../audit/audit-trail';
+import { inTransaction } from '../audit/transaction';
+import { MerchantCredentials } from './merchant-credentials';
+import { MerchantStatus } from './merchant.dto';
+import { MERCHANT_COLUMNS, MerchantRow } from './merchant.view';
+
+export interface NewMerchant {
+  name: string;
+  currency: string;
+  callbackUrl: string | null;
+  ipWhitelist: string[];
+  rateLimitPerSecond: number;
+}
+
+export interface MerchantChanges {
+  callback_url?: string | null;
+  ip_whitelist?: string[];
+  status?: MerchantStatus;
+  rate_limit_per_second?: number;
+}
+
+/** The columns a PATCH may set: the SET clause is built from this list only. */
+const CHANGEABLE: readonly (keyof MerchantChanges)[] = ['callback_url', 'ip_whitelist', 'status', 'rate_limit_per_second'];
+
+@Injectable()
+export class MerchantsRepository {
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly cipher: AppSecretCipher,
+  ) {}
+
+  /** Inserts the merchant and its audit row; its wallet must be open already (see MerchantsController.create). */
+  async create(merchant: NewMerchant, credentials: MerchantCredentials, createdBy: string): Promise<MerchantRow> {
+    return inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<MerchantRow>(
+        `insert into merchants (merchant_id, name, currency, api_key, app_secret_enc, callback_url, ip_whitelist, rate_limit_per_second, created_by, updated_by)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
+         returning ${MERCHANT_COLUMNS}`,
+        [
+          credentials.merchantId,
+          merchant.name,
+          merchant.currency,
+          credentials.apiKey,
+          this.cipher.encrypt(credentials.appSecret),
+          merchant.callbackUrl,
+          merchant.ipWhitelist,
+          merchant.rateLimitPerSecond,
+          createdBy,
+        ],
+      );
+      await recordAudit(client, {
+        staffId: createdBy,
+        action: 'merchant.created',
+        target: `merchant:${credentials.merchantId}`,
+        details: {
+          name: merchant.name,
+          currency: merchant.currency,
+          callback_url: merchant.callbackUrl,
+          ip_whitelist: merchant.ipWhitelist,
+          rate_limit_per_second: merchant.rateLimitPerSecond,
+        },
+      });
+      return rows[0];
+    });
+  }
+
+  async find(merchantId: string): Promise<MerchantRow | undefined> {
+    const { rows } = await this.pool.query<MerchantRow>(`select ${MERCHANT_COLUMNS} from merchants where merchant_id = $1`, [merchantId]);
+    return rows[0];
+  }
+
+  /** Applies the changes and records each field's old and new value; undefined for an unknown merchant. */
+  async update(merchantId: string, changes: MerchantChanges, updatedBy: string): Promise<MerchantRow | undefined> {
+    return inTransaction(this.pool, async (client) => {
+      const before = await lockMerchant(client, merchantId);
+      if (!before) return undefined;
+      const fields = CHANGEABLE.filter((field) => changes[field] !== undefined);
+      const assignments = fields.map((field, i) => `${field} = $${i + 3}`);
+      const { rows } = await client.query<MerchantRow>(
+        `update merchants set ${[...assignments, 'updated_at = now()', 'updated_by = $2'].join(', ')}
+         where merchant_id = $1 returning ${MERCHANT_COLUMNS}`,
+        [merchantId, updatedBy, ...fields.map((field) => changes[field])],
+      );
+      await recordAudit(client, {
+        staffId: updatedBy,
+        action: 'merchant.updated',
+        target: `merchant:${merchantId}`,
+        details: { changes: Object.fromEntries(fields.map((field) => [field, { from: before[field], to: changes[field] }])) },
+      });
+      return rows[0];
+    });
+  }
+}
+
+async function lockMerchant(client: PoolClient, merchantId: string): Promise<MerchantRow | undefined> {
+  const { rows } = await client.query<MerchantRow>(`select ${MERCHANT_COLUMNS} from merchants where merchant_id = $1 for update`, [merchantId]);
+  return rows[0];
+}

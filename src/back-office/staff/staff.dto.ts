@@ -1,0 +1,11 @@
+import { IsIn } from 'class-validator';
+import { IsDisplayName } from '../http/validators';
+import { STAFF_ROLES, StaffRole } from '../auth/staff-member';
+
+export class CreateStaffDto {
+  @IsDisplayName()
+  name!: string;
+
+  @IsIn(STAFF_ROLES, { message: `role must be one of ${STAFF_ROLES.join(', ')}` })
+  role!: StaffRole;
+}
