@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ProjectionsModule } from '../projections/projections.module';
 import { AppConfig } from './config/config';
 import { BackOfficeModule } from './back-office/back-office.module';
+import { FulfilmentModule } from './fulfilment/fulfilment.module';
 import { HealthController } from './health/health.controller';
 import { InfrastructureModule } from './infrastructure/infrastructure.module';
 import { LedgerModule } from './ledger/ledger.module';
@@ -13,7 +14,7 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [InfrastructureModule.forRoot(config), ProjectionsModule, LedgerModule, MerchantsModule, BackOfficeModule, MerchantApiModule],
+      imports: [InfrastructureModule.forRoot(config), ProjectionsModule, LedgerModule, MerchantsModule, BackOfficeModule, MerchantApiModule, FulfilmentModule],
       controllers: [HealthController],
     };
   }

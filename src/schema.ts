@@ -1,4 +1,5 @@
 import { allProjections } from '../projections/all-projections';
+import { fulfilmentJobsProjection } from '../projections/fulfilment-jobs.projection';
 import { projectionMigrations } from '../projections/projection-runner';
 import { AppConfig } from './config/config';
 import { eventStoreMigrations } from './infrastructure/event-store/postgres-event-store';
@@ -10,7 +11,7 @@ import { provisioningMigrations } from './merchants/provisioning.migrations';
 export function allMigrations(config: Pick<AppConfig, 'eventStore'>): Migration[] {
   return [
     ...(config.eventStore === 'postgres' ? eventStoreMigrations : []),
-    ...projectionMigrations(allProjections),
+    ...projectionMigrations([...allProjections, fulfilmentJobsProjection]),
     ...provisioningMigrations,
     ...merchantApiMigrations,
   ];

@@ -14,6 +14,13 @@ export interface AppConfig {
   readonly adminToken: string;
   readonly upstreamUrl?: string;
   readonly upstreamSimDelayMs: number;
+  /** From sending a top-up to the end of the upstream's reply; after it the result is unknown. */
+  readonly upstreamTimeoutMs: number;
+  readonly upstreamConnectTimeoutMs: number;
+  readonly fulfilmentConcurrency: number;
+  /** Sends that provably never reached the upstream, before the order fails with UPSTREAM_UNAVAILABLE. */
+  readonly fulfilmentMaxAttempts: number;
+  readonly fulfilmentRetryBaseMs: number;
   readonly callbackRetryDelaysMs: readonly number[];
   readonly callbackAllowPrivateNetworks: boolean;
   readonly trustProxy: number;
@@ -93,6 +100,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
     adminToken,
     upstreamUrl,
     upstreamSimDelayMs: read('UPSTREAM_SIM_DELAY_MS', '200', integerIn(0, 600_000), 'an integer of milliseconds'),
+    upstreamTimeoutMs: read('UPSTREAM_TIMEOUT_MS', '10000', integerIn(50, 600_000), 'an integer of milliseconds from 50 to 600000'),
+    upstreamConnectTimeoutMs: read('UPSTREAM_CONNECT_TIMEOUT_MS', '3000', integerIn(50, 60_000), 'an integer of milliseconds from 50 to 60000'),
+    fulfilmentConcurrency: read('FULFILMENT_CONCURRENCY', '16', integerIn(0, 1000), 'an integer from 0 (off) to 1000'),
+    fulfilmentMaxAttempts: read('FULFILMENT_MAX_ATTEMPTS', '10', integerIn(1, 1000), 'an integer from 1 to 1000'),
+    fulfilmentRetryBaseMs: read('FULFILMENT_RETRY_BASE_MS', '1000', integerIn(1, 3_600_000), 'an integer of milliseconds'),
     callbackRetryDelaysMs: read('CALLBACK_RETRY_DELAYS', DEFAULT_CALLBACK_DELAYS, durationList, 'a comma-separated list of durations like 100ms,30s,2m,1h, each at most 24h'),
     callbackAllowPrivateNetworks: read('CALLBACK_ALLOW_PRIVATE_NETWORKS', 'false', boolean, '"true" or "false"'),
     trustProxy: read('TRUST_PROXY', '0', integerIn(0, 10), 'a hop count from 0 to 10'),

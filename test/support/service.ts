@@ -30,6 +30,8 @@ export const TEST_ENV = {
   EVENT_STORE_POLL_MS: '200',
   // Tests drive the process manager themselves.
   ORDER_RECOVERY_INTERVAL_MS: '3600000',
+  // Fulfilment suites turn the worker on; elsewhere orders stay where the test put them.
+  FULFILMENT_CONCURRENCY: '0',
 };
 
 /** Starts the real service (HTTP on a random port) on the given test database. */

@@ -1,0 +1,98 @@
+import { Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Pool } from 'pg';
+import { fulfilmentJobsProjection } from '../../projections/fulfilment-jobs.projection';
+import { ProjectionRunner } from '../../projections/projection-runner';
+import { AppConfig } from '../config/config';
+import { EVENT_STORE, EventStore } from '../infrastructure/event-store/event-store.port';
+import { APP_CONFIG, PG_POOL } from '../infrastructure/infrastructure.tokens';
+import { LedgerModule } from '../ledger/ledger.module';
+import { startUpstreamSimulator, UpstreamSimulator } from './simulator/upstream-simulator';
+import { HttpUpstream } from './upstream/http-upstream';
+import { UPSTREAM, UpstreamProvider } from './upstream/upstream.port';
+import { FulfilmentWorker } from './worker/fulfilment-worker';
+
+const SIMULATOR = Symbol('UpstreamSimulator');
+const JOB_FEED = Symbol('FulfilmentJobFeed');
+
+/** Starts the job feed and the worker after start-up; stops both (and the simulator) first on shutdown. */
+@Injectable()
+class FulfilmentLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
+  constructor(
+    @Inject(JOB_FEED) private readonly feed: ProjectionRunner,
+    private readonly worker: FulfilmentWorker,
+    @Inject(SIMULATOR) private readonly simulator: UpstreamSimulator | undefined,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.feed.start();
+    this.worker.start();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.worker.stop();
+    await this.feed.stop();
+    await this.simulator?.stop();
+  }
+}
+
+/** Fulfilment: accepted orders go to the upstream; outcomes settle, release or await reconciliation. */
+@Module({
+  imports: [LedgerModule],
+  providers: [
+    {
+      provide: SIMULATOR,
+      inject: [APP_CONFIG],
+      useFactory: async (config: AppConfig) => {
+        if (config.upstreamUrl) return undefined;
+        const simulator = await startUpstreamSimulator({ deliveryDelayMs: config.upstreamSimDelayMs });
+        new Logger('Fulfilment').log(`UPSTREAM_URL is empty: built-in upstream simulator at ${simulator.url}`);
+        return simulator;
+      },
+    },
+    {
+      provide: UPSTREAM,
+      inject: [APP_CONFIG, SIMULATOR],
+      useFactory: (config: AppConfig, simulator?: UpstreamSimulator): UpstreamProvider =>
+        new HttpUpstream(config.upstreamUrl ?? simulator!.url, {
+          timeoutMs: config.upstreamTimeoutMs,
+          connectTimeoutMs: config.upstreamConnectTimeoutMs,
+        }),
+    },
+    {
+      provide: JOB_FEED,
+      inject: [PG_POOL, EVENT_STORE],
+      useFactory: (pool: Pool, store: EventStore) => {
+        const logger = new Logger('FulfilmentJobs');
+        return new ProjectionRunner(pool, store, [fulfilmentJobsProjection], (m, e) => logger.error(m, e as Error));
+      },
+    },
+    {
+      provide: FulfilmentWorker,
+      inject: [PG_POOL, EVENT_STORE, CommandBus, UPSTREAM, APP_CONFIG],
+      useFactory: (pool: Pool, store: EventStore, commands: CommandBus, upstream: UpstreamProvider, config: AppConfig) => {
+        const logger = new Logger('Fulfilment');
+        return new FulfilmentWorker(
+          pool,
+          store,
+          commands,
+          upstream,
+          {
+            concurrency: config.fulfilmentConcurrency,
+            maxAttempts: config.fulfilmentMaxAttempts,
+            retryBaseMs: config.fulfilmentRetryBaseMs,
+            leaseMs: config.upstreamConnectTimeoutMs + config.upstreamTimeoutMs + 5_000,
+            pollMs: 100,
+            instanceId: `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`,
+          },
+          (message, error) => (error ? logger.error(message, error as Error) : logger.warn(message)),
+        );
+      },
+    },
+    FulfilmentLifecycle,
+  ],
+  exports: [UPSTREAM, FulfilmentWorker],
+})
+export class FulfilmentModule {}

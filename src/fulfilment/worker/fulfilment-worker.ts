@@ -1,0 +1,182 @@
+import { CommandBus } from '@nestjs/cqrs';
+import { Pool } from 'pg';
+import { EventStore } from '../../infrastructure/event-store/event-store.port';
+import { loadAggregate } from '../../ledger/command-handling';
+import { MarkResultUnknown, RecordUpstreamAttempt, ReleaseFunds, SettleOrder } from '../../ledger/commands/ledger.commands';
+import { orderDecider, OrderState } from '../../ledger/order/order.decider';
+import { CommandRefusedError } from '../../ledger/order/order-workflow';
+import { orderStream } from '../../ledger/streams';
+import { formatAmount } from '../../shared/money';
+import { UpstreamProvider } from '../upstream/upstream.port';
+
+export interface FulfilmentOptions {
+  concurrency: number;
+  maxAttempts: number;
+  retryBaseMs: number;
+  /** Longer than the slowest upstream exchange: a lease outliving its worker is taken over. */
+  leaseMs: number;
+  pollMs: number;
+  instanceId: string;
+}
+
+interface Job {
+  order_no: string;
+  attempts: number;
+}
+
+/**
+ * Sends accepted orders to the upstream and turns each outcome into a
+ * ledger command. Instances compete for jobs with SKIP LOCKED and leases;
+ * a worker that dies mid-way leaves its lease to expire, and the next one
+ * sends the same order again under the same idempotency key.
+ */
+export class FulfilmentWorker {
+  private running = false;
+  private inFlight = new Set<Promise<void>>();
+  private loop?: Promise<void>;
+  private wake?: () => void;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly store: EventStore,
+    private readonly commands: CommandBus,
+    private readonly upstream: UpstreamProvider,
+    private readonly options: FulfilmentOptions,
+    private readonly log: (message: string, error?: unknown) => void = () => undefined,
+  ) {}
+
+  start(): void {
+    if (this.running || this.options.concurrency === 0) return;
+    this.running = true;
+    this.loop = this.dispatch();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+    await Promise.all(this.inFlight);
+  }
+
+  private async dispatch(): Promise<void> {
+    while (this.running) {
+      const free = this.options.concurrency - this.inFlight.size;
+      let claimed: Job[] = [];
+      if (free > 0) {
+        try {
+          claimed = await this.claim(free);
+        } catch (error) {
+          this.log('claiming fulfilment jobs failed', error);
+        }
+      }
+      for (const job of claimed) {
+        const task: Promise<void> = this.fulfil(job)
+          .catch((error) => this.log(`fulfilling ${job.order_no} failed; its lease will expire and it is retried`, error))
+          .finally(() => {
+            this.inFlight.delete(task);
+            this.wake?.();
+          });
+        this.inFlight.add(task);
+      }
+      if (claimed.length === 0 || claimed.length === free) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.options.pollMs);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    }
+  }
+
+  private async claim(limit: number): Promise<Job[]> {
+    // SKIP LOCKED plus the re-check of the lease on the locked row's newest
+    // version: two instances never hold one job at once.
+    const { rows } = await this.pool.query<Job>(
+      `update fulfilment_jobs set lease_until = now() + make_interval(secs => $2::float8 / 1000), leased_by = $3
+       where order_no in (
+         select order_no from fulfilment_jobs
+         where not done and next_attempt_at <= now() and (lease_until is null or lease_until < now())
+         order by next_attempt_at limit $1
+         for update skip locked)
+       returning order_no, attempts`,
+      [limit, this.options.leaseMs, this.options.instanceId],
+    );
+    return rows;
+  }
+
+  private async fulfil(job: Job): Promise<void> {
+    const { state } = await loadAggregate(this.store, orderStream(job.order_no), orderDecider);
+    if (state.stage !== 'accepted' && state.stage !== 'sent') return this.finish(job);
+    const order = state.order!;
+    if (job.attempts >= this.options.maxAttempts) {
+      await this.run(new ReleaseFunds(job.order_no, 'UPSTREAM_UNAVAILABLE', 'The upstream could not be reached; the top-up was never sent'));
+      return this.finish(job);
+    }
+    const route = await this.routeOf(order.skuId);
+    if (route === null) {
+      await this.run(new ReleaseFunds(job.order_no, 'SKU_UNAVAILABLE', 'No upstream route can fulfil this SKU'));
+      return this.finish(job);
+    }
+    // Recorded before sending: if the order moved on meanwhile, nothing is sent.
+    if (!(await this.run(new RecordUpstreamAttempt(job.order_no)))) return this.finish(job);
+    const outcome = await this.upstream.topUp({
+      orderNo: job.order_no,
+      skuId: order.skuId,
+      route,
+      accountId: order.accountId,
+      accountFields: order.accountFields,
+      amount: formatAmount(order.amount),
+      currency: order.currency,
+    });
+    switch (outcome.kind) {
+      case 'delivered':
+        await this.run(new SettleOrder(job.order_no));
+        return this.finish(job);
+      case 'refused':
+        await this.run(new ReleaseFunds(job.order_no, outcome.failCode, outcome.failReason));
+        return this.finish(job);
+      case 'unknown':
+        await this.run(new MarkResultUnknown(job.order_no, outcome.reason, outcome.evidence));
+        return this.finish(job);
+      case 'retryable':
+        return this.retryLater(job, outcome.reason);
+    }
+  }
+
+  /** A command refused because the order moved on meanwhile (e.g. staff resolved it) is not an error here. */
+  private async run(command: SettleOrder | ReleaseFunds | MarkResultUnknown | RecordUpstreamAttempt): Promise<OrderState | undefined> {
+    try {
+      return await this.commands.execute(command);
+    } catch (error) {
+      if (error instanceof CommandRefusedError) {
+        this.log(`${command.constructor.name} for ${command.orderNo} refused: ${error.code}`);
+        return undefined;
+      }
+      throw error;
+    }
+  }
+
+  private async routeOf(skuId: string): Promise<string | null> {
+    const { rows } = await this.pool.query<{ route: string | null }>('select route from skus where sku_id = $1', [skuId]);
+    return rows[0]?.route ?? null;
+  }
+
+  private async finish(job: Job): Promise<void> {
+    await this.pool.query('update fulfilment_jobs set done = true, lease_until = null where order_no = $1 and leased_by = $2', [
+      job.order_no,
+      this.options.instanceId,
+    ]);
+  }
+
+  private async retryLater(job: Job, reason: string): Promise<void> {
+    const delay = Math.min(this.options.retryBaseMs * 2 ** job.attempts, 60_000);
+    await this.pool.query(
+      `update fulfilment_jobs set attempts = attempts + 1, last_error = $3, lease_until = null,
+         next_attempt_at = now() + make_interval(secs => $2::float8 / 1000)
+       where order_no = $1 and leased_by = $4`,
+      [job.order_no, delay, reason.slice(0, 500), this.options.instanceId],
+    );
+  }
+}
