@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
 import { AppConfig, ConfigError, loadConfig } from './config/config';
-import { ApiExceptionFilter } from './shared/http/api-exception.filter';
+import { ApiExceptionFilter } from './infrastructure/http/api-exception.filter';
 
 export async function bootstrap(config: AppConfig) {
   const app = await NestFactory.create(AppModule.forRoot(config), {

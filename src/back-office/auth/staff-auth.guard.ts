@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { ApiError } from '../../shared/http/api-error';
+import { ApiError } from '../../infrastructure/http/api-error';
 import { ROLES_KEY } from './roles.decorator';
 import { StaffAuthenticator } from './staff-authenticator';
 import { StaffMember, StaffRole } from './staff-member';

@@ -1,5 +1,5 @@
 import { Body, Param, Put } from '@nestjs/common';
-import { successEnvelope } from '../../shared/http/api-error';
+import { successEnvelope } from '../../infrastructure/http/api-error';
 import { parseAmount } from '../../shared/money';
 import { CurrentStaff } from '../auth/current-staff.decorator';
 import { Roles } from '../auth/roles.decorator';

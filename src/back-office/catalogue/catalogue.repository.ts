@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Pool, PoolClient } from 'pg';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
-import { ApiError } from '../../shared/http/api-error';
+import { ApiError } from '../../infrastructure/http/api-error';
 import { formatAmount, Minor } from '../../shared/money';
 import { recordAudit } from '../audit/audit-trail';
 import { inTransaction } from '../audit/transaction';

@@ -1,5 +1,5 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
-import { ApiError } from '../../shared/http/api-error';
+import { ApiError } from '../../infrastructure/http/api-error';
 
 /** Ids chosen by staff (products, SKUs) and by the service (merchants, staff) share one alphabet. */
 export const IDENTIFIER = /^[A-Za-z0-9._:-]{1,64}$/;

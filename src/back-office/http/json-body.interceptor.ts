@@ -1,8 +1,8 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import type { Request } from 'express';
 import { from, Observable, switchMap } from 'rxjs';
-import { ApiError } from '../../shared/http/api-error';
-import { readRawBody } from '../../shared/http/raw-body';
+import { ApiError } from '../../infrastructure/http/api-error';
+import { readRawBody } from '../../infrastructure/http/raw-body';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 

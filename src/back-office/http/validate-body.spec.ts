@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { IsIn } from 'class-validator';
-import { ApiError } from '../../shared/http/api-error';
+import { ApiError } from '../../infrastructure/http/api-error';
 import { validateBody } from './validate-body';
 import { IsDisplayName, ipOrCidrProblem, Optional } from './validators';
 

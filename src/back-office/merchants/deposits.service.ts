@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { Pool } from 'pg';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { DepositFunds, WalletSnapshot } from '../../ledger/commands/ledger.commands';
-import { ApiError } from '../../shared/http/api-error';
+import { ApiError } from '../../infrastructure/http/api-error';
 import { formatAmount, Minor } from '../../shared/money';
 import { recordAudit } from '../audit/audit-trail';
 import { inTransaction } from '../audit/transaction';

@@ -2,7 +2,7 @@ import { Body, Get, Param, Patch, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { OpenWallet } from '../../ledger/commands/ledger.commands';
 import { MerchantDirectory } from '../../merchants/merchant-directory';
-import { ApiError, successEnvelope } from '../../shared/http/api-error';
+import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { parseAmount } from '../../shared/money';
 import { CurrentStaff } from '../auth/current-staff.decorator';
 import { Roles } from '../auth/roles.decorator';

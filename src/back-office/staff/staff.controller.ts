@@ -1,5 +1,5 @@
 import { Body, Post } from '@nestjs/common';
-import { successEnvelope } from '../../shared/http/api-error';
+import { successEnvelope } from '../../infrastructure/http/api-error';
 import { CurrentStaff } from '../auth/current-staff.decorator';
 import { Roles } from '../auth/roles.decorator';
 import type { StaffMember } from '../auth/staff-member';

@@ -5,7 +5,7 @@ import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { decodeEvent } from '../../ledger/event-codec';
 import { walletStream } from '../../ledger/streams';
 import { WalletEvent, walletMovement } from '../../ledger/wallet/wallet.decider';
-import { successEnvelope } from '../../shared/http/api-error';
+import { successEnvelope } from '../../infrastructure/http/api-error';
 import { formatAmount } from '../../shared/money';
 import { Merchant, MerchantRequest } from '../gateway/merchant-request';
 import { EmptyDto } from '../orders/order.dto';

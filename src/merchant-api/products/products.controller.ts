@@ -1,5 +1,5 @@
 import { Controller, HttpCode, Post } from '@nestjs/common';
-import { successEnvelope } from '../../shared/http/api-error';
+import { successEnvelope } from '../../infrastructure/http/api-error';
 import { formatAmount } from '../../shared/money';
 import { CatalogueReader } from '../catalogue.reader';
 import { Merchant, MerchantRequest } from '../gateway/merchant-request';

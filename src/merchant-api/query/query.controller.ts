@@ -1,5 +1,5 @@
 import { Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiError, successEnvelope } from '../../shared/http/api-error';
+import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { Merchant, MerchantRequest } from '../gateway/merchant-request';
 import { presentOrder } from '../order.presenter';
 import { QUERY_FIELDS, QueryOrderDto } from '../orders/order.dto';

@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import type { Response } from 'express';
 import { SubmitOrder } from '../../ledger/commands/ledger.commands';
 import { sameTarget } from '../../ledger/order/order.decider';
-import { ApiError, successEnvelope } from '../../shared/http/api-error';
+import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { CatalogueReader, PricedSku } from '../catalogue.reader';
 import { Merchant, MerchantRequest } from '../gateway/merchant-request';
 import { presentOrder } from '../order.presenter';

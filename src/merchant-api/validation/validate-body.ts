@@ -1,5 +1,5 @@
 import { ValidateBy, validate, ValidationOptions } from 'class-validator';
-import { ApiError } from '../../shared/http/api-error';
+import { ApiError } from '../../infrastructure/http/api-error';
 
 export interface FieldSpec<T> {
   name: keyof T & string;

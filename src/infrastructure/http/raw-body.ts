@@ -19,5 +19,6 @@ export async function readRawBody(request: Request, limit: number): Promise<Buff
 }
 
 function tooLarge(limit: number): ApiError {
-  return new ApiError(413, 'PAYLOAD_TOO_LARGE', `The body is larger than ${limit / 1024} KiB`);
+  // The rest of the body is never read, so the connection cannot be reused.
+  return new ApiError(413, 'PAYLOAD_TOO_LARGE', `The body is larger than ${limit / 1024} KiB`, undefined, { Connection: 'close' });
 }
