@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { FulfilmentModule } from '../fulfilment/fulfilment.module';
 import { MerchantsModule } from '../merchants/merchants.module';
 import { StaffAuthenticator } from './auth/staff-authenticator';
 import { StaffAuthGuard } from './auth/staff-auth.guard';
@@ -8,13 +9,14 @@ import { JsonBodyInterceptor } from './http/json-body.interceptor';
 import { DepositsService } from './merchants/deposits.service';
 import { MerchantsController } from './merchants/merchants.controller';
 import { MerchantsRepository } from './merchants/merchants.repository';
+import { ReconciliationController } from './reconciliation/reconciliation.controller';
 import { StaffController } from './staff/staff.controller';
 import { StaffRepository } from './staff/staff.repository';
 
 /** The back office: /admin/v1/*, staff bearer tokens with roles; see docs/back-office-api.md. */
 @Module({
-  imports: [MerchantsModule],
-  controllers: [StaffController, MerchantsController, CatalogueController],
+  imports: [MerchantsModule, FulfilmentModule],
+  controllers: [StaffController, MerchantsController, CatalogueController, ReconciliationController],
   providers: [StaffAuthenticator, StaffAuthGuard, JsonBodyInterceptor, StaffRepository, MerchantsRepository, DepositsService, CatalogueRepository],
 })
 export class BackOfficeModule {}

@@ -3,7 +3,7 @@ import { AddressInfo } from 'node:net';
 
 /**
  * The built-in upstream (CONTRACT §4), a real HTTP server speaking
- * upstream-protocol.md. The outcome depends on the end of account_id:
+ * docs/upstream-protocol.md. The outcome depends on the end of account_id:
  *   000  refused: INVALID_ACCOUNT
  *   001  refused: UPSTREAM_REJECTED
  *   999  accepted, then no reply ever (the caller times out: result unknown)

@@ -19,7 +19,7 @@ export interface HttpUpstreamOptions {
 }
 
 /**
- * The upstream over HTTP (see upstream-protocol.md). The replies are
+ * The upstream over HTTP (see docs/upstream-protocol.md). The replies are
  * untrusted input: redirects are not followed, bodies are bounded, and
  * anything but a well-formed definitive answer is "unknown" unless the
  * request provably never left.
