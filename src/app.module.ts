@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ProjectionsModule } from '../projections/projections.module';
 import { AppConfig } from './config/config';
 import { BackOfficeModule } from './back-office/back-office.module';
+import { CallbacksModule } from './callbacks/callbacks.module';
 import { FulfilmentModule } from './fulfilment/fulfilment.module';
 import { HealthController } from './health/health.controller';
 import { InfrastructureModule } from './infrastructure/infrastructure.module';
@@ -14,7 +15,7 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [InfrastructureModule.forRoot(config), ProjectionsModule, LedgerModule, MerchantsModule, BackOfficeModule, MerchantApiModule, FulfilmentModule],
+      imports: [InfrastructureModule.forRoot(config), ProjectionsModule, LedgerModule, MerchantsModule, BackOfficeModule, MerchantApiModule, FulfilmentModule, CallbacksModule],
       controllers: [HealthController],
     };
   }

@@ -1,6 +1,8 @@
 import { allProjections } from '../projections/all-projections';
+import { callbackScheduleProjection } from '../projections/callback-schedule.projection';
 import { fulfilmentJobsProjection } from '../projections/fulfilment-jobs.projection';
 import { projectionMigrations } from '../projections/projection-runner';
+import { callbackMigrations } from './callbacks/callbacks.migrations';
 import { AppConfig } from './config/config';
 import { eventStoreMigrations } from './infrastructure/event-store/postgres-event-store';
 import { Migration } from './infrastructure/postgres/migrations';
@@ -11,8 +13,9 @@ import { provisioningMigrations } from './merchants/provisioning.migrations';
 export function allMigrations(config: Pick<AppConfig, 'eventStore'>): Migration[] {
   return [
     ...(config.eventStore === 'postgres' ? eventStoreMigrations : []),
-    ...projectionMigrations([...allProjections, fulfilmentJobsProjection]),
+    ...projectionMigrations([...allProjections, fulfilmentJobsProjection, callbackScheduleProjection]),
     ...provisioningMigrations,
     ...merchantApiMigrations,
+    ...callbackMigrations,
   ];
 }

@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
+import { CallbacksModule } from '../callbacks/callbacks.module';
 import { FulfilmentModule } from '../fulfilment/fulfilment.module';
 import { MerchantsModule } from '../merchants/merchants.module';
 import { StaffAuthenticator } from './auth/staff-authenticator';
 import { StaffAuthGuard } from './auth/staff-auth.guard';
+import { CallbacksController } from './callbacks/callbacks.controller';
 import { CatalogueController } from './catalogue/catalogue.controller';
 import { CatalogueRepository } from './catalogue/catalogue.repository';
 import { JsonBodyInterceptor } from './http/json-body.interceptor';
@@ -15,8 +17,8 @@ import { StaffRepository } from './staff/staff.repository';
 
 /** The back office: /admin/v1/*, staff bearer tokens with roles; see docs/back-office-api.md. */
 @Module({
-  imports: [MerchantsModule, FulfilmentModule],
-  controllers: [StaffController, MerchantsController, CatalogueController, ReconciliationController],
+  imports: [MerchantsModule, FulfilmentModule, CallbacksModule],
+  controllers: [StaffController, MerchantsController, CatalogueController, ReconciliationController, CallbacksController],
   providers: [StaffAuthenticator, StaffAuthGuard, JsonBodyInterceptor, StaffRepository, MerchantsRepository, DepositsService, CatalogueRepository],
 })
 export class BackOfficeModule {}

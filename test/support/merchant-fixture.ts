@@ -17,16 +17,16 @@ export interface TestMerchant {
  */
 export async function provisionMerchant(
   service: RunningService,
-  options: { deposit?: bigint; ipWhitelist?: string[]; status?: 'active' | 'suspended'; rateLimit?: number } = {},
+  options: { deposit?: bigint; ipWhitelist?: string[]; status?: 'active' | 'suspended'; rateLimit?: number; callbackUrl?: string } = {},
 ): Promise<TestMerchant> {
   const merchantId = `mch_${randomBytes(8).toString('hex')}`;
   const apiKey = `ak_${randomBytes(16).toString('hex')}`;
   const appSecret = randomBytes(32).toString('hex');
   const sealed = new AppSecretCipher(Buffer.from(TEST_ENV.SECRETS_KEY, 'hex')).encrypt(appSecret);
   await service.pool.query(
-    `insert into merchants (merchant_id, name, currency, api_key, app_secret_enc, ip_whitelist, status, rate_limit_per_second, created_by, updated_by)
-     values ($1, 'Test merchant', 'USD', $2, $3, $4, $5, $6, 'test', 'test')`,
-    [merchantId, apiKey, sealed, options.ipWhitelist ?? [], options.status ?? 'active', options.rateLimit ?? 10_000],
+    `insert into merchants (merchant_id, name, currency, api_key, app_secret_enc, ip_whitelist, status, rate_limit_per_second, callback_url, created_by, updated_by)
+     values ($1, 'Test merchant', 'USD', $2, $3, $4, $5, $6, $7, 'test', 'test')`,
+    [merchantId, apiKey, sealed, options.ipWhitelist ?? [], options.status ?? 'active', options.rateLimit ?? 10_000, options.callbackUrl ?? null],
   );
   await service.commands.execute(new OpenWallet(merchantId, 'USD'));
   if ((options.deposit ?? 10_000n) > 0n) {

@@ -32,6 +32,8 @@ export const TEST_ENV = {
   ORDER_RECOVERY_INTERVAL_MS: '3600000',
   // Fulfilment suites turn the worker on; elsewhere orders stay where the test put them.
   FULFILMENT_CONCURRENCY: '0',
+  // Callback suites turn the sender on.
+  CALLBACK_CONCURRENCY: '0',
 };
 
 /** Starts the real service (HTTP on a random port) on the given test database. */

@@ -1,0 +1,45 @@
+import { PoolClient } from 'pg';
+import { RecordedEvent } from '../src/infrastructure/event-store/event-store.port';
+import { ORDER_STREAM_PREFIX } from '../src/ledger/streams';
+import { Projection, TableNames } from './projection';
+
+type Tables = 'callback_deliveries';
+
+/**
+ * One callback delivery per final order, due at once. Workers own the
+ * schedule columns after that (attempts, due time, leases), so like the
+ * fulfilment jobs this is workflow state, not a rebuildable read model.
+ */
+export const callbackScheduleProjection: Projection<Tables> = {
+  name: 'callback-schedule',
+  tables: ['callback_deliveries'],
+  schema: [
+    (t) => `
+    create table ${t.callback_deliveries} (
+      order_no      text        primary key,
+      -- Known after the first attempt loaded the order; used to cap each merchant's share.
+      merchant_id   text,
+      state         text        not null default 'pending' check (state in ('pending', 'acknowledged', 'exhausted')),
+      attempts_made int         not null default 0,
+      -- null: the standard schedule (1 + CALLBACK_RETRY_DELAYS); a manual redelivery extends it.
+      max_attempts  int,
+      manual_requested boolean    not null default false,
+      due_at        timestamptz not null,
+      lease_until   timestamptz,
+      leased_by     text,
+      created_at    timestamptz not null
+    );
+    create index on ${t.callback_deliveries} (due_at) where state = 'pending';`,
+  ],
+  apply: applyScheduleEvent,
+};
+
+async function applyScheduleEvent(client: PoolClient, event: RecordedEvent, t: TableNames<Tables>): Promise<void> {
+  if (!event.streamId.startsWith(ORDER_STREAM_PREFIX)) return;
+  if (event.type !== 'OrderSucceeded' && event.type !== 'OrderFailed') return;
+  const at = (event.data as { at: string }).at;
+  await client.query(
+    `insert into ${t.callback_deliveries} (order_no, due_at, created_at) values ($1, $2, $2) on conflict do nothing`,
+    [event.streamId.slice(ORDER_STREAM_PREFIX.length), at],
+  );
+}

@@ -1,0 +1,58 @@
+import { Pool } from 'pg';
+import { isoTimestamp } from '../shared/clock';
+
+/** What staff see of an order's callbacks, and the manual redelivery. */
+export class CallbackLog {
+  constructor(private readonly pool: Pool) {}
+
+  async of(orderNo: string) {
+    const { rows } = await this.pool.query<{ state: string; attempts_made: number; due_at: Date }>(
+      'select state, attempts_made, due_at from callback_deliveries where order_no = $1',
+      [orderNo],
+    );
+    if (!rows[0]) return undefined;
+    const attempts = await this.pool.query<{
+      attempt: number;
+      kind: string;
+      started_at: Date;
+      url: string | null;
+      status_code: number | null;
+      latency_ms: number | null;
+      reply_excerpt: string | null;
+      acknowledged: boolean | null;
+      error: string | null;
+    }>('select * from callback_attempts where order_no = $1 order by attempt', [orderNo]);
+    return {
+      order_no: orderNo,
+      state: rows[0].state,
+      attempts_made: rows[0].attempts_made,
+      next_attempt_at: rows[0].state === 'pending' ? isoTimestamp(rows[0].due_at) : null,
+      attempts: attempts.rows.map((a) => ({
+        attempt: a.attempt,
+        kind: a.kind,
+        at: isoTimestamp(a.started_at),
+        url: a.url,
+        status_code: a.status_code,
+        latency_ms: a.latency_ms,
+        reply_excerpt: a.reply_excerpt,
+        acknowledged: a.acknowledged ?? false,
+        error: a.acknowledged === null && a.error === null ? 'no result recorded: the sender stopped mid-attempt' : a.error,
+      })),
+    };
+  }
+
+  /**
+   * One more attempt, now. A delivery still on its schedule is only brought
+   * forward; a finished one (acknowledged or exhausted) gets one extra attempt.
+   */
+  async redeliver(orderNo: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      `update callback_deliveries set manual_requested = true, due_at = now(),
+         max_attempts = case when state = 'pending' then max_attempts else attempts_made + 1 end,
+         state = 'pending'
+       where order_no = $1`,
+      [orderNo],
+    );
+    return (rowCount ?? 0) > 0;
+  }
+}

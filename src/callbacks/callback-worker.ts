@@ -1,0 +1,205 @@
+import { randomBytes } from 'node:crypto';
+import { Pool } from 'pg';
+import { EventStore } from '../infrastructure/event-store/event-store.port';
+import { loadAggregate } from '../ledger/command-handling';
+import { orderDecider, OrderState } from '../ledger/order/order.decider';
+import { orderStream } from '../ledger/streams';
+import { signatureOf, stringToSign } from '../merchant-api/gateway/signature';
+import { AppSecretCipher } from '../merchants/app-secret.cipher';
+import { formatAmount } from '../shared/money';
+import { isoTimestamp } from '../shared/clock';
+import { CallbackAttemptResult, sendCallback } from './delivery/callback-sender';
+
+export interface CallbackOptions {
+  retryDelaysMs: readonly number[];
+  timeoutMs: number;
+  allowPrivateNetworks: boolean;
+  concurrency: number;
+  perMerchant: number;
+  pollMs: number;
+  instanceId: string;
+}
+
+interface Delivery {
+  order_no: string;
+  merchant_id: string | null;
+  attempts_made: number;
+  max_attempts: number | null;
+  manual_requested: boolean;
+}
+
+/** The callback body (CONTRACT §2). */
+export function callbackPayload(state: OrderState) {
+  const order = state.order!;
+  return {
+    order_no: order.orderNo,
+    out_trade_no: order.outTradeNo,
+    status: state.stage === 'succeeded' ? 'success' : 'failed',
+    amount: formatAmount(order.amount),
+    account_id: order.accountId,
+    fail_code: state.stage === 'failed' ? (state.failCode ?? null) : null,
+    fail_reason: state.stage === 'failed' ? (state.failReason ?? null) : null,
+    completed_at: isoTimestamp(new Date(state.completedAt!)),
+  };
+}
+
+/**
+ * Delivers final orders' callbacks on the contract's schedule until one is
+ * acknowledged or the attempts run out. Each attempt is written (and the
+ * count moved) before it is sent, so a crash neither loses nor repeats one,
+ * and the attempt number's primary key refuses a second sender. A merchant
+ * gets at most `perMerchant` callbacks in flight from an instance, so one slow
+ * or dead endpoint cannot hold up the others.
+ */
+export class CallbackWorker {
+  private running = false;
+  private loop?: Promise<void>;
+  private wake?: () => void;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly perMerchant = new Map<string, number>();
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly store: EventStore,
+    private readonly cipher: AppSecretCipher,
+    private readonly options: CallbackOptions,
+    private readonly send: typeof sendCallback = sendCallback,
+    private readonly log: (message: string, error?: unknown) => void = () => undefined,
+  ) {}
+
+  start(): void {
+    if (this.running || this.options.concurrency === 0) return;
+    this.running = true;
+    this.loop = this.dispatch();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+    await Promise.all(this.inFlight);
+  }
+
+  private async dispatch(): Promise<void> {
+    while (this.running) {
+      const free = this.options.concurrency - this.inFlight.size;
+      let claimed: Delivery[] = [];
+      if (free > 0) {
+        const saturated = [...this.perMerchant].filter(([, n]) => n >= this.options.perMerchant).map(([m]) => m);
+        claimed = await this.claim(free, saturated).catch((error) => {
+          this.log('claiming callbacks failed', error);
+          return [];
+        });
+      }
+      for (const delivery of claimed) {
+        const task: Promise<void> = this.deliver(delivery)
+          .catch((error) => this.log(`callback for ${delivery.order_no} failed; its lease will expire and it is retried`, error))
+          .finally(() => {
+            this.inFlight.delete(task);
+            this.wake?.();
+          });
+        this.inFlight.add(task);
+      }
+      if (claimed.length < free || free === 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.options.pollMs);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    }
+  }
+
+  private async claim(limit: number, saturated: string[]): Promise<Delivery[]> {
+    const { rows } = await this.pool.query<Delivery>(
+      `update callback_deliveries set lease_until = now() + make_interval(secs => $2::float8 / 1000), leased_by = $3
+       where order_no in (
+         select order_no from callback_deliveries
+         where state = 'pending' and due_at <= now() and (lease_until is null or lease_until < now())
+           and (merchant_id is null or not (merchant_id = any($4::text[])))
+         order by due_at limit $1
+         for update skip locked)
+       returning order_no, merchant_id, attempts_made, max_attempts, manual_requested`,
+      [limit, this.options.timeoutMs + 10_000, this.options.instanceId, saturated],
+    );
+    return rows;
+  }
+
+  private async deliver(delivery: Delivery): Promise<void> {
+    const { state } = await loadAggregate(this.store, orderStream(delivery.order_no), orderDecider);
+    const merchantId = state.order!.merchantId;
+    this.perMerchant.set(merchantId, (this.perMerchant.get(merchantId) ?? 0) + 1);
+    try {
+      await this.attempt(delivery, state, merchantId);
+    } finally {
+      const left = (this.perMerchant.get(merchantId) ?? 1) - 1;
+      if (left === 0) this.perMerchant.delete(merchantId);
+      else this.perMerchant.set(merchantId, left);
+    }
+  }
+
+  private async attempt(delivery: Delivery, state: OrderState, merchantId: string): Promise<void> {
+    const delays = this.options.retryDelaysMs;
+    const attempt = delivery.attempts_made + 1;
+    const maxAttempts = delivery.max_attempts ?? 1 + delays.length;
+    const merchant = await this.pool.query<{ api_key: string; app_secret_enc: Buffer; callback_url: string | null }>(
+      'select api_key, app_secret_enc, callback_url from merchants where merchant_id = $1',
+      [merchantId],
+    );
+    const url = merchant.rows[0]?.callback_url ?? null;
+
+    // Write the attempt down first. If this process dies while sending, the
+    // attempt stays counted and the next one is already due.
+    const fallbackDelay = this.options.timeoutMs + (delays[attempt - 1] ?? 0);
+    const recorded = await this.pool.query(
+      `with attempt as (
+         insert into callback_attempts (order_no, attempt, kind, started_at, url, sent_by)
+         values ($1, $2, $3, now(), $4, $5) on conflict do nothing returning 1
+       )
+       update callback_deliveries set attempts_made = $2, merchant_id = $6, manual_requested = false,
+         due_at = now() + make_interval(secs => $7::float8 / 1000)
+       where order_no = $1 and leased_by = $5 and attempts_made = $2 - 1 and exists (select 1 from attempt)`,
+      [delivery.order_no, attempt, delivery.manual_requested ? 'manual' : 'scheduled', url, this.options.instanceId, merchantId, fallbackDelay],
+    );
+    if (recorded.rowCount === 0) return; // another sender has this attempt (our lease expired)
+
+    const result = url
+      ? await this.sendSigned(url, merchant.rows[0], callbackPayload(state))
+      : { acknowledged: false, statusCode: null, latencyMs: 0, replyExcerpt: '', error: 'the merchant has no callback_url' };
+    await this.pool.query(
+      `update callback_attempts set status_code = $3, latency_ms = $4, reply_excerpt = $5, acknowledged = $6, error = $7
+       where order_no = $1 and attempt = $2`,
+      [delivery.order_no, attempt, result.statusCode, Math.round(result.latencyMs), result.replyExcerpt, result.acknowledged, result.error],
+    );
+    const next = result.acknowledged ? 'acknowledged' : attempt >= maxAttempts ? 'exhausted' : 'pending';
+    await this.pool.query(
+      `update callback_deliveries set state = $2, lease_until = null,
+         due_at = case when $2 = 'pending' then now() + make_interval(secs => $3::float8 / 1000) else due_at end
+       where order_no = $1 and leased_by = $4`,
+      [delivery.order_no, next, delays[attempt - 1] ?? 0, this.options.instanceId],
+    );
+  }
+
+  /** Signed like a merchant request, with the merchant's own secret, over the callback URL's path. */
+  private sendSigned(url: string, merchant: { api_key: string; app_secret_enc: Buffer }, payload: object): Promise<CallbackAttemptResult> {
+    const body = JSON.stringify(payload);
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const nonce = randomBytes(16).toString('hex');
+    let path: string;
+    try {
+      path = new URL(url).pathname;
+    } catch {
+      return Promise.resolve({ acknowledged: false, statusCode: null, latencyMs: 0, replyExcerpt: '', error: 'the callback_url is not a URL' });
+    }
+    const signature = signatureOf(this.cipher.decrypt(merchant.app_secret_enc), stringToSign(timestamp, nonce, path, Buffer.from(body)));
+    return this.send({
+      url,
+      body,
+      timeoutMs: this.options.timeoutMs,
+      allowPrivateNetworks: this.options.allowPrivateNetworks,
+      headers: { 'X-Api-Key': merchant.api_key, 'X-Timestamp': timestamp, 'X-Nonce': nonce, 'X-Signature': signature },
+    });
+  }
+}

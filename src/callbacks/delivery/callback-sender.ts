@@ -1,0 +1,185 @@
+import { promises as dns } from 'node:dns';
+import { request as httpRequest, IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP, LookupFunction } from 'node:net';
+import { StringDecoder } from 'node:string_decoder';
+import { isAcknowledged } from './acknowledgement';
+import { isForbiddenAddress } from './address-policy';
+
+const MAX_REPLY_BYTES = 64 * 1024;
+const EXCERPT_BYTES = 200;
+
+export interface ResolvedAddress {
+  address: string;
+  family: number;
+}
+
+export interface SendCallbackOptions {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  /** Bounds the whole attempt, name resolution included. */
+  timeoutMs: number;
+  allowPrivateNetworks: boolean;
+  lookup?: (hostname: string) => Promise<ResolvedAddress[]>;
+}
+
+export interface CallbackAttemptResult {
+  acknowledged: boolean;
+  statusCode: number | null;
+  latencyMs: number;
+  /** The first 200 bytes of the reply as UTF-8, invalid bytes and NULs replaced. */
+  replyExcerpt: string;
+  /** Why the attempt failed before a complete reply, or null. A complete but unacknowledging reply is not an error. */
+  error: string | null;
+}
+
+type Outcome = Omit<CallbackAttemptResult, 'latencyMs'>;
+
+const defaultLookup = (hostname: string): Promise<ResolvedAddress[]> => dns.lookup(hostname, { all: true });
+
+/** One delivery attempt. Never throws: every failure is a result with `error` set. */
+export async function sendCallback(options: SendCallbackOptions): Promise<CallbackAttemptResult> {
+  const started = process.hrtime.bigint();
+  const deadline = startDeadline(options.timeoutMs, started);
+  let outcome: Outcome;
+  try {
+    outcome = await attempt(options, deadline.signal);
+  } catch (error) {
+    outcome = { acknowledged: false, statusCode: null, replyExcerpt: '', error: messageOf(error) };
+  } finally {
+    deadline.clear();
+  }
+  return { ...outcome, latencyMs: Math.floor(elapsedMs(started)) };
+}
+
+async function attempt(options: SendCallbackOptions, signal: AbortSignal): Promise<Outcome> {
+  const url = targetOf(options.url);
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  // Resolved now, not when the URL was registered: the merchant's DNS may have changed since.
+  const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await untilAborted(resolve(options.lookup ?? defaultLookup, host), signal);
+  if (!options.allowPrivateNetworks) {
+    const forbidden = addresses.find((a) => isForbiddenAddress(a.address));
+    if (forbidden) throw new Error(`forbidden address ${forbidden.address}`);
+  }
+  signal.throwIfAborted();
+  return exchange(url, addresses, options, signal);
+}
+
+function targetOf(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error('invalid callback URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`unsupported URL scheme ${url.protocol}`);
+  // Credentials would be sent as Basic auth to whoever the merchant's DNS names.
+  if (url.username || url.password) throw new Error('credentials in the callback URL are not allowed');
+  return url;
+}
+
+async function resolve(lookup: (hostname: string) => Promise<ResolvedAddress[]>, host: string): Promise<ResolvedAddress[]> {
+  const addresses = await lookup(host).catch((error: unknown) => {
+    throw new Error(`cannot resolve ${host}: ${messageOf(error)}`);
+  });
+  if (!Array.isArray(addresses) || addresses.length === 0) throw new Error(`cannot resolve ${host}: no addresses`);
+  const bad = addresses.find((a) => isIP(a?.address) === 0);
+  if (bad) throw new Error(`cannot resolve ${host}: not an address: ${String(bad?.address)}`);
+  return addresses.map((a) => ({ address: a.address, family: isIP(a.address) }));
+}
+
+/**
+ * Hands the socket the addresses already vetted, so a second DNS answer (rebinding)
+ * can never be the one connected to. The hostname still goes into Host and TLS SNI.
+ */
+function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
+  return (_hostname, options, callback) =>
+    process.nextTick(() => (options.all ? callback(null, addresses) : callback(null, addresses[0].address, addresses[0].family)));
+}
+
+function exchange(url: URL, addresses: ResolvedAddress[], options: SendCallbackOptions, signal: AbortSignal): Promise<Outcome> {
+  return new Promise<Outcome>((settle) => {
+    let statusCode: number | null = null;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const finish = (error: string | null, acknowledged = false) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      req.destroy();
+      settle({ acknowledged, statusCode, replyExcerpt: excerptOf(Buffer.concat(chunks)), error });
+    };
+    const onAbort = () => finish(messageOf(signal.reason));
+
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req = send(url, {
+      method: 'POST',
+      // A fresh connection each time: a pooled socket would bypass the pinned lookup.
+      agent: false,
+      lookup: pinnedLookup(addresses),
+      headers: { ...options.headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(options.body) },
+    });
+    signal.addEventListener('abort', onAbort, { once: true });
+    req.on('error', (error) => finish(messageOf(error)));
+    // http.request never follows redirects: a 3xx is just a status that does not acknowledge.
+    req.on('response', (res: IncomingMessage) => {
+      statusCode = res.statusCode ?? null;
+      res.on('data', (chunk: Buffer) => {
+        const room = MAX_REPLY_BYTES - size;
+        chunks.push(chunk.subarray(0, room));
+        size += Math.min(chunk.length, room);
+        // A reply this large is not one of the acknowledging bodies; stop reading rather than buffer it.
+        if (chunk.length > room) finish(`reply body exceeds ${MAX_REPLY_BYTES} bytes`);
+      });
+      res.on('end', () => finish(null, statusCode !== null && isAcknowledged(statusCode, Buffer.concat(chunks))));
+      res.on('error', (error) => finish(messageOf(error)));
+      res.on('close', () => finish('connection closed before the reply ended'));
+    });
+    req.end(options.body);
+  });
+}
+
+/** Aborts once timeoutMs have passed since `started`; re-arms if a timer fires early, so latency >= timeout holds. */
+function startDeadline(timeoutMs: number, started: bigint): { signal: AbortSignal; clear: () => void } {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    const left = timeoutMs - elapsedMs(started);
+    if (!(left > 0)) controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+    else timer = setTimeout(arm, Math.ceil(left));
+  };
+  arm();
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+}
+
+/** Stops waiting for a promise (a DNS lookup cannot be cancelled) once the deadline passes. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolvePromise, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolvePromise, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/**
+ * The first bytes of the reply, for the attempt record. A character cut at the
+ * boundary is dropped rather than replaced, so valid UTF-8 stays within 200
+ * bytes; NUL becomes U+FFFD because Postgres text cannot hold it.
+ */
+function excerptOf(body: Buffer): string {
+  return new StringDecoder('utf8').write(body.subarray(0, EXCERPT_BYTES)).replace(/\u0000/g, '\uFFFD');
+}
+
+function elapsedMs(started: bigint): number {
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
+/** Duck-typed: errors from node internals fail `instanceof Error` under Jest's separate realm. */
+function messageOf(error: unknown): string {
+  const { message, code } = (typeof error === 'object' && error !== null ? error : {}) as { message?: unknown; code?: unknown };
+  if (typeof message !== 'string') return String(error);
+  return (typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message).trim();
+}

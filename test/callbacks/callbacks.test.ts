@@ -1,0 +1,216 @@
+import { SettleOrder, ReleaseFunds } from '../../src/ledger/commands/ledger.commands';
+import { verifyCallback } from '../../src/merchant-client/signing';
+import { adminClient } from '../back-office/admin-client';
+import { CALLBACK_ENV, callbackEndpoint, Reply } from '../support/callback-endpoint';
+import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
+import { RunningService, startService } from '../support/service';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+
+const DELAYS = [100, 200, 300, 400, 500];
+
+describe('callbacks: signed, acknowledged by the contract rule, retried on schedule', () => {
+  let db: TestDatabase;
+  let service: RunningService;
+  let seq = 0;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    service = await startService(db, CALLBACK_ENV);
+  });
+  afterAll(async () => {
+    await service.stop();
+    await db.drop();
+  });
+
+  async function finalOrder(merchant: TestMerchant, outcome: 'success' | 'failed' = 'success'): Promise<string> {
+    const reply = await signedFetch(service, merchant, {
+      path: '/api/v2/topup/submit',
+      body: JSON.stringify({ out_trade_no: `CB-${++seq}`, sku_id: 'mlbb-86', account_id: '12345678', account_fields: { server_id: '3' } }),
+    });
+    const orderNo = reply.body.data.order_no as string;
+    if (outcome === 'success') await service.commands.execute(new SettleOrder(orderNo));
+    else await service.commands.execute(new ReleaseFunds(orderNo, 'INVALID_ACCOUNT', 'The account does not exist'));
+    return orderNo;
+  }
+  const until = async (check: () => boolean, timeoutMs = 10_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  };
+  const endpointAnswering = (reply: (attempt: number) => Reply) => callbackEndpoint((_, attempt) => reply(attempt));
+
+  describe('the acknowledgement rule, end to end', () => {
+    it.each<[string, Reply, boolean]>([
+      ['success', { status: 200, body: 'success' }, true],
+      ['ok', { status: 200, body: 'ok' }, true],
+      ['{"success":true}', { status: 200, body: '{"success":true}' }, true],
+      ['{"success":"true"}', { status: 200, body: '{"success":"true"}' }, false],
+      ['SUCCESS', { status: 200, body: 'SUCCESS' }, false],
+      ['success\\n', { status: 200, body: 'success\n' }, false],
+      ['an empty 204', { status: 204 }, false],
+      ['a 302', { status: 302, body: 'success' }, false],
+      ['a 500 with body success', { status: 500, body: 'success' }, false],
+    ])('%s', async (_, reply, acknowledged) => {
+      const endpoint = await endpointAnswering((attempt) => (attempt === 1 ? reply : { status: 200, body: 'success' }));
+      try {
+        const merchant = await provisionMerchant(service, { callbackUrl: endpoint.url });
+        const orderNo = await finalOrder(merchant);
+        await until(() => endpoint.forOrder(orderNo).length >= (acknowledged ? 1 : 2));
+        await new Promise((r) => setTimeout(r, acknowledged ? 400 : 0));
+        expect(endpoint.forOrder(orderNo)).toHaveLength(acknowledged ? 1 : 2);
+      } finally {
+        await endpoint.stop();
+      }
+    });
+
+    it('a timeout is not an acknowledgement', async () => {
+      const endpoint = await endpointAnswering((attempt) => (attempt === 1 ? 'hang' : { status: 200, body: 'ok' }));
+      try {
+        const merchant = await provisionMerchant(service, { callbackUrl: endpoint.url });
+        const orderNo = await finalOrder(merchant);
+        await until(() => endpoint.forOrder(orderNo).length >= 2, 5000);
+        const [first, second] = endpoint.forOrder(orderNo);
+        expect(second.at - first.at).toBeGreaterThanOrEqual(1000 + DELAYS[0] - 20);
+      } finally {
+        await endpoint.stop();
+      }
+    });
+  });
+
+  it('a never-acknowledging endpoint gets exactly 6 attempts, at the configured delays, and no more', async () => {
+    const endpoint = await endpointAnswering(() => ({ status: 500, body: 'nope' }));
+    try {
+      const merchant = await provisionMerchant(service, { callbackUrl: endpoint.url });
+      const orderNo = await finalOrder(merchant, 'failed');
+      await until(() => endpoint.forOrder(orderNo).length >= 6);
+      await new Promise((r) => setTimeout(r, 1500));
+      const attempts = endpoint.forOrder(orderNo);
+      expect(attempts).toHaveLength(6);
+      attempts.slice(1).forEach((a, i) => {
+        const gap = a.at - attempts[i].at;
+        expect([i, gap >= DELAYS[i] - 5]).toEqual([i, true]);
+        expect([i, gap < DELAYS[i] + 400]).toEqual([i, true]);
+      });
+      const log = await adminClient(service.url)('GET', `/admin/v1/orders/${orderNo}/callbacks`);
+      expect(log.body.data).toMatchObject({ state: 'exhausted', attempts_made: 6, next_attempt_at: null });
+      expect(log.body.data.attempts).toHaveLength(6);
+      expect(log.body.data.attempts[0]).toMatchObject({ attempt: 1, kind: 'scheduled', status_code: 500, reply_excerpt: 'nope', acknowledged: false });
+    } finally {
+      await endpoint.stop();
+    }
+  });
+
+  it('an endpoint that acknowledges the third attempt gets exactly 3', async () => {
+    const endpoint = await endpointAnswering((attempt) => (attempt < 3 ? { status: 503 } : { status: 200, body: '{"success": true}' }));
+    try {
+      const merchant = await provisionMerchant(service, { callbackUrl: endpoint.url });
+      const orderNo = await finalOrder(merchant);
+      await until(() => endpoint.forOrder(orderNo).length >= 3);
+      await new Promise((r) => setTimeout(r, 1200));
+      expect(endpoint.forOrder(orderNo)).toHaveLength(3);
+      const log = await adminClient(service.url)('GET', `/admin/v1/orders/${orderNo}/callbacks`);
+      expect(log.body.data).toMatchObject({ state: 'acknowledged', attempts_made: 3 });
+    } finally {
+      await endpoint.stop();
+    }
+  });
+
+  it('carries the contract payload, signed so the merchant client verifies it with the secret alone', async () => {
+    const endpoint = await endpointAnswering(() => ({ status: 200, body: 'success' }));
+    try {
+      const merchant = await provisionMerchant(service, { callbackUrl: endpoint.url });
+      const orderNo = await finalOrder(merchant, 'failed');
+      await until(() => endpoint.forOrder(orderNo).length >= 1);
+      const [callback] = endpoint.forOrder(orderNo);
+      expect(JSON.parse(callback.body)).toEqual({
+        order_no: orderNo,
+        out_trade_no: expect.stringMatching(/^CB-/),
+        status: 'failed',
+        amount: '1.20',
+        account_id: '12345678',
+        fail_code: 'INVALID_ACCOUNT',
+        fail_reason: 'The account does not exist',
+        completed_at: expect.stringMatching(/\+00:00$/),
+      });
+      expect(callback.headers['x-api-key']).toBe(merchant.apiKey);
+      expect(verifyCallback({ appSecret: merchant.appSecret, path: '/hooks/topup', headers: callback.headers, rawBody: callback.body })).toEqual({ ok: true });
+      expect(verifyCallback({ appSecret: 'f'.repeat(64), path: '/hooks/topup', headers: callback.headers, rawBody: callback.body }).ok).toBe(false);
+    } finally {
+      await endpoint.stop();
+    }
+  });
+
+  it('staff can read the delivery log and redeliver', async () => {
+    const endpoint = await endpointAnswering(() => ({ status: 200, body: 'ok' }));
+    try {
+      const merchant = await provisionMerchant(service, { callbackUrl: endpoint.url });
+      const orderNo = await finalOrder(merchant);
+      await until(() => endpoint.forOrder(orderNo).length >= 1);
+      const admin = adminClient(service.url);
+      const reconciler = await admin.createStaff('reconciler');
+      const auditor = await admin.createStaff('auditor');
+      expect((await admin('GET', `/admin/v1/orders/${orderNo}/callbacks`, undefined, { token: auditor.token })).status).toBe(403);
+      const redelivered = await admin('POST', `/admin/v1/orders/${orderNo}/callbacks/redeliver`, {}, { token: reconciler.token });
+      expect(redelivered.status).toBe(202);
+      await until(() => endpoint.forOrder(orderNo).length >= 2);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(endpoint.forOrder(orderNo)).toHaveLength(2);
+      const log = await admin('GET', `/admin/v1/orders/${orderNo}/callbacks`, undefined, { token: reconciler.token });
+      expect(log.body.data.attempts.map((a: { kind: string; acknowledged: boolean }) => [a.kind, a.acknowledged])).toEqual([
+        ['scheduled', true],
+        ['manual', true],
+      ]);
+      expect(log.body.data.attempts[0]).toMatchObject({ status_code: 200, latency_ms: expect.any(Number), url: endpoint.url });
+      expect((await admin('GET', '/admin/v1/orders/TNOPE/callbacks')).status).toBe(404);
+    } finally {
+      await endpoint.stop();
+    }
+  });
+
+  it('one slow merchant does not hold up another', async () => {
+    const slow = await endpointAnswering(() => 'hang');
+    const fast = await endpointAnswering(() => ({ status: 200, body: 'ok' }));
+    try {
+      const slowMerchant = await provisionMerchant(service, { callbackUrl: slow.url, deposit: 100_000n });
+      const fastMerchant = await provisionMerchant(service, { callbackUrl: fast.url });
+      for (let i = 0; i < 12; i++) await finalOrder(slowMerchant);
+      await until(() => slow.received.length >= 4);
+      const started = Date.now();
+      const orderNo = await finalOrder(fastMerchant);
+      await until(() => fast.forOrder(orderNo).length >= 1, 3000);
+      expect(fast.forOrder(orderNo)).toHaveLength(1);
+      expect(fast.forOrder(orderNo)[0].at - started).toBeLessThan(800);
+    } finally {
+      await slow.stop();
+      await fast.stop();
+    }
+  });
+});
+
+describe('callbacks: the SSRF guard', () => {
+  it('refuses a callback URL that resolves to a private address, at send time', async () => {
+    const db = await createTestDatabase();
+    const service = await startService(db, { ...CALLBACK_ENV, CALLBACK_ALLOW_PRIVATE_NETWORKS: 'false' });
+    const endpoint = await callbackEndpoint(() => ({ status: 200, body: 'ok' }));
+    try {
+      const merchant = await provisionMerchant(service, { callbackUrl: endpoint.url.replace('127.0.0.1', 'localhost') });
+      const reply = await signedFetch(service, merchant, {
+        path: '/api/v2/topup/submit',
+        body: JSON.stringify({ out_trade_no: 'SSRF-1', sku_id: 'mlbb-86', account_id: '1', account_fields: { server_id: '3' } }),
+      });
+      await service.commands.execute(new SettleOrder(reply.body.data.order_no));
+      const admin = adminClient(service.url);
+      let log;
+      for (let i = 0; i < 100; i++) {
+        log = await admin('GET', `/admin/v1/orders/${reply.body.data.order_no}/callbacks`);
+        if (log.body.data?.attempts?.length) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(log!.body.data.attempts[0]).toMatchObject({ acknowledged: false, status_code: null, error: expect.stringMatching(/forbidden address/) });
+      expect(endpoint.received).toHaveLength(0);
+    } finally {
+      await endpoint.stop();
+      await service.stop();
+      await db.drop();
+    }
+  });
+});
