@@ -6,8 +6,8 @@ export class CallbackLog {
   constructor(private readonly pool: Pool) {}
 
   async of(orderNo: string) {
-    const { rows } = await this.pool.query<{ state: string; attempts_made: number; due_at: Date }>(
-      'select state, attempts_made, due_at from callback_deliveries where order_no = $1',
+    const { rows } = await this.pool.query<{ state: string; attempts_made: number; due_at: Date; leased: boolean }>(
+      'select state, attempts_made, due_at, coalesce(lease_until > now(), false) as leased from callback_deliveries where order_no = $1',
       [orderNo],
     );
     if (!rows[0]) return undefined;
@@ -27,17 +27,23 @@ export class CallbackLog {
       state: rows[0].state,
       attempts_made: rows[0].attempts_made,
       next_attempt_at: rows[0].state === 'pending' ? isoTimestamp(rows[0].due_at) : null,
-      attempts: attempts.rows.map((a) => ({
-        attempt: a.attempt,
-        kind: a.kind,
-        at: isoTimestamp(a.started_at),
-        url: a.url,
-        status_code: a.status_code,
-        latency_ms: a.latency_ms,
-        reply_excerpt: a.reply_excerpt,
-        acknowledged: a.acknowledged ?? false,
-        error: a.acknowledged === null && a.error === null ? 'no result recorded: the sender stopped mid-attempt' : a.error,
-      })),
+      attempts: attempts.rows.map((a) => {
+        // No result yet: still being sent (the latest attempt, under a live lease), or its sender died.
+        const inProgress = a.acknowledged === null && a.attempt === rows[0].attempts_made && rows[0].leased;
+        const lost = a.acknowledged === null && !inProgress;
+        return {
+          attempt: a.attempt,
+          kind: a.kind,
+          at: isoTimestamp(a.started_at),
+          url: a.url,
+          in_progress: inProgress,
+          status_code: a.status_code,
+          latency_ms: a.latency_ms,
+          reply_excerpt: a.reply_excerpt,
+          acknowledged: a.acknowledged ?? false,
+          error: lost ? 'no result recorded: the sender stopped mid-attempt' : a.error,
+        };
+      }),
     };
   }
 

@@ -130,6 +130,15 @@ export class CallbackWorker {
   private async deliver(delivery: Delivery): Promise<void> {
     const { state } = await loadAggregate(this.store, orderStream(delivery.order_no), orderDecider);
     const merchantId = state.order!.merchantId;
+    if ((this.perMerchant.get(merchantId) ?? 0) >= this.options.perMerchant) {
+      // A first attempt claimed before its merchant was known: hand it back,
+      // now marked with its merchant, so the claim query can pass it over.
+      await this.pool.query(
+        'update callback_deliveries set merchant_id = $2, lease_until = null where order_no = $1 and leased_by = $3',
+        [delivery.order_no, merchantId, this.options.instanceId],
+      );
+      return;
+    }
     this.perMerchant.set(merchantId, (this.perMerchant.get(merchantId) ?? 0) + 1);
     try {
       await this.attempt(delivery, state, merchantId);
