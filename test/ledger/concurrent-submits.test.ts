@@ -1,7 +1,7 @@
-import { SubmitOrder } from '../../src/ledger/commands/ledger.commands';
+import { SettleOrder, SubmitOrder } from '../../src/ledger/commands/ledger.commands';
 import { checkEventInvariants, checkReadModels } from '../support/invariants';
 import { openWallet, orderInput, walletAmounts } from '../support/fixtures';
-import { RunningService, serviceOnFreshDatabase } from '../support/service';
+import { RunningService, serviceOnFreshDatabase, startService } from '../support/service';
 
 describe('200 concurrent submits on one wallet with funds for 50', () => {
   let service: RunningService;
@@ -46,5 +46,34 @@ describe('200 concurrent submits on one wallet with funds for 50', () => {
     expect(facts.violations).toEqual([]);
     await service.catchUp();
     expect(await checkReadModels(service.pool, facts)).toEqual([]);
+  });
+});
+
+describe('two instances writing one hot wallet', () => {
+  it('accept exactly what the funds allow, without errors, while both also settle orders', async () => {
+    const { db, service: a, teardown } = await serviceOnFreshDatabase();
+    const b = await startService(db);
+    try {
+      const merchant = await openWallet(a.commands, 300n * 120n);
+      const results = await Promise.all(
+        Array.from({ length: 600 }, async (_, i) => {
+          const instance = i % 2 ? a : b;
+          const result = await instance.commands.execute(new SubmitOrder(orderInput(merchant, `TWO-${i}`)));
+          // Half the accepted orders are settled at once, by the other instance: more writers on the wallet.
+          if (result.outcome === 'accepted' && i % 4 < 2) await (i % 2 ? b : a).commands.execute(new SettleOrder(result.order.order!.orderNo));
+          return result;
+        }),
+      );
+      const accepted = results.filter((r) => r.outcome === 'accepted').length;
+      expect(accepted).toBeGreaterThanOrEqual(300);
+      const facts = await checkEventInvariants(a.store);
+      expect(facts.violations).toEqual([]);
+      const [balance, frozen, available] = await walletAmounts(a.store, merchant);
+      expect(balance - frozen).toBe(available);
+      expect(available).toBeGreaterThanOrEqual(0n);
+    } finally {
+      await b.stop();
+      await teardown();
+    }
   });
 });

@@ -13,6 +13,9 @@ export interface WalletOutcome {
   position?: GlobalPosition;
 }
 
+/** Revision conflicts tolerated per batch before the commands fail (another instance keeps writing the wallet). */
+const MAX_CONFLICTS = 50;
+
 interface Pending {
   command: WalletCommand;
   resolve(outcome: WalletOutcome): void;
@@ -103,8 +106,11 @@ export class WalletWriter {
           position = result.position;
           nextRevision = result.nextExpectedRevision;
         } catch (error) {
-          if (error instanceof WrongExpectedRevisionError && conflicts < 10) continue;
-          throw error;
+          if (!(error instanceof WrongExpectedRevisionError) || conflicts >= MAX_CONFLICTS) throw error;
+          // Another instance wrote this wallet. Instances retrying in lockstep
+          // would keep colliding: wait a random, growing moment first.
+          await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** conflicts, 50)));
+          continue;
         }
       }
       slot.cached = { state, revision: nextRevision };
