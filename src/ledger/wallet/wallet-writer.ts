@@ -1,8 +1,8 @@
 import { EventStore, GlobalPosition, StreamRevision, WrongExpectedRevisionError } from '../../infrastructure/event-store/event-store.port';
 import { Decision } from '../../shared/decider';
 import { Minor } from '../../shared/money';
-import { loadAggregate } from '../command-handling';
-import { encodeEvent } from '../event-codec';
+import { chainHash, GENESIS_HASH } from '../../shared/hash-chain';
+import { decodeEvent, encodeEvent } from '../event-codec';
 import { walletStream } from '../streams';
 import { WalletCommand, walletDecider, WalletEvent, WalletRefusalCode, WalletState } from './wallet.decider';
 
@@ -25,7 +25,7 @@ interface Pending {
 interface Slot {
   queue: Pending[];
   running: boolean;
-  cached?: { state: WalletState; revision: StreamRevision | undefined };
+  cached?: { state: WalletState; revision: StreamRevision | undefined; lastHash: string };
 }
 
 /**
@@ -79,11 +79,8 @@ export class WalletWriter {
   private async writeBatch(merchantId: string, slot: Slot, batch: Pending[]): Promise<void> {
     const streamId = walletStream(merchantId);
     for (let conflicts = 0; ; conflicts++) {
-      if (!slot.cached) {
-        const loaded = await loadAggregate(this.store, streamId, walletDecider);
-        slot.cached = { state: loaded.state, revision: typeof loaded.revision === 'bigint' ? loaded.revision : undefined };
-      }
-      const { revision } = slot.cached;
+      if (!slot.cached) slot.cached = await this.load(streamId);
+      const { revision, lastHash } = slot.cached;
       // evolve may reuse the cached state's collections: on any failure below
       // the cache is dropped and the wallet is loaded again.
       let state = slot.cached.state;
@@ -100,9 +97,18 @@ export class WalletWriter {
       }
       let position: GlobalPosition | undefined;
       let nextRevision = revision;
+      let nextHash = lastHash;
       if (events.length > 0) {
+        // Each event carries the wallet's hash chain in its metadata (tamper evidence for auditors).
+        const first = revision === undefined ? 0n : revision + 1n;
+        const chained = events.map((event, i) => {
+          const encoded = encodeEvent(event);
+          const prev = nextHash;
+          nextHash = chainHash(prev, first + BigInt(i), encoded.type, encoded.data);
+          return { ...encoded, metadata: { prev_hash: prev, hash: nextHash } };
+        });
         try {
-          const result = await this.store.append(streamId, events.map((e) => encodeEvent(e)), revision ?? 'no_stream');
+          const result = await this.store.append(streamId, chained, revision ?? 'no_stream');
           position = result.position;
           nextRevision = result.nextExpectedRevision;
         } catch (error) {
@@ -113,10 +119,22 @@ export class WalletWriter {
           continue;
         }
       }
-      slot.cached = { state, revision: nextRevision };
+      slot.cached = { state, revision: nextRevision, lastHash: nextHash };
       batch.forEach((pending, i) => pending.resolve({ ...outcomes[i], position }));
       return;
     }
+  }
+
+  private async load(streamId: string): Promise<NonNullable<Slot['cached']>> {
+    const recorded = await this.store.readStream(streamId);
+    let state = walletDecider.initialState();
+    let lastHash = GENESIS_HASH;
+    for (const event of recorded) {
+      state = walletDecider.evolve(state, decodeEvent<WalletEvent>(event));
+      // Events written without a chain (by hand, say) are linked in as they are.
+      lastHash = typeof event.metadata.hash === 'string' ? event.metadata.hash : chainHash(lastHash, event.revision, event.type, event.data);
+    }
+    return { state, revision: recorded.length > 0 ? recorded[recorded.length - 1].revision : undefined, lastHash };
   }
 
   private evictIdle(): void {

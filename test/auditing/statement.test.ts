@@ -1,0 +1,138 @@
+import { formatPosition } from '../../src/infrastructure/event-store/event-store.port';
+import { DepositFunds, ReleaseFunds, SettleOrder, SubmitOrder } from '../../src/ledger/commands/ledger.commands';
+import { walletStream } from '../../src/ledger/streams';
+import { chainHash, GENESIS_HASH } from '../../src/shared/hash-chain';
+import { adminClient } from '../back-office/admin-client';
+import { orderInput } from '../support/fixtures';
+import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
+import { RunningService, serviceOnFreshDatabase } from '../support/service';
+
+/** Written out here, independently of the ledger's own walletMovement. */
+function handFold(events: { type: string; data: Record<string, unknown> }[]) {
+  let balance = 0n;
+  let frozen = 0n;
+  for (const { type, data } of events) {
+    const amount = BigInt((data.amount as string | undefined) ?? '0');
+    if (type === 'FundsDeposited') balance += amount;
+    if (type === 'FundsFrozen') frozen += amount;
+    if (type === 'FrozenFundsDeducted') (balance -= amount), (frozen -= amount);
+    if (type === 'FrozenFundsReleased') frozen -= amount;
+  }
+  const money = (v: bigint) => `${v / 100n}.${(v % 100n).toString().padStart(2, '0')}`;
+  return { balance: money(balance), frozen_balance: money(frozen), available_balance: money(balance - frozen) };
+}
+
+describe('auditors: statements and balances as of any instant, replayed from the events', () => {
+  let service: RunningService;
+  let teardown: () => Promise<void>;
+  let merchant: TestMerchant;
+  let admin: ReturnType<typeof adminClient>;
+  let auditor: { token: string };
+
+  beforeAll(async () => {
+    ({ service, teardown } = await serviceOnFreshDatabase());
+    merchant = await provisionMerchant(service, { deposit: 100_000n });
+    admin = adminClient(service.url);
+    auditor = await admin.createStaff('auditor');
+    // Thousands of mixed movements: freezes, deductions, releases and deposits.
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        for (;;) {
+          const i = next++;
+          if (i >= 1200) return;
+          if (i % 40 === 0) await service.commands.execute(new DepositFunds(merchant.merchantId, `top-up-${i}`, 5_000n, 'ops'));
+          const result = await service.commands.execute(new SubmitOrder(orderInput(merchant.merchantId, `ST-${i}`, { amount: BigInt(50 + (i % 70)) })));
+          if (result.outcome !== 'accepted') continue;
+          const orderNo = result.order.order!.orderNo;
+          if (i % 3 === 0) await service.commands.execute(new SettleOrder(orderNo));
+          if (i % 3 === 1) await service.commands.execute(new ReleaseFunds(orderNo, 'INVALID_ACCOUNT', 'no such account'));
+        }
+      }),
+    );
+  });
+  afterAll(async () => teardown());
+
+  async function wholeStatement() {
+    const lines: any[] = [];
+    let after: number | null = -1;
+    while (after !== null) {
+      const query: string = after >= 0 ? `&after_revision=${after}` : '';
+      const page = await admin('GET', `/admin/v1/wallets/${merchant.merchantId}/statement?limit=1000${query}`, undefined, auditor);
+      expect(page.status).toBe(200);
+      lines.push(...page.body.data.lines);
+      after = page.body.data.next_after_revision;
+    }
+    return lines;
+  }
+
+  it('the statement replays every movement; its last line equals the balance endpoint', async () => {
+    const lines = await wholeStatement();
+    expect(lines.length).toBeGreaterThan(2000);
+    const events = await service.store.readStream(walletStream(merchant.merchantId));
+    expect(lines.map((l) => l.revision)).toEqual(events.map((e) => Number(e.revision)));
+    const last = lines[lines.length - 1];
+    const balance = (await signedFetch(service, merchant, { path: '/api/v2/balance' })).body.data;
+    expect({ balance: last.balance_after, frozen_balance: last.frozen_after, available_balance: last.available_after }).toEqual({
+      balance: balance.balance,
+      frozen_balance: balance.frozen_balance,
+      available_balance: balance.available_balance,
+    });
+    expect(handFold(events)).toEqual({ balance: balance.balance, frozen_balance: balance.frozen_balance, available_balance: balance.available_balance });
+  });
+
+  it('every line links to the one before in the hash chain', async () => {
+    const lines = await wholeStatement();
+    expect(lines[0].prev_hash).toBe(GENESIS_HASH);
+    lines.forEach((line, i) => {
+      if (i > 0) expect(line.prev_hash).toBe(lines[i - 1].hash);
+      expect(chainHash(line.prev_hash, line.revision, line.type, line.data)).toBe(line.hash);
+    });
+    // The chain is stored with the events, not computed for the export.
+    const events = await service.store.readStream(walletStream(merchant.merchantId));
+    expect(events.every((e, i) => e.metadata.hash === lines[i].hash)).toBe(true);
+  });
+
+  it('balance as of past instants and positions equals a hand fold of the events up to there', async () => {
+    const events = await service.store.readStream(walletStream(merchant.merchantId));
+    for (const fraction of [0.05, 0.3, 0.5, 0.77, 1]) {
+      const k = Math.min(events.length - 1, Math.floor(events.length * fraction));
+      const byPosition = await admin('GET', `/admin/v1/wallets/${merchant.merchantId}/balance?position=${formatPosition(events[k].position)}`, undefined, auditor);
+      expect(byPosition.body.data).toMatchObject({ ...handFold(events.slice(0, k + 1)), events_applied: k + 1, last_revision: k });
+      const at = events[k].createdAt;
+      const upToInstant = events.filter((e) => e.createdAt <= at);
+      const byInstant = await admin('GET', `/admin/v1/wallets/${merchant.merchantId}/balance?at=${encodeURIComponent(at.toISOString())}`, undefined, auditor);
+      expect(byInstant.body.data).toMatchObject({ ...handFold(upToInstant), events_applied: upToInstant.length });
+    }
+    const before = await admin('GET', `/admin/v1/wallets/${merchant.merchantId}/balance?at=2000-01-01T00:00:00Z`, undefined, auditor);
+    expect(before.body.data).toMatchObject({ balance: '0.00', events_applied: 0 });
+  });
+
+  it('filters by time, exports CSV, and refuses bad parameters and other roles', async () => {
+    const events = await service.store.readStream(walletStream(merchant.merchantId));
+    const from = events[100].createdAt;
+    const to = events[events.length - 100].createdAt;
+    const window = await admin(
+      'GET',
+      `/admin/v1/wallets/${merchant.merchantId}/statement?limit=100000&from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(to.toISOString())}`,
+      undefined,
+      auditor,
+    );
+    const expected = events.filter((e) => e.createdAt >= from && e.createdAt < to).map((e) => Number(e.revision));
+    expect(window.body.data.lines.map((l: { revision: number }) => l.revision)).toEqual(expected);
+
+    const csv = await fetch(`${service.url}/admin/v1/wallets/${merchant.merchantId}/statement?format=csv&limit=100000`, {
+      headers: { authorization: `Bearer ${auditor.token}` },
+    });
+    expect(csv.headers.get('content-type')).toMatch(/text\/csv/);
+    const rows = (await csv.text()).trim().split('\r\n');
+    expect(rows[0]).toBe('revision,position,recorded_at,occurred_at,type,order_no,reference,reason,amount,balance_after,frozen_after,available_after,data,prev_hash,hash');
+    expect(rows).toHaveLength(events.length + 1);
+
+    const reconciler = await admin.createStaff('reconciler');
+    expect((await admin('GET', `/admin/v1/wallets/${merchant.merchantId}/statement`, undefined, { token: reconciler.token })).status).toBe(403);
+    expect((await admin('GET', `/admin/v1/wallets/${merchant.merchantId}/statement?from=yesterday`, undefined, auditor)).body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'from' });
+    expect((await admin('GET', `/admin/v1/wallets/${merchant.merchantId}/balance`, undefined, auditor)).status).toBe(422);
+    expect((await admin('GET', '/admin/v1/wallets/mch_nobody/statement', undefined, auditor)).body).toMatchObject({ code: 'WALLET_NOT_FOUND' });
+  });
+});
