@@ -3,6 +3,8 @@ import { EventStore, GlobalPosition, START } from '../src/infrastructure/event-s
 import { applyBatch } from './projection-runner';
 import { liveTables, Projection, TableNames } from './projection';
 
+const REBUILD_BATCH = 1000;
+
 export interface RebuildReport {
   projection: string;
   events: number;
@@ -29,14 +31,19 @@ export async function rebuildProjection(
 
   let position = START;
   let events = 0;
+  // Stops at the first short batch rather than chasing the log to empty: under
+  // steady load that would never end. Whatever arrives later is applied by the
+  // live runner, which resumes from the rebuilt checkpoint after the swap.
   const catchUp = async () => {
     for (;;) {
-      const batch = await store.readAll(position, 1000);
-      if (batch.length === 0) return;
-      await applyBatch(pool, projection, shadowCheckpoint, fresh, batch);
-      position = batch[batch.length - 1].position;
-      events += batch.length;
-      onProgress(events);
+      const batch = await store.readAll(position, REBUILD_BATCH);
+      if (batch.length > 0) {
+        await applyBatch(pool, projection, shadowCheckpoint, fresh, batch);
+        position = batch[batch.length - 1].position;
+        events += batch.length;
+        onProgress(events);
+      }
+      if (batch.length < REBUILD_BATCH) return;
     }
   };
   try {
@@ -45,7 +52,7 @@ export async function rebuildProjection(
     try {
       await client.query('begin');
       await client.query('select 1 from projection_checkpoints where name = $1 for update', [projection.name]);
-      await catchUp(); // the last events, now that the live runner is held at the lock
+      await catchUp(); // what came meanwhile, while the live runner waits at the lock
       for (const table of projection.tables) {
         await client.query(`alter table ${live[table]} rename to ${table}__old_${generation}`);
         await client.query(`alter table ${fresh[table]} rename to ${live[table]}`);

@@ -4,6 +4,8 @@ import { FulfilmentModule } from '../fulfilment/fulfilment.module';
 import { MerchantsModule } from '../merchants/merchants.module';
 import { StaffAuthenticator } from './auth/staff-authenticator';
 import { StaffAuthGuard } from './auth/staff-auth.guard';
+import { RebuildController } from './auditors/rebuild.controller';
+import { VerificationController } from './auditors/verification.controller';
 import { WalletHistoryController } from './auditors/wallet-history.controller';
 import { CallbacksController } from './callbacks/callbacks.controller';
 import { CatalogueController } from './catalogue/catalogue.controller';
@@ -19,7 +21,7 @@ import { StaffRepository } from './staff/staff.repository';
 /** The back office: /admin/v1/*, staff bearer tokens with roles; see docs/back-office-api.md. */
 @Module({
   imports: [MerchantsModule, FulfilmentModule, CallbacksModule],
-  controllers: [StaffController, MerchantsController, CatalogueController, ReconciliationController, CallbacksController, WalletHistoryController],
+  controllers: [StaffController, MerchantsController, CatalogueController, ReconciliationController, CallbacksController, WalletHistoryController, VerificationController, RebuildController],
   providers: [StaffAuthenticator, StaffAuthGuard, JsonBodyInterceptor, StaffRepository, MerchantsRepository, DepositsService, CatalogueRepository],
 })
 export class BackOfficeModule {}

@@ -1,0 +1,89 @@
+import { Pool } from 'pg';
+import { allProjections } from '../../projections/all-projections';
+import { AppConfig, loadConfig } from '../config/config';
+import { EsdbEventStore } from '../infrastructure/event-store/esdb-event-store';
+import { EventStore } from '../infrastructure/event-store/event-store.port';
+import { PostgresEventStore } from '../infrastructure/event-store/postgres-event-store';
+import { createPool } from '../infrastructure/postgres/connection';
+
+/** What a command needs: the service's own configuration, a small pool and the event store. */
+export interface CliContext {
+  config: AppConfig;
+  pool: Pool;
+  store: EventStore;
+  close(): Promise<void>;
+}
+
+/** The CLI could not get going: a clear sentence for the operator, exit 3. */
+export class EnvironmentError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EnvironmentError';
+  }
+}
+
+/** The CLI neither serves staff nor reads merchant secrets, so it never needs these two. */
+const UNUSED_SECRETS = { ADMIN_TOKEN: 'cli-never-uses-the-admin-token', SECRETS_KEY: '0'.repeat(64) };
+
+/**
+ * Reads the same environment as the service (a bad variable throws the same
+ * ConfigError) and opens the same stores. It never creates the database or
+ * runs migrations: that is the service's job at start-up, so a missing
+ * schema is reported instead of half-created by a tool.
+ */
+export async function openCliContext(env: NodeJS.ProcessEnv): Promise<CliContext> {
+  const { config } = loadConfig({
+    ...env,
+    ADMIN_TOKEN: env.ADMIN_TOKEN || UNUSED_SECRETS.ADMIN_TOKEN,
+    SECRETS_KEY: env.SECRETS_KEY || UNUSED_SECRETS.SECRETS_KEY,
+  });
+  const pool = createPool(config.database, 4);
+  try {
+    await checkSchema(pool, config);
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw error;
+  }
+  const store: EventStore =
+    config.eventStore === 'esdb'
+      ? EsdbEventStore.fromConnectionString(config.eventStoreConnectionString!)
+      : new PostgresEventStore(pool, { connection: config.database, pollIntervalMs: config.eventStorePollIntervalMs });
+  return {
+    config,
+    pool,
+    store,
+    async close() {
+      await store.close();
+      await pool.end();
+    },
+  };
+}
+
+async function checkSchema(pool: Pool, config: AppConfig): Promise<void> {
+  const tables = ['projection_checkpoints', ...allProjections.flatMap((p) => p.tables)];
+  if (config.eventStore === 'postgres') tables.unshift('es_events');
+  let missing: string[];
+  try {
+    const { rows } = await pool.query<{ name: string }>(
+      `select name from unnest($1::text[]) as t(name) where to_regclass(quote_ident(name)) is null`,
+      [tables],
+    );
+    missing = rows.map((r) => r.name);
+  } catch (error) {
+    throw new EnvironmentError(connectionProblem(error, config));
+  }
+  if (missing.length > 0) {
+    throw new EnvironmentError(
+      `the database has no ${missing.join(', ')}: start the service once against it (it creates the schema at start-up), or check DATABASE_URL / PG*`,
+    );
+  }
+}
+
+function connectionProblem(error: unknown, config: AppConfig): string {
+  const { code, message } = error as { code?: string; message?: string };
+  const where = config.database.connectionString
+    ? new URL(config.database.connectionString).host + new URL(config.database.connectionString).pathname
+    : `${config.database.host}:${config.database.port}/${config.database.database}`;
+  if (code === '3D000') return `the database ${where} does not exist: start the service once (it creates it), or check DATABASE_URL / PG*`;
+  return `cannot use Postgres at ${where}: ${message ?? String(error)}`;
+}
