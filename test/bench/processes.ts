@@ -1,0 +1,222 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import net from 'node:net';
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(__dirname, '..', '..');
+const PRELOAD = join(__dirname, 'child-preload.ts');
+const LOG_LINES_KEPT = 60;
+
+export interface Child {
+  readonly name: string;
+  readonly process: ChildProcess;
+  /** Settles when the process has exited, with how. */
+  readonly exited: Promise<string>;
+  hasExited(): boolean;
+  /** The last lines it printed, stdout and stderr interleaved. */
+  logTail(): string;
+  /** Resolves on the first stdout line matching the pattern; rejects if the process exits first or after timeoutMs. */
+  waitForLine(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray>;
+  /** SIGTERM, then SIGKILL after graceMs. Safe to call more than once. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** Every child still running, for the last-resort kill when the benchmark exits. */
+const running = new Set<Child>();
+
+process.on('exit', () => {
+  for (const child of running) child.process.kill('SIGKILL');
+});
+
+/** `node -r ts-node/register/transpile-only -r child-preload.ts <script>` in the repository root. */
+export function startNodeChild(name: string, script: string, env: NodeJS.ProcessEnv, nodeArgs: string[] = []): Child {
+  const proc = spawn(process.execPath, [...nodeArgs, '-r', 'ts-node/register/transpile-only', '-r', PRELOAD, script], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  const lines: string[] = [];
+  const lineListeners = new Set<(line: string) => void>();
+  let done = false;
+  const exited = new Promise<string>((resolve) => {
+    proc.on('exit', (code, signal) => {
+      done = true;
+      running.delete(child);
+      resolve(signal ? `killed by ${signal}` : `exited with code ${code}`);
+    });
+    proc.on('error', (error) => {
+      done = true;
+      running.delete(child);
+      resolve(`could not start: ${error.message}`);
+    });
+  });
+  const collect = (stream: NodeJS.ReadableStream | null, isStdout: boolean) => {
+    let partial = '';
+    stream?.setEncoding('utf8');
+    stream?.on('data', (text: string) => {
+      const parts = (partial + text).split('\n');
+      partial = parts.pop() ?? '';
+      for (const line of parts) {
+        lines.push(line);
+        if (lines.length > LOG_LINES_KEPT) lines.shift();
+        if (isStdout) for (const listener of lineListeners) listener(line);
+      }
+    });
+  };
+  collect(proc.stdout, true);
+  collect(proc.stderr, false);
+
+  const child: Child = {
+    name,
+    process: proc,
+    exited,
+    hasExited: () => done,
+    logTail: () => lines.map((line) => `  | ${line}`).join('\n'),
+    waitForLine(pattern, timeoutMs) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => finish(new Error(`${name}: no line matching ${pattern} within ${timeoutMs} ms`)), timeoutMs);
+        const listener = (line: string) => {
+          const match = line.match(pattern);
+          if (match) finish(undefined, match);
+        };
+        const finish = (error?: Error, match?: RegExpMatchArray) => {
+          clearTimeout(timer);
+          lineListeners.delete(listener);
+          if (error) reject(error);
+          else resolve(match!);
+        };
+        lineListeners.add(listener);
+        void exited.then((how) => finish(new Error(`${name} ${how} before printing ${pattern}`)));
+      });
+    },
+    async stop(graceMs = 10_000) {
+      if (done) return;
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+  running.add(child);
+  return child;
+}
+
+/** A TCP port that was free a moment ago on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Polls GET url until it answers 200; fails early when the child exits. */
+export async function waitForHttp200(url: string, child: Child, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.hasExited()) throw new Error(`${child.name} ${await child.exited} before ${url} answered`);
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      await response.arrayBuffer();
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(250);
+  }
+  throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
+}
+
+const TICKS_PER_SECOND = 100; // USER_HZ, 100 on Linux
+
+/** CPU time (user + system) a process has used so far, in seconds, from /proc; undefined where there is no /proc. */
+export function cpuSeconds(pid: number): number | undefined {
+  const stat = procStat(pid);
+  return stat && stat.cpuSeconds;
+}
+
+function procStat(pid: number | string): { command: string; cpuSeconds: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses and may contain spaces.
+    const close = stat.lastIndexOf(')');
+    const fields = stat.slice(close + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of the line)
+    return { command: stat.slice(stat.indexOf('(') + 1, close), cpuSeconds: ticks / TICKS_PER_SECOND };
+  } catch {
+    return undefined;
+  }
+}
+
+export interface CpuSnapshot {
+  /** The server under test (the service or the baseline). */
+  server: number;
+  /**
+   * The local Postgres server's processes that work for the benchmark's
+   * database: its backends and the server's own background processes
+   * (backends of other databases count as other load).
+   */
+  postgres: number;
+  /** This process: the load generator. */
+  bench: number;
+  /** Busy time of the whole machine, all cores. */
+  machine: number;
+}
+
+/** CPU seconds used so far, by whom; undefined where there is no /proc (not Linux). */
+export function cpuSnapshot(serverPid: number, database: string): CpuSnapshot | undefined {
+  const server = cpuSeconds(serverPid);
+  if (server === undefined) return undefined;
+  let postgres = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    const stat = procStat(entry);
+    if (stat?.command !== 'postgres') continue;
+    let title = '';
+    try {
+      title = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // A backend's title names its client, "127.0.0.1(54321)" or "[local]", after the database.
+    const backend = /\S\(\d+\)|\[local\]/.test(title);
+    if (!backend || title.includes(` ${database} `)) postgres += stat.cpuSeconds;
+  }
+  const usage = process.cpuUsage();
+  // cpu  user nice system idle iowait irq softirq steal ...
+  const total = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const busyTicks = total.slice(0, 8).reduce((a, b) => a + b, 0) - total[3] - total[4];
+  return { server, postgres, bench: (usage.user + usage.system) / 1e6, machine: busyTicks / TICKS_PER_SECOND };
+}
+
+/** Cores used on average between two snapshots, by whom. */
+export function coresUsed(before: CpuSnapshot, after: CpuSnapshot, seconds: number): CpuSnapshot {
+  const per = (key: keyof CpuSnapshot) => (after[key] - before[key]) / seconds;
+  return { server: per('server'), postgres: per('postgres'), bench: per('bench'), machine: per('machine') };
+}
+
+/**
+ * Waits until a process has stopped working off what the last run left behind
+ * (fulfilment, projections): under 5 % of a core over two half-second windows
+ * in a row, at most maxMs. Without /proc it just waits a fixed 3 s.
+ */
+export async function waitUntilIdle(pid: number, maxMs = 60_000): Promise<void> {
+  if (cpuSeconds(pid) === undefined) return sleep(3000);
+  const deadline = Date.now() + maxMs;
+  let quiet = 0;
+  let last = cpuSeconds(pid)!;
+  while (quiet < 2 && Date.now() < deadline) {
+    await sleep(500);
+    const now = cpuSeconds(pid);
+    if (now === undefined) return;
+    quiet = now - last < 0.025 ? quiet + 1 : 0;
+    last = now;
+  }
+}
