@@ -1,6 +1,7 @@
 import { formatPosition } from '../../src/infrastructure/event-store/event-store.port';
 import { DepositFunds, ReleaseFunds, SettleOrder, SubmitOrder } from '../../src/ledger/commands/ledger.commands';
 import { walletStream } from '../../src/ledger/streams';
+import { checkStatement } from '../../src/auditing/statement-check';
 import { chainHash, GENESIS_HASH } from '../../src/shared/hash-chain';
 import { adminClient } from '../back-office/admin-client';
 import { orderInput } from '../support/fixtures';
@@ -135,4 +136,34 @@ describe('auditors: statements and balances as of any instant, replayed from the
     expect((await admin('GET', `/admin/v1/wallets/${merchant.merchantId}/balance`, undefined, auditor)).status).toBe(422);
     expect((await admin('GET', '/admin/v1/wallets/mch_nobody/statement', undefined, auditor)).body).toMatchObject({ code: 'WALLET_NOT_FOUND' });
   });
+
+  it('an export from the service checks out offline, and the checker pinpoints tampering in it', async () => {
+    const csv = await (
+      await fetch(`${service.url}/admin/v1/wallets/${merchant.merchantId}/statement?format=csv&limit=100000`, {
+        headers: { authorization: `Bearer ${auditor.token}` },
+      })
+    ).text();
+    const clean = checkStatement(csv);
+    expect(clean).toMatchObject({ ok: true, problems: [] });
+    const rows = csv.trimEnd().split('\r\n');
+    expect(clean.lines).toBe(rows.length - 1);
+    const first = (report: ReturnType<typeof checkStatement>) => report.problems[0] && { line: report.problems[0].line, kind: report.problems[0].kind };
+
+    // One altered amount: a deposit line's amount column.
+    const k = rows.findIndex((r, i) => i > 500 && r.includes(',FundsDeposited,'));
+    const altered = [...rows];
+    altered[k] = altered[k].replace(/,50\.00,/, ',500.00,');
+    expect(altered[k]).not.toBe(rows[k]);
+    expect(first(checkStatement(altered.join('\r\n')))).toEqual({ line: k, kind: 'ALTERED' });
+
+    // One deleted line.
+    const deleted = [...rows.slice(0, 700), ...rows.slice(701)];
+    expect(first(checkStatement(deleted.join('\r\n')))).toEqual({ line: 700, kind: 'MISSING' });
+
+    // One swapped pair.
+    const swapped = [...rows];
+    [swapped[900], swapped[901]] = [swapped[901], swapped[900]];
+    expect(first(checkStatement(swapped.join('\r\n')))).toEqual({ line: 900, kind: 'REORDERED' });
+  });
 });
+

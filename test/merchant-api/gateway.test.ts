@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { request } from 'node:http';
+import { ReplayGuard } from '../../src/merchant-api/gateway/replay-guard';
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { RunningService, serviceOnFreshDatabase, startService } from '../support/service';
 
@@ -186,6 +187,17 @@ describe('merchant API gateway', () => {
         expect(reply.body).toMatchObject({ code: 'INVALID_NONCE', field: 'X-Nonce' });
       }
       expect((await signedFetch(service, merchant, { path: '/api/v2/balance', nonce: `n${'x'.repeat(127)}` })).status).toBe(200);
+    });
+
+    it('purges nonces whose window has passed, and only those', async () => {
+      await service.pool.query(
+        `insert into merchant_nonces (merchant_id, nonce, expires_at) values ($1, 'old-one', now() - interval '1 second'), ($1, 'live-one', now() + interval '5 minutes')`,
+        [merchant.merchantId],
+      );
+      const purged = await new ReplayGuard(service.pool).purgeExpired();
+      expect(purged).toBeGreaterThanOrEqual(1);
+      const { rows } = await service.pool.query(`select nonce from merchant_nonces where nonce in ('old-one', 'live-one')`);
+      expect(rows.map((r) => r.nonce)).toEqual(['live-one']);
     });
 
     it('remembers nonces until at least their timestamp + 300 s', async () => {
