@@ -8,6 +8,7 @@ import { signatureOf, stringToSign } from '../merchant-api/gateway/signature';
 import { AppSecretCipher } from '../merchants/app-secret.cipher';
 import { formatAmount } from '../shared/money';
 import { isoTimestamp } from '../shared/clock';
+import { JobDispatcher } from '../infrastructure/jobs/job-dispatcher';
 import { CallbackAttemptResult, sendCallback } from './delivery/callback-sender';
 
 export interface CallbackOptions {
@@ -52,10 +53,7 @@ export function callbackPayload(state: OrderState) {
  * or dead endpoint cannot hold up the others.
  */
 export class CallbackWorker {
-  private running = false;
-  private loop?: Promise<void>;
-  private wake?: () => void;
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly dispatcher: JobDispatcher<Delivery>;
   private readonly perMerchant = new Map<string, number>();
 
   constructor(
@@ -64,52 +62,27 @@ export class CallbackWorker {
     private readonly cipher: AppSecretCipher,
     private readonly options: CallbackOptions,
     private readonly send: typeof sendCallback = sendCallback,
-    private readonly log: (message: string, error?: unknown) => void = () => undefined,
-  ) {}
+    log: (message: string, error?: unknown) => void = () => undefined,
+  ) {
+    this.dispatcher = new JobDispatcher({
+      concurrency: options.concurrency,
+      pollMs: options.pollMs,
+      claim: (limit) => {
+        const saturated = [...this.perMerchant].filter(([, n]) => n >= options.perMerchant).map(([m]) => m);
+        return this.claim(limit, saturated);
+      },
+      run: (delivery) => this.deliver(delivery),
+      describe: (delivery) => `the callback for ${delivery.order_no}`,
+      log,
+    });
+  }
 
   start(): void {
-    if (this.running || this.options.concurrency === 0) return;
-    this.running = true;
-    this.loop = this.dispatch();
+    this.dispatcher.start();
   }
 
-  async stop(): Promise<void> {
-    this.running = false;
-    this.wake?.();
-    await this.loop;
-    await Promise.all(this.inFlight);
-  }
-
-  private async dispatch(): Promise<void> {
-    while (this.running) {
-      const free = this.options.concurrency - this.inFlight.size;
-      let claimed: Delivery[] = [];
-      if (free > 0) {
-        const saturated = [...this.perMerchant].filter(([, n]) => n >= this.options.perMerchant).map(([m]) => m);
-        claimed = await this.claim(free, saturated).catch((error) => {
-          this.log('claiming callbacks failed', error);
-          return [];
-        });
-      }
-      for (const delivery of claimed) {
-        const task: Promise<void> = this.deliver(delivery)
-          .catch((error) => this.log(`callback for ${delivery.order_no} failed; its lease will expire and it is retried`, error))
-          .finally(() => {
-            this.inFlight.delete(task);
-            this.wake?.();
-          });
-        this.inFlight.add(task);
-      }
-      if (claimed.length < free || free === 0) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.options.pollMs);
-          this.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-      }
-    }
+  stop(): Promise<void> {
+    return this.dispatcher.stop();
   }
 
   private async claim(limit: number, saturated: string[]): Promise<Delivery[]> {

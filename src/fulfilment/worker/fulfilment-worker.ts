@@ -7,6 +7,7 @@ import { orderDecider, OrderState } from '../../ledger/order/order.decider';
 import { CommandRefusedError } from '../../ledger/order/order-workflow';
 import { orderStream } from '../../ledger/streams';
 import { formatAmount } from '../../shared/money';
+import { JobDispatcher } from '../../infrastructure/jobs/job-dispatcher';
 import { UpstreamProvider } from '../upstream/upstream.port';
 
 export interface FulfilmentOptions {
@@ -31,10 +32,7 @@ interface Job {
  * sends the same order again under the same idempotency key.
  */
 export class FulfilmentWorker {
-  private running = false;
-  private inFlight = new Set<Promise<void>>();
-  private loop?: Promise<void>;
-  private wake?: () => void;
+  private readonly dispatcher: JobDispatcher<Job>;
 
   constructor(
     private readonly pool: Pool,
@@ -43,51 +41,23 @@ export class FulfilmentWorker {
     private readonly upstream: UpstreamProvider,
     private readonly options: FulfilmentOptions,
     private readonly log: (message: string, error?: unknown) => void = () => undefined,
-  ) {}
+  ) {
+    this.dispatcher = new JobDispatcher({
+      concurrency: options.concurrency,
+      pollMs: options.pollMs,
+      claim: (limit) => this.claim(limit),
+      run: (job) => this.fulfil(job),
+      describe: (job) => `fulfilling ${job.order_no}`,
+      log,
+    });
+  }
 
   start(): void {
-    if (this.running || this.options.concurrency === 0) return;
-    this.running = true;
-    this.loop = this.dispatch();
+    this.dispatcher.start();
   }
 
-  async stop(): Promise<void> {
-    this.running = false;
-    this.wake?.();
-    await this.loop;
-    await Promise.all(this.inFlight);
-  }
-
-  private async dispatch(): Promise<void> {
-    while (this.running) {
-      const free = this.options.concurrency - this.inFlight.size;
-      let claimed: Job[] = [];
-      if (free > 0) {
-        try {
-          claimed = await this.claim(free);
-        } catch (error) {
-          this.log('claiming fulfilment jobs failed', error);
-        }
-      }
-      for (const job of claimed) {
-        const task: Promise<void> = this.fulfil(job)
-          .catch((error) => this.log(`fulfilling ${job.order_no} failed; its lease will expire and it is retried`, error))
-          .finally(() => {
-            this.inFlight.delete(task);
-            this.wake?.();
-          });
-        this.inFlight.add(task);
-      }
-      if (claimed.length === 0 || claimed.length === free) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.options.pollMs);
-          this.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-      }
-    }
+  stop(): Promise<void> {
+    return this.dispatcher.stop();
   }
 
   private async claim(limit: number): Promise<Job[]> {

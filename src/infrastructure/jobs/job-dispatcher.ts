@@ -1,0 +1,71 @@
+export interface JobDispatcherOptions<Job> {
+  /** Jobs in flight at most; 0 turns the dispatcher off. */
+  concurrency: number;
+  pollMs: number;
+  /** Claims (leases) up to `limit` due jobs. */
+  claim(limit: number): Promise<Job[]>;
+  run(job: Job): Promise<void>;
+  describe(job: Job): string;
+  log(message: string, error?: unknown): void;
+}
+
+/**
+ * The loop shared by the workers that lease jobs from Postgres: claim as many
+ * due jobs as there are free slots, run them, and claim again when one ends
+ * or after `pollMs`. A failing job is only logged: its lease expires and it
+ * is claimed again.
+ */
+export class JobDispatcher<Job> {
+  private running = false;
+  private loop?: Promise<void>;
+  private wake?: () => void;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(private readonly options: JobDispatcherOptions<Job>) {}
+
+  start(): void {
+    if (this.running || this.options.concurrency === 0) return;
+    this.running = true;
+    this.loop = this.dispatch();
+  }
+
+  /** Stops claiming and waits for the jobs in flight. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+    await Promise.all(this.inFlight);
+  }
+
+  private async dispatch(): Promise<void> {
+    while (this.running) {
+      const free = this.options.concurrency - this.inFlight.size;
+      let claimed: Job[] = [];
+      if (free > 0) {
+        claimed = await this.options.claim(free).catch((error) => {
+          this.options.log('claiming jobs failed', error);
+          return [];
+        });
+      }
+      for (const job of claimed) {
+        const task: Promise<void> = this.options
+          .run(job)
+          .catch((error) => this.options.log(`${this.options.describe(job)} failed; its lease will expire and it is retried`, error))
+          .finally(() => {
+            this.inFlight.delete(task);
+            this.wake?.();
+          });
+        this.inFlight.add(task);
+      }
+      // Claimed every free slot: go round at once (the next pass waits for a slot).
+      if (free > 0 && claimed.length === free) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.options.pollMs);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  }
+}
