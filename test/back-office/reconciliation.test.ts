@@ -101,6 +101,14 @@ describe('reconciliation: unknown upstream results wait for staff', () => {
     const after = await balance();
     expect(Number(before.balance) - Number(after.balance)).toBeCloseTo(1.2, 5);
     expect(Number(before.frozen_balance) - Number(after.frozen_balance)).toBeCloseTo(1.2, 5);
+    // The wallet's deduction says it was a staff decision, and so does the auditors' statement.
+    const deductions = (await service.store.readStream(`wallet-${merchant.merchantId}`)).filter(
+      (e) => e.type === 'FrozenFundsDeducted' && e.data.orderNo === orderNo,
+    );
+    expect(deductions.map((e) => e.data.reason)).toEqual(['RESOLVED_SUCCESS']);
+    const statement = await admin('GET', `/admin/v1/wallets/${merchant.merchantId}/statement?limit=100000`);
+    const line = statement.body.data.lines.find((l: { type: string; order_no: string }) => l.type === 'FrozenFundsDeducted' && l.order_no === orderNo);
+    expect(line).toMatchObject({ reason: 'RESOLVED_SUCCESS', amount: '1.20' });
     const audit = await service.pool.query(`select staff_id, action from back_office_audit where target = $1`, [`order:${orderNo}`]);
     expect(audit.rows).toEqual([{ staff_id: reconciler.staff_id, action: 'order.resolved' }]);
     const queue = await admin('GET', '/admin/v1/reconciliation/orders?limit=500', undefined, as(reconciler));

@@ -158,7 +158,7 @@ export class OrderWorkflow {
     const wallet = await this.wallets.execute(
       merchantId,
       success
-        ? { type: 'DeductFrozenFunds', orderNo, attempt, at }
+        ? { type: 'DeductFrozenFunds', orderNo, attempt, at, ...(state.resolvedBy ? { reason: 'RESOLVED_SUCCESS' } : {}) }
         : { type: 'ReleaseFrozenFunds', orderNo, attempt, reason: state.failCode!, at },
     );
     const done: WalletRefusalCode = success ? 'ALREADY_DEDUCTED' : 'ALREADY_RELEASED';

@@ -86,6 +86,8 @@ export interface OrderState {
   refusalCode?: string;
   failCode?: FailCode;
   failReason?: string;
+  /** The staff member who settled an unknown result, if one did. */
+  resolvedBy?: string;
   completedAt?: string;
 }
 
@@ -213,8 +215,8 @@ function evolve(state: OrderState, event: OrderEvent): OrderState {
       return { ...state, stage: 'failing', failCode: event.data.failCode, failReason: event.data.failReason };
     case 'OrderResolved':
       return event.data.outcome === 'success'
-        ? { ...state, stage: 'succeeding' }
-        : { ...state, stage: 'failing', failCode: 'RESOLVED_FAILED', failReason: RESOLVED_FAILED_REASON };
+        ? { ...state, stage: 'succeeding', resolvedBy: event.data.resolvedBy }
+        : { ...state, stage: 'failing', failCode: 'RESOLVED_FAILED', failReason: RESOLVED_FAILED_REASON, resolvedBy: event.data.resolvedBy };
     case 'OrderSucceeded':
       return { ...state, stage: 'succeeded', completedAt: event.data.at };
     case 'OrderFailed':

@@ -331,3 +331,26 @@ describe('wallet decider', () => {
     });
   });
 });
+
+describe('DeductFrozenFunds decided by staff', () => {
+  const at = '2026-11-22T10:00:00.000+00:00';
+  const history: WalletEvent[] = [
+    { type: 'WalletOpened', data: { merchantId: 'm', currency: 'USD', at } },
+    { type: 'FundsDeposited', data: { reference: 'r', amount: 500n, by: 'ops', at } },
+    { type: 'FundsFrozen', data: { orderNo: 'O1', attempt: 1, amount: 120n, at } },
+  ];
+
+  it('keeps the reason on the deduction, for the statement', () => {
+    specify(walletDecider)
+      .given(history)
+      .when({ type: 'DeductFrozenFunds', orderNo: 'O1', attempt: 1, reason: 'RESOLVED_SUCCESS', at })
+      .then([{ type: 'FrozenFundsDeducted', data: { orderNo: 'O1', attempt: 1, amount: 120n, reason: 'RESOLVED_SUCCESS', at } }]);
+  });
+
+  it('writes no reason for an upstream delivery', () => {
+    specify(walletDecider)
+      .given(history)
+      .when({ type: 'DeductFrozenFunds', orderNo: 'O1', attempt: 1, at })
+      .then([{ type: 'FrozenFundsDeducted', data: { orderNo: 'O1', attempt: 1, amount: 120n, at } }]);
+  });
+});

@@ -6,14 +6,15 @@ export type WalletEvent =
   | { type: 'WalletOpened'; data: { merchantId: string; currency: string; at: string } }
   | { type: 'FundsDeposited'; data: { reference: string; amount: Minor; by: string; at: string } }
   | { type: 'FundsFrozen'; data: { orderNo: string; attempt: number; amount: Minor; at: string } }
-  | { type: 'FrozenFundsDeducted'; data: { orderNo: string; attempt: number; amount: Minor; at: string } }
+  | { type: 'FrozenFundsDeducted'; data: { orderNo: string; attempt: number; amount: Minor; reason?: string; at: string } }
   | { type: 'FrozenFundsReleased'; data: { orderNo: string; attempt: number; amount: Minor; reason: string; at: string } };
 
 export type WalletCommand =
   | { type: 'OpenWallet'; merchantId: string; currency: string; at: string }
   | { type: 'DepositFunds'; reference: string; amount: Minor; by: string; at: string }
   | { type: 'FreezeFunds'; orderNo: string; attempt: number; amount: Minor; at: string }
-  | { type: 'DeductFrozenFunds'; orderNo: string; attempt: number; at: string }
+  /** `reason` marks a deduction decided by staff (RESOLVED_SUCCESS) rather than by the upstream. */
+  | { type: 'DeductFrozenFunds'; orderNo: string; attempt: number; reason?: string; at: string }
   | { type: 'ReleaseFrozenFunds'; orderNo: string; attempt: number; reason: string; at: string };
 
 export type WalletRefusalCode =
@@ -121,7 +122,10 @@ function decide(command: WalletCommand, state: WalletState): WalletDecision {
       }
       const { orderNo, attempt, at } = command;
       return command.type === 'DeductFrozenFunds'
-        ? accept({ type: 'FrozenFundsDeducted', data: { orderNo, attempt, amount, at } })
+        ? accept({
+            type: 'FrozenFundsDeducted',
+            data: command.reason === undefined ? { orderNo, attempt, amount, at } : { orderNo, attempt, amount, reason: command.reason, at },
+          })
         : accept({ type: 'FrozenFundsReleased', data: { orderNo, attempt, amount, reason: command.reason, at } });
     }
     default:
