@@ -2,13 +2,14 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { formatPosition, RecordedEvent } from '../../src/infrastructure/event-store/event-store.port';
+import { formatPosition } from '../../src/infrastructure/event-store/event-store.port';
 import { DepositFunds, ReleaseFunds, SettleOrder, SubmitOrder } from '../../src/ledger/commands/ledger.commands';
 import { walletStream } from '../../src/ledger/streams';
 import { orderInput } from '../support/fixtures';
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { RunningService, serviceOnFreshDatabase, TEST_ENV } from '../support/service';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { handFold } from '../support/expectations';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -54,20 +55,6 @@ function parseCsv(text: string): string[][] {
   return rows;
 }
 
-/** Written out here, independently of the ledger's walletMovement. */
-function handFold(events: RecordedEvent[]) {
-  let balance = 0n;
-  let frozen = 0n;
-  for (const { type, data } of events) {
-    const amount = BigInt((data.amount as string | undefined) ?? '0');
-    if (type === 'FundsDeposited') balance += amount;
-    if (type === 'FundsFrozen') frozen += amount;
-    if (type === 'FrozenFundsDeducted') (balance -= amount), (frozen -= amount);
-    if (type === 'FrozenFundsReleased') frozen -= amount;
-  }
-  const money = (v: bigint) => `${v / 100n}.${(v % 100n).toString().padStart(2, '0')}`;
-  return { balance: money(balance), frozen_balance: money(frozen), available_balance: money(balance - frozen) };
-}
 
 describe('the operators\' and auditors\' CLI (src/cli/main.ts), as a child process', () => {
   let db: TestDatabase;

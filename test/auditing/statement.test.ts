@@ -7,21 +7,8 @@ import { adminClient } from '../back-office/admin-client';
 import { orderInput } from '../support/fixtures';
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { RunningService, serviceOnFreshDatabase } from '../support/service';
+import { handFold } from '../support/expectations';
 
-/** Written out here, independently of the ledger's own walletMovement. */
-function handFold(events: { type: string; data: Record<string, unknown> }[]) {
-  let balance = 0n;
-  let frozen = 0n;
-  for (const { type, data } of events) {
-    const amount = BigInt((data.amount as string | undefined) ?? '0');
-    if (type === 'FundsDeposited') balance += amount;
-    if (type === 'FundsFrozen') frozen += amount;
-    if (type === 'FrozenFundsDeducted') (balance -= amount), (frozen -= amount);
-    if (type === 'FrozenFundsReleased') frozen -= amount;
-  }
-  const money = (v: bigint) => `${v / 100n}.${(v % 100n).toString().padStart(2, '0')}`;
-  return { balance: money(balance), frozen_balance: money(frozen), available_balance: money(balance - frozen) };
-}
 
 describe('auditors: statements and balances as of any instant, replayed from the events', () => {
   let service: RunningService;

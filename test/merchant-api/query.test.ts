@@ -1,6 +1,7 @@
 import { deriveOrderNo } from '../../src/ledger/order/order-number';
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { RunningService, serviceOnFreshDatabase } from '../support/service';
+import { ORDER_KEYS } from '../support/expectations';
 
 /**
  * POST /api/v2/topup/query (spec §4, CONTRACT §1): either identifier, both
@@ -10,20 +11,6 @@ import { RunningService, serviceOnFreshDatabase } from '../support/service';
 
 const QUERY = '/api/v2/topup/query';
 const SUBMIT = '/api/v2/topup/submit';
-const ORDER_KEYS = [
-  'account_fields',
-  'account_id',
-  'amount',
-  'completed_at',
-  'created_at',
-  'currency',
-  'fail_code',
-  'fail_reason',
-  'order_no',
-  'out_trade_no',
-  'sku_id',
-  'status',
-];
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?\+00:00$/;
 const MONEY = /^(0|[1-9]\d*)\.\d{2}$/;
 const ORDER_NO = /^T[0-9A-Z]{26}$/;

@@ -1,21 +1,8 @@
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { checkEventInvariants } from '../support/invariants';
 import { RunningService, serviceOnFreshDatabase } from '../support/service';
+import { ORDER_KEYS } from '../support/expectations';
 
-const ORDER_KEYS = [
-  'account_fields',
-  'account_id',
-  'amount',
-  'completed_at',
-  'created_at',
-  'currency',
-  'fail_code',
-  'fail_reason',
-  'order_no',
-  'out_trade_no',
-  'sku_id',
-  'status',
-];
 
 describe('POST /api/v2/topup/submit', () => {
   let service: RunningService;
