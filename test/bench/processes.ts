@@ -207,16 +207,20 @@ export function coresUsed(before: CpuSnapshot, after: CpuSnapshot, seconds: numb
  * (fulfilment, projections): under 5 % of a core over two half-second windows
  * in a row, at most maxMs. Without /proc it just waits a fixed 3 s.
  */
-export async function waitUntilIdle(pid: number, maxMs = 60_000): Promise<void> {
-  if (cpuSeconds(pid) === undefined) return sleep(3000);
-  const deadline = Date.now() + maxMs;
+export async function waitUntilIdle(pid: number, maxMs = 60_000): Promise<{ idle: boolean; waitedMs: number }> {
+  const started = Date.now();
+  if (cpuSeconds(pid) === undefined) {
+    await sleep(3000);
+    return { idle: true, waitedMs: Date.now() - started };
+  }
   let quiet = 0;
   let last = cpuSeconds(pid)!;
-  while (quiet < 2 && Date.now() < deadline) {
+  while (quiet < 2 && Date.now() - started < maxMs) {
     await sleep(500);
     const now = cpuSeconds(pid);
-    if (now === undefined) return;
+    if (now === undefined) break;
     quiet = now - last < 0.025 ? quiet + 1 : 0;
     last = now;
   }
+  return { idle: quiet >= 2, waitedMs: Date.now() - started };
 }

@@ -34,6 +34,8 @@ const RATE_LIMIT = 100_000; // the back office's maximum
 const SERVICE_START_TIMEOUT_MS = 180_000;
 const BACK_OFFICE_ATTEMPTS = 6;
 const BACK_OFFICE_RETRY_DELAY_MS = 20_000;
+/** How long to let the service work off one scenario's orders (fulfilment, projections, callbacks) before the next. */
+const SETTLE_MAX_MS = 300_000;
 
 interface Settings {
   concurrency: number;
@@ -423,8 +425,12 @@ async function main(): Promise<void> {
   const results: ScenarioResult[] = [];
   await waitUntilIdle(service.child.process.pid!);
   results.push(await scenario('many merchants', service.child, db.name, service.url, many, settings, profiled('many merchants')));
-  log('waiting for the service to finish the orders in flight');
-  await waitUntilIdle(service.child.process.pid!);
+  log('waiting for the service to work off the orders of that run');
+  const settled = await waitUntilIdle(service.child.process.pid!, SETTLE_MAX_MS);
+  const settledNote =
+    `After "many merchants" the service ${settled.idle ? 'went idle' : 'was still busy'} ${(settled.waitedMs / 1000).toFixed(0)} s after the last reply ` +
+    `(fulfilment, projections and callbacks of the accepted orders), before "hot wallet" started.`;
+  log(settledNote);
   results.push(await scenario('hot wallet', service.child, db.name, service.url, [hot], settings, profiled('hot wallet')));
   await service.child.stop();
 
@@ -447,6 +453,7 @@ async function main(): Promise<void> {
   await baseline.stop();
 
   console.log(report(settings, results, baselineResult, loadAtStart));
+  console.log(settledNote);
   for (const { name, taken, accepted } of profiles) {
     console.log(`\n${name}: ${summariseProfile(taken.path)}\n${statementSummary(taken, accepted)}`);
   }
