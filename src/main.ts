@@ -12,7 +12,8 @@ export async function bootstrap(config: AppConfig) {
     // Throw start-up errors to the caller instead of exiting the process.
     abortOnError: false,
   });
-  app.enableShutdownHooks();
+  // Only the signals that mean "stop": SIGUSR2 and friends are left to profilers and debuggers.
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   app.useGlobalFilters(new ApiExceptionFilter());
   app.getHttpAdapter().getInstance().disable('x-powered-by');
   await app.listen(config.port, '0.0.0.0');

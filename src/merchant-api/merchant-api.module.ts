@@ -1,4 +1,15 @@
-import { Inject, Injectable, Logger, MiddlewareConsumer, Module, NestModule, OnModuleDestroy, OnModuleInit, RequestMethod } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  MiddlewareConsumer,
+  Module,
+  NestModule,
+  OnApplicationShutdown,
+  OnModuleDestroy,
+  OnModuleInit,
+  RequestMethod,
+} from '@nestjs/common';
 import { Pool } from 'pg';
 import { AppConfig } from '../config/config';
 import { EVENT_STORE, EventStore } from '../infrastructure/event-store/event-store.port';
@@ -17,9 +28,9 @@ import { VerifySignatureController } from './verify-signature/verify-signature.c
 
 const REPLAY_POOL = Symbol('ReplayPool');
 
-/** Purges expired nonces once a minute; closes the replay guard's pool. */
+/** Purges expired nonces once a minute; closes the replay guard's pool once the HTTP server has stopped. */
 @Injectable()
-class NonceHousekeeping implements OnModuleInit, OnModuleDestroy {
+class NonceHousekeeping implements OnModuleInit, OnModuleDestroy, OnApplicationShutdown {
   private readonly logger = new Logger('NonceHousekeeping');
   private timer?: NodeJS.Timeout;
 
@@ -33,8 +44,13 @@ class NonceHousekeeping implements OnModuleInit, OnModuleDestroy {
     this.timer.unref();
   }
 
-  async onModuleDestroy(): Promise<void> {
+  onModuleDestroy(): void {
     clearInterval(this.timer);
+  }
+
+  // Nest stops the HTTP server between the destroy and the shutdown hooks:
+  // requests still being served during shutdown need this pool.
+  async onApplicationShutdown(): Promise<void> {
     await this.pool.end();
   }
 }

@@ -1,0 +1,38 @@
+import { provisionMerchant, signedFetch } from '../support/merchant-fixture';
+import { serviceOnFreshDatabase } from '../support/service';
+
+describe('graceful shutdown', () => {
+  it('answers requests arriving during shutdown properly or refuses the connection, never with a 5xx', async () => {
+    const { service, db } = await serviceOnFreshDatabase();
+    const merchant = await provisionMerchant(service, { deposit: 1_000_000n });
+    const statuses: number[] = [];
+    let refused = 0;
+    let stopping = false;
+    let seq = 0;
+    const client = async () => {
+      while (!stopping || refused === 0) {
+        const call =
+          seq++ % 2
+            ? { path: '/api/v2/balance' }
+            : {
+                path: '/api/v2/topup/submit',
+                body: JSON.stringify({ out_trade_no: `SD-${seq}`, sku_id: 'mlbb-86', account_id: '1', account_fields: { server_id: '1' } }),
+              };
+        try {
+          statuses.push((await signedFetch(service, merchant, call)).status);
+        } catch {
+          refused++; // the server has stopped listening: the client learns nothing happened
+          if (stopping) return;
+        }
+      }
+    };
+    const clients = Array.from({ length: 8 }, client);
+    await new Promise((r) => setTimeout(r, 300));
+    stopping = true;
+    await service.stop();
+    await Promise.all(clients);
+    await db.drop();
+    expect(statuses.length).toBeGreaterThan(20);
+    expect(statuses.filter((s) => s >= 500)).toEqual([]);
+  });
+});
