@@ -1,9 +1,7 @@
-import { Injectable, Global, Inject, Logger, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { Pool } from 'pg';
-import { EVENT_STORE, EventStore } from '../src/infrastructure/event-store/event-store.port';
-import { PG_POOL } from '../src/infrastructure/infrastructure.tokens';
+import { Global, Injectable, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { allProjections } from './all-projections';
 import { ProjectionRunner } from './projection-runner';
+import { projectionRunnerProvider } from './projection-runner.provider';
 
 @Injectable()
 class ProjectionLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
@@ -21,14 +19,7 @@ class ProjectionLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
 @Global()
 @Module({
   providers: [
-    {
-      provide: ProjectionRunner,
-      inject: [PG_POOL, EVENT_STORE],
-      useFactory: (pool: Pool, store: EventStore) => {
-        const logger = new Logger('Projections');
-        return new ProjectionRunner(pool, store, allProjections, (message, error) => logger.error(message, error as Error));
-      },
-    },
+    projectionRunnerProvider(ProjectionRunner, allProjections, 'Projections'),
     ProjectionLifecycle,
   ],
   exports: [ProjectionRunner],

@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { Pool } from 'pg';
 import { callbackScheduleProjection } from '../../projections/callback-schedule.projection';
 import { ProjectionRunner } from '../../projections/projection-runner';
+import { projectionRunnerProvider } from '../../projections/projection-runner.provider';
+import { instanceId } from '../infrastructure/jobs/instance-id';
 import { AppConfig } from '../config/config';
 import { EVENT_STORE, EventStore } from '../infrastructure/event-store/event-store.port';
 import { APP_CONFIG, PG_POOL } from '../infrastructure/infrastructure.tokens';
@@ -34,14 +34,7 @@ class CallbackLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
 /** Merchant callbacks: a durable schedule fed from the event store, delivered by competing workers. */
 @Module({
   providers: [
-    {
-      provide: SCHEDULE_FEED,
-      inject: [PG_POOL, EVENT_STORE],
-      useFactory: (pool: Pool, store: EventStore) => {
-        const logger = new Logger('CallbackSchedule');
-        return new ProjectionRunner(pool, store, [callbackScheduleProjection], (m, e) => logger.error(m, e as Error));
-      },
-    },
+    projectionRunnerProvider(SCHEDULE_FEED, [callbackScheduleProjection], 'CallbackSchedule'),
     {
       provide: CallbackWorker,
       inject: [PG_POOL, EVENT_STORE, AppSecretCipher, APP_CONFIG],
@@ -58,7 +51,7 @@ class CallbackLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
             concurrency: config.callbackConcurrency,
             perMerchant: config.callbackConcurrencyPerMerchant,
             pollMs: 25,
-            instanceId: `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`,
+            instanceId: instanceId(),
           },
           undefined,
           (message, error) => logger.error(message, error as Error),

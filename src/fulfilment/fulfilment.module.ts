@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { Pool } from 'pg';
 import { fulfilmentJobsProjection } from '../../projections/fulfilment-jobs.projection';
 import { ProjectionRunner } from '../../projections/projection-runner';
+import { projectionRunnerProvider } from '../../projections/projection-runner.provider';
+import { instanceId } from '../infrastructure/jobs/instance-id';
 import { AppConfig } from '../config/config';
 import { EVENT_STORE, EventStore } from '../infrastructure/event-store/event-store.port';
 import { APP_CONFIG, PG_POOL } from '../infrastructure/infrastructure.tokens';
@@ -61,14 +61,7 @@ class FulfilmentLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
           connectTimeoutMs: config.upstreamConnectTimeoutMs,
         }),
     },
-    {
-      provide: JOB_FEED,
-      inject: [PG_POOL, EVENT_STORE],
-      useFactory: (pool: Pool, store: EventStore) => {
-        const logger = new Logger('FulfilmentJobs');
-        return new ProjectionRunner(pool, store, [fulfilmentJobsProjection], (m, e) => logger.error(m, e as Error));
-      },
-    },
+    projectionRunnerProvider(JOB_FEED, [fulfilmentJobsProjection], 'FulfilmentJobs'),
     {
       provide: FulfilmentWorker,
       inject: [PG_POOL, EVENT_STORE, CommandBus, UPSTREAM, APP_CONFIG],
@@ -85,7 +78,7 @@ class FulfilmentLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
             retryBaseMs: config.fulfilmentRetryBaseMs,
             leaseMs: config.upstreamConnectTimeoutMs + config.upstreamTimeoutMs + 5_000,
             pollMs: 100,
-            instanceId: `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`,
+            instanceId: instanceId(),
           },
           (message, error) => (error ? logger.error(message, error as Error) : logger.warn(message)),
         );

@@ -7,7 +7,7 @@ import { orderStream } from '../streams';
 import { WalletWriter } from '../wallet/wallet-writer';
 import { WalletRefusalCode } from '../wallet/wallet.decider';
 import { deriveOrderNo } from './order-number';
-import { OrderCommand, orderDecider, OrderRefusalCode, OrderState, OrderTarget } from './order.decider';
+import { OrderCommand, orderDecider, OrderState, OrderTarget } from './order.decider';
 
 export interface SubmitOrderInput extends OrderTarget {
   merchantId: string;
@@ -196,4 +196,3 @@ function isRepeatOf(command: OrderCommand, state: OrderState): boolean {
   }
 }
 
-export type { OrderRefusalCode };

@@ -1,0 +1,18 @@
+import { Logger, Provider } from '@nestjs/common';
+import { Pool } from 'pg';
+import { EVENT_STORE, EventStore } from '../src/infrastructure/event-store/event-store.port';
+import { PG_POOL } from '../src/infrastructure/infrastructure.tokens';
+import { Projection } from './projection';
+import { ProjectionRunner } from './projection-runner';
+
+/** A Nest provider for a ProjectionRunner over these projections, logging under `name`. */
+export function projectionRunnerProvider(token: symbol | typeof ProjectionRunner, projections: readonly Projection[], name: string): Provider {
+  return {
+    provide: token,
+    inject: [PG_POOL, EVENT_STORE],
+    useFactory: (pool: Pool, store: EventStore) => {
+      const logger = new Logger(name);
+      return new ProjectionRunner(pool, store, projections, (message, error) => logger.error(message, error as Error));
+    },
+  };
+}
