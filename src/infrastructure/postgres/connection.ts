@@ -55,9 +55,28 @@ export function quoteIdentifier(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
+/** How long a request waits for a connection before it fails (a 500 the client may retry). */
+const CONNECT_TIMEOUT_MS = 5000;
+
+/**
+ * A pool that survives its server going away. node-postgres emits 'error' on
+ * a client whose connection ends (a terminated backend, a restart, a
+ * failover), and the pool listens only while the client is idle: a client
+ * checked out between two queries would crash the process. Every client
+ * therefore gets a listener for its whole life; the query in flight fails on
+ * its own, and the pool discards the client when it comes back unusable.
+ */
 export function createPool(config: PoolConfig, max = 20): Pool {
-  const pool = new Pool({ ...config, max, application_name: 'topup-ledger' });
-  // An idle client losing its connection must not crash the process; the pool replaces it.
+  const pool = new Pool({
+    ...config,
+    max,
+    application_name: 'topup-ledger',
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // A server that vanished without closing the socket is noticed, not waited on forever.
+    keepAlive: true,
+  });
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  // The pool re-emits an idle client's error; it has already dropped that client.
   pool.on('error', () => undefined);
   return pool;
 }

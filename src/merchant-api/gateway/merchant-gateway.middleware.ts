@@ -1,4 +1,4 @@
-import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
+import { Inject, Injectable, Logger, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import type { BlockList } from 'node:net';
 import { AppConfig } from '../../config/config';
@@ -29,6 +29,7 @@ const unauthorized = (code: string, message: string, field?: string) => new ApiE
  */
 @Injectable()
 export class MerchantGatewayMiddleware implements NestMiddleware {
+  private readonly logger = new Logger('MerchantGateway');
   private readonly allowLists = new Map<string, BlockList | undefined>();
 
   constructor(
@@ -94,7 +95,12 @@ export class MerchantGatewayMiddleware implements NestMiddleware {
     const slots = request as unknown as Record<symbol, unknown>;
     slots[MERCHANT_REQUEST] = context;
     // A 500 promises that the same request may be retried unchanged: give its nonce back.
-    if (!verifyOnly) slots[ON_UNEXPECTED_ERROR] = () => this.replayGuard.forget(merchant.merchantId, signing.nonce);
+    if (!verifyOnly) {
+      slots[ON_UNEXPECTED_ERROR] = () =>
+        this.replayGuard.forget(merchant.merchantId, signing.nonce, Number(signing.timestamp), (e) =>
+          this.logger.warn(`could not give back the nonce of a failed request: ${String(e)}`),
+        );
+    }
     next();
   }
 

@@ -70,8 +70,30 @@ export class ReplayGuard {
     return rows[0].hits;
   }
 
-  async forget(merchantId: string, nonce: string): Promise<void> {
-    await this.pool.query('delete from merchant_nonces where merchant_id = $1 and nonce = $2', [merchantId, nonce]);
+  /**
+   * Gives a nonce back after a 500, so that the same request may be retried
+   * unchanged. The 500 may itself come from a lost database connection: then
+   * the delete goes on in the background until it succeeds or the nonce would
+   * have expired anyway. Resolves after the first try.
+   */
+  async forget(merchantId: string, nonce: string, timestampSeconds: number, onGiveUp: (error: unknown) => void): Promise<void> {
+    const giveUpAt = (timestampSeconds + 301) * 1000;
+    const attempt = () => this.pool.query('delete from merchant_nonces where merchant_id = $1 and nonce = $2', [merchantId, nonce]);
+    try {
+      await attempt();
+    } catch (first) {
+      void (async () => {
+        for (let delay = 100, error = first; ; delay = Math.min(delay * 2, 2000)) {
+          if (Date.now() + delay > giveUpAt) return onGiveUp(error);
+          await new Promise((r) => setTimeout(r, delay).unref());
+          try {
+            return void (await attempt());
+          } catch (next) {
+            error = next;
+          }
+        }
+      })();
+    }
   }
 
   async purgeExpired(): Promise<number> {
