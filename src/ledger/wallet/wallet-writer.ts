@@ -1,4 +1,4 @@
-import { EventStore, GlobalPosition, StreamRevision, WrongExpectedRevisionError } from '../../infrastructure/event-store/event-store.port';
+import { EventStore, GlobalPosition, RecordedEvent, StreamRevision, WrongExpectedRevisionError } from '../../infrastructure/event-store/event-store.port';
 import { Decision } from '../../shared/decider';
 import { Minor } from '../../shared/money';
 import { chainHash, GENESIS_HASH } from '../../shared/hash-chain';
@@ -25,7 +25,24 @@ interface Pending {
 interface Slot {
   queue: Pending[];
   running: boolean;
-  cached?: { state: WalletState; revision: StreamRevision | undefined; lastHash: string };
+  cached?: CachedWallet;
+}
+
+interface CachedWallet {
+  state: WalletState;
+  revision: StreamRevision | undefined;
+  lastHash: string;
+}
+
+/** The wallet after `recorded`, the events that follow `from`. */
+function foldInto(from: CachedWallet, recorded: readonly RecordedEvent[]): CachedWallet {
+  let { state, lastHash } = from;
+  for (const event of recorded) {
+    state = walletDecider.evolve(state, decodeEvent<WalletEvent>(event));
+    // Events written without a chain (by hand, say) are linked in as they are.
+    lastHash = typeof event.metadata.hash === 'string' ? event.metadata.hash : chainHash(lastHash, event.revision, event.type, event.data);
+  }
+  return { state, revision: recorded.length > 0 ? recorded[recorded.length - 1].revision : from.revision, lastHash };
 }
 
 /**
@@ -78,8 +95,13 @@ export class WalletWriter {
 
   private async writeBatch(merchantId: string, slot: Slot, batch: Pending[]): Promise<void> {
     const streamId = walletStream(merchantId);
+    // Whether the state is known to be the wallet's latest, not just this instance's.
+    let current = false;
     for (let conflicts = 0; ; conflicts++) {
-      if (!slot.cached) slot.cached = await this.load(streamId);
+      if (!slot.cached) {
+        slot.cached = await this.load(streamId);
+        current = true;
+      }
       const { revision, lastHash } = slot.cached;
       // evolve may reuse the cached state's collections: on any failure below
       // the cache is dropped and the wallet is loaded again.
@@ -94,6 +116,16 @@ export class WalletWriter {
           events.push(...decision.events);
         }
         outcomes.push({ decision, balance: state.balance, frozen: state.frozen });
+      }
+      // A refusal appends nothing, so no expected revision vouches for the
+      // state it was decided on: a cached wallet may be behind another
+      // instance's writes. Refuse only on the wallet's current revision.
+      if (events.length === 0 && !current && outcomes.some((o) => !o.decision.ok)) {
+        const tail = await this.store.readStream(streamId, revision === undefined ? 0n : revision + 1n);
+        // No event was decided, so `state` is still the cached state, untouched.
+        slot.cached = foldInto({ state, revision, lastHash }, tail);
+        current = true;
+        if (tail.length > 0) continue;
       }
       let position: GlobalPosition | undefined;
       let nextRevision = revision;
@@ -125,16 +157,8 @@ export class WalletWriter {
     }
   }
 
-  private async load(streamId: string): Promise<NonNullable<Slot['cached']>> {
-    const recorded = await this.store.readStream(streamId);
-    let state = walletDecider.initialState();
-    let lastHash = GENESIS_HASH;
-    for (const event of recorded) {
-      state = walletDecider.evolve(state, decodeEvent<WalletEvent>(event));
-      // Events written without a chain (by hand, say) are linked in as they are.
-      lastHash = typeof event.metadata.hash === 'string' ? event.metadata.hash : chainHash(lastHash, event.revision, event.type, event.data);
-    }
-    return { state, revision: recorded.length > 0 ? recorded[recorded.length - 1].revision : undefined, lastHash };
+  private async load(streamId: string): Promise<CachedWallet> {
+    return foldInto({ state: walletDecider.initialState(), revision: undefined, lastHash: GENESIS_HASH }, await this.store.readStream(streamId));
   }
 
   private evictIdle(): void {
