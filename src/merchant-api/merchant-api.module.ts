@@ -63,8 +63,8 @@ class NonceHousekeeping implements OnModuleInit, OnModuleDestroy, OnApplicationS
     {
       provide: REPLAY_POOL,
       inject: [APP_CONFIG],
-      // Nonces are written without waiting for fsync: see ReplayGuard.
-      useFactory: (config: AppConfig) => createPool({ ...config.database, options: '-c synchronous_commit=off' }, 10),
+      // Its own pool: admitting a request never queues behind ledger work.
+      useFactory: (config: AppConfig) => createPool(config.database, 10),
     },
     { provide: ReplayGuard, inject: [REPLAY_POOL], useFactory: (pool: Pool) => new ReplayGuard(pool) },
     { provide: CatalogueReader, inject: [PG_POOL], useFactory: (pool: Pool) => new CatalogueReader(pool) },

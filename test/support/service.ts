@@ -37,7 +37,7 @@ export const TEST_ENV = {
 };
 
 /** Starts the real service (HTTP on a random port) on the given test database. */
-export async function startService(db: TestDatabase, env: Record<string, string> = {}): Promise<RunningService> {
+export async function startService(db: Pick<TestDatabase, 'env'>, env: Record<string, string> = {}): Promise<RunningService> {
   const { config } = loadConfig({ ...TEST_ENV, ...db.env, ...env });
   const app = await bootstrap(config);
   const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');

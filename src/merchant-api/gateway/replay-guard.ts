@@ -29,10 +29,9 @@ export interface AdmissionResult {
 
 /**
  * Nonces and rate windows in Postgres, shared by every instance, in one round
- * trip per request. The dedicated pool runs with synchronous_commit off: a
- * crash may forget the nonces of its last fraction of a second, which costs
- * nothing since a replayed submit is idempotent on out_trade_no and the other
- * calls only read.
+ * trip per request. The nonce is committed durably (synchronous commit)
+ * before the request goes on, so not even a crash of the database server
+ * lets a captured request be accepted twice.
  */
 export class ReplayGuard {
   constructor(private readonly pool: Pool) {}
