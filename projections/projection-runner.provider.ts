@@ -4,6 +4,7 @@ import { EVENT_STORE, EventStore } from '../src/infrastructure/event-store/event
 import { PG_POOL } from '../src/infrastructure/infrastructure.tokens';
 import { Projection } from './projection';
 import { ProjectionRunner } from './projection-runner';
+import { logFailure } from '../src/infrastructure/logging/log-failure';
 
 /** A Nest provider for a ProjectionRunner over these projections, logging under `name`. */
 export function projectionRunnerProvider(token: symbol | typeof ProjectionRunner, projections: readonly Projection[], name: string): Provider {
@@ -12,7 +13,7 @@ export function projectionRunnerProvider(token: symbol | typeof ProjectionRunner
     inject: [PG_POOL, EVENT_STORE],
     useFactory: (pool: Pool, store: EventStore) => {
       const logger = new Logger(name);
-      return new ProjectionRunner(pool, store, projections, (message, error) => logger.error(message, error as Error));
+      return new ProjectionRunner(pool, store, projections, (message, error) => logFailure(logger, message, error));
     },
   };
 }

@@ -10,6 +10,7 @@ import { APP_CONFIG, PG_POOL } from '../infrastructure/infrastructure.tokens';
 import { AppSecretCipher } from '../merchants/app-secret.cipher';
 import { CallbackLog } from './callback-log';
 import { CallbackWorker } from './callback-worker';
+import { logFailure } from '../infrastructure/logging/log-failure';
 
 const SCHEDULE_FEED = Symbol('CallbackScheduleFeed');
 
@@ -54,7 +55,7 @@ class CallbackLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
             instanceId: instanceId(),
           },
           undefined,
-          (message, error) => logger.error(message, error as Error),
+          (message, error) => logFailure(logger, message, error),
         );
       },
     },

@@ -13,6 +13,7 @@ import { startUpstreamSimulator, UpstreamSimulator } from './simulator/upstream-
 import { HttpUpstream } from './upstream/http-upstream';
 import { UPSTREAM, UpstreamProvider } from './upstream/upstream.port';
 import { FulfilmentWorker } from './worker/fulfilment-worker';
+import { logFailure } from '../infrastructure/logging/log-failure';
 
 const SIMULATOR = Symbol('UpstreamSimulator');
 const JOB_FEED = Symbol('FulfilmentJobFeed');
@@ -80,7 +81,7 @@ class FulfilmentLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
             pollMs: 100,
             instanceId: instanceId(),
           },
-          (message, error) => (error ? logger.error(message, error as Error) : logger.warn(message)),
+          (message, error) => (error ? logFailure(logger, message, error) : logger.warn(message)),
         );
       },
     },

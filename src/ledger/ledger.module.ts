@@ -18,6 +18,7 @@ import { CLOCK } from './ledger.tokens';
 import { OrderWorkflow } from './order/order-workflow';
 import { OrderRecovery } from './process-manager/order-recovery';
 import { WalletWriter } from './wallet/wallet-writer';
+import { logFailure } from '../infrastructure/logging/log-failure';
 
 /** Runs the process manager at start-up and then on an interval. */
 @Injectable()
@@ -38,7 +39,7 @@ class OrderRecoverySchedule implements OnApplicationBootstrap, OnModuleDestroy {
         .then((r) => {
           if (r.ordersAdvanced + r.holdsReleased > 0) this.logger.log(`advanced ${r.ordersAdvanced} orders, released ${r.holdsReleased} stray holds`);
         })
-        .catch((error) => this.logger.error('sweep failed', error))
+        .catch((error) => logFailure(this.logger, 'sweep failed', error))
         .finally(() => {
           this.running = undefined;
           this.timer = setTimeout(tick, this.config.orderRecoveryIntervalMs);

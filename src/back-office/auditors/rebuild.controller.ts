@@ -18,6 +18,7 @@ import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
 import { validateBody } from '../http/validate-body';
 import { Optional } from '../http/validators';
+import { logFailure } from '../../infrastructure/logging/log-failure';
 
 const NAMES = allProjections.map((p) => p.name);
 
@@ -125,7 +126,7 @@ export class RebuildController implements OnModuleDestroy {
     } catch (error) {
       view.status = 'failed';
       view.error = error instanceof Error ? error.message : String(error);
-      this.logger.error(`rebuild ${view.rebuild_id} failed`, error as Error);
+      logFailure(this.logger, `rebuild ${view.rebuild_id} failed`, error);
     } finally {
       view.finished_at = isoTimestamp();
       this.running = undefined;

@@ -46,15 +46,20 @@ export class WakeUp {
   }
 }
 
+const RETRY_MIN_MS = 100;
+const RETRY_MAX_MS = 5000;
+
 /**
  * One LISTEN connection shared by all subscriptions of a store. When it is
- * lost it reconnects; meanwhile subscribers fall back to polling.
+ * lost it reconnects, backing off while the database stays away; meanwhile
+ * subscribers fall back to polling.
  */
 export class ChangeNotifier {
   private client?: Client;
   private connecting = false;
   private closed = false;
   private retryTimer?: NodeJS.Timeout;
+  private retryDelayMs = RETRY_MIN_MS;
   private readonly listeners = new Set<WakeUp>();
 
   constructor(
@@ -96,6 +101,7 @@ export class ChangeNotifier {
         return;
       }
       this.client = client;
+      this.retryDelayMs = RETRY_MIN_MS;
       // Anything appended while we were not listening is found by one read.
       this.notifyAll();
     } catch {
@@ -116,7 +122,8 @@ export class ChangeNotifier {
   private scheduleReconnect(): void {
     if (this.closed || this.listeners.size === 0) return;
     clearTimeout(this.retryTimer);
-    this.retryTimer = setTimeout(() => void this.connect(), 1000);
+    this.retryTimer = setTimeout(() => void this.connect(), this.retryDelayMs);
+    this.retryDelayMs = Math.min(this.retryDelayMs * 2, RETRY_MAX_MS);
     this.retryTimer.unref();
   }
 

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import { CommandRefusedError } from '../../ledger/order/order-workflow';
+import { logFailure } from '../logging/log-failure';
 import { ApiError, failureEnvelope, ON_UNEXPECTED_ERROR } from './api-error';
 
 /** HTTP status of each business refusal code that can reach a client. */
@@ -53,7 +54,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
       response.status(status).json(failureEnvelope(HTTP_CODES[status] ?? 'BAD_REQUEST', message));
       return;
     }
-    this.logger.error('unexpected error', error instanceof Error ? error.stack : String(error));
+    logFailure(this.logger, 'unexpected error', error);
     const undo = (host.switchToHttp().getRequest() as Record<symbol, (() => Promise<void>) | undefined>)[ON_UNEXPECTED_ERROR];
     await undo?.().catch((e: unknown) => this.logger.warn(`could not undo after an unexpected error: ${String(e)}`));
     response

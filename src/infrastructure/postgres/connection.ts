@@ -55,6 +55,27 @@ export function quoteIdentifier(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
+const UNAVAILABLE_CODES = new Set([
+  '57P01', // admin_shutdown: the backend was terminated
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now: starting up or shutting down
+  '53300', // too_many_connections
+]);
+
+/**
+ * Whether an error means the database could not be reached or dropped the
+ * connection, as opposed to a fault in what was asked of it. Such errors are
+ * expected during a restart or failover and heal by themselves.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08') || /^E(CONNREFUSED|CONNRESET|PIPE|HOSTUNREACH|TIMEDOUT)$/.test(code))) return true;
+  return (
+    typeof message === 'string' &&
+    /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect)|is not currently accepting connections$/.test(message)
+  );
+}
+
 /** How long a request waits for a connection before it fails (a 500 the client may retry). */
 const CONNECT_TIMEOUT_MS = 5000;
 
