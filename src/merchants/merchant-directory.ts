@@ -8,6 +8,8 @@ export interface MerchantCredentials {
   status: 'active' | 'suspended';
   ipWhitelist: readonly string[];
   rateLimitPerSecond: number;
+  /** The row's updated_at: any change to the merchant changes it. */
+  version: string;
 }
 
 interface MerchantRow {
@@ -17,45 +19,52 @@ interface MerchantRow {
   status: 'active' | 'suspended';
   ip_whitelist: string[];
   rate_limit_per_second: number;
+  version: string;
 }
 
 /**
- * Looks merchants up by API key for request authentication. Entries are
- * cached briefly: a suspension, a new whitelist or a new rate limit takes
- * effect on every instance within `ttlMs`.
+ * Looks merchants up by API key for request authentication. Entries are kept
+ * in memory but never trusted alone: the gateway compares an entry's version
+ * with the row's current one in the same statement that admits the request,
+ * and reloads on any difference, so a change made through any instance
+ * governs the very next request. Unknown keys are not remembered.
  */
 export class MerchantDirectory {
-  private readonly cache = new Map<string, { at: number; merchant: MerchantCredentials | undefined }>();
+  private readonly cache = new Map<string, MerchantCredentials>();
 
   constructor(
     private readonly pool: Pool,
     private readonly cipher: AppSecretCipher,
-    private readonly ttlMs = 1000,
+    private readonly maxEntries = 10_000,
   ) {}
 
   async byApiKey(apiKey: string): Promise<MerchantCredentials | undefined> {
-    const cached = this.cache.get(apiKey);
-    if (cached && Date.now() - cached.at < this.ttlMs) return cached.merchant;
+    return this.cache.get(apiKey) ?? this.reload(apiKey);
+  }
+
+  /** Reads the merchant afresh and keeps it. */
+  async reload(apiKey: string): Promise<MerchantCredentials | undefined> {
     const { rows } = await this.pool.query<MerchantRow>(
-      `select merchant_id, currency, app_secret_enc, status, ip_whitelist, rate_limit_per_second from merchants where api_key = $1`,
+      `select merchant_id, currency, app_secret_enc, status, ip_whitelist, rate_limit_per_second, updated_at::text as version
+       from merchants where api_key = $1`,
       [apiKey],
     );
     const row = rows[0];
-    const merchant = row && {
+    if (!row) {
+      this.cache.delete(apiKey);
+      return undefined;
+    }
+    const merchant: MerchantCredentials = {
       merchantId: row.merchant_id,
       currency: row.currency,
       appSecret: this.cipher.decrypt(row.app_secret_enc),
       status: row.status,
       ipWhitelist: row.ip_whitelist,
       rateLimitPerSecond: row.rate_limit_per_second,
+      version: row.version,
     };
-    if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(apiKey, { at: Date.now(), merchant });
+    if (this.cache.size >= this.maxEntries) this.cache.clear();
+    this.cache.set(apiKey, merchant);
     return merchant;
-  }
-
-  /** Forgets cached entries on this instance, e.g. right after an admin change. */
-  invalidate(): void {
-    this.cache.clear();
   }
 }

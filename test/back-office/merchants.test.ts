@@ -1,5 +1,6 @@
 import { AppSecretCipher } from '../../src/merchants/app-secret.cipher';
 import { MerchantDirectory } from '../../src/merchants/merchant-directory';
+import { signedFetch } from '../support/merchant-fixture';
 import { serviceOnFreshDatabase, TEST_ENV } from '../support/service';
 import { walletAmounts } from '../support/fixtures';
 import { adminClient, failure } from './admin-client';
@@ -168,14 +169,16 @@ describe('back office: merchants', () => {
       ]);
     });
 
-    it('changes only the fields given, and a suspension reaches the merchant directory at once', async () => {
+    it('changes only the fields given, and a suspension reaches the merchant API at once', async () => {
       const created = await admin.createMerchant({ ip_whitelist: ['10.1.2.3'] });
-      const directory = env.service.app.get(MerchantDirectory);
-      expect(await directory.byApiKey(created.api_key)).toMatchObject({ status: 'active' });
+      const merchant = { merchantId: created.merchant_id, apiKey: created.api_key, appSecret: created.app_secret };
+      const balance = async () => (await signedFetch(env.service, merchant, { path: '/api/v2/balance' })).body.code;
+      // Suspension is checked before the whitelist, which refuses this test's address.
+      expect(await balance()).toBe('IP_NOT_ALLOWED');
       const reply = await admin('PATCH', `/admin/v1/merchants/${created.merchant_id}`, { status: 'suspended' });
       expect(reply.status).toBe(200);
       expect(reply.body.data).toMatchObject({ status: 'suspended', ip_whitelist: ['10.1.2.3'], rate_limit_per_second: 100 });
-      expect(await directory.byApiKey(created.api_key)).toMatchObject({ status: 'suspended' });
+      expect(await balance()).toBe('MERCHANT_SUSPENDED');
       const back = await admin('PATCH', `/admin/v1/merchants/${created.merchant_id}`, { status: 'active', callback_url: 'http://cb.example:8080/x' });
       expect(back.body.data).toMatchObject({ status: 'active', callback_url: 'http://cb.example:8080/x' });
       const fetched = await admin('GET', `/admin/v1/merchants/${created.merchant_id}`);

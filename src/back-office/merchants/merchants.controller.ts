@@ -66,8 +66,6 @@ export class MerchantsController {
     }
     const row = await this.merchants.update(merchantId, body, by.staffId);
     if (!row) throw notFound(merchantId);
-    // Other instances see the change when their cache entry expires (1 s).
-    this.directory.invalidate();
     return successEnvelope('OK', merchantView(row));
   }
 

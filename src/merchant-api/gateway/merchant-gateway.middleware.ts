@@ -53,9 +53,15 @@ export class MerchantGatewayMiddleware implements NestMiddleware {
     for (const header of verifyOnly ? AUTH_HEADERS.slice(0, 1) : AUTH_HEADERS) {
       if (!headers[header]) throw unauthorized('MISSING_AUTH_HEADER', `The ${header} header is required`, header);
     }
-    const merchant = await this.identify(headers['X-Api-Key']!);
+    const apiKey = headers['X-Api-Key']!;
+    let merchant = await this.identify(apiKey);
     const now = Date.now();
-    const signing = this.checkSignature(merchant, headers, path, rawBody, now);
+    let signing = this.checkSignature(merchant, headers, path, rawBody, now);
+    // Refuse a signature only on the merchant's current secret, never on a remembered one.
+    if (!signing.signatureMatches) {
+      merchant = await this.identify(apiKey, { fresh: true });
+      signing = this.checkSignature(merchant, headers, path, rawBody, now);
+    }
 
     if (!verifyOnly) {
       if (!signing.timestampWithinTolerance) {
@@ -68,9 +74,18 @@ export class MerchantGatewayMiddleware implements NestMiddleware {
     }
     // Only a correctly signed request gets this far, so a bad signature never burns a nonce.
     const admission = verifyOnly
-      ? { nonceFresh: true, hitsThisSecond: await this.replayGuard.countHit(merchant.merchantId, now) }
+      ? await this.replayGuard.countHit(merchant.merchantId, now)
       : await this.replayGuard.admit(merchant.merchantId, signing.nonce, Number(signing.timestamp), now);
     if (!admission.nonceFresh) throw unauthorized('NONCE_REUSED', 'This nonce was already used');
+    // The merchant changed since it was remembered (through any instance): decide on the current row.
+    if (admission.merchantVersion !== merchant.version) {
+      merchant = await this.identify(apiKey, { fresh: true });
+      signing = this.checkSignature(merchant, headers, path, rawBody, now);
+      if (!verifyOnly && !signing.signatureMatches) {
+        await this.replayGuard.forget(merchant.merchantId, signing.nonce, Number(signing.timestamp), () => undefined);
+        throw unauthorized('INVALID_SIGNATURE', 'The signature does not match the request');
+      }
+    }
 
     if (merchant.status !== 'active') throw new ApiError(403, 'MERCHANT_SUSPENDED', 'The merchant is suspended');
     if (merchant.ipWhitelist.length > 0) {
@@ -104,8 +119,9 @@ export class MerchantGatewayMiddleware implements NestMiddleware {
     next();
   }
 
-  private async identify(apiKey: string): Promise<MerchantCredentials> {
-    const merchant = apiKey.length <= 128 ? await this.directory.byApiKey(apiKey) : undefined;
+  private async identify(apiKey: string, { fresh = false } = {}): Promise<MerchantCredentials> {
+    const lookUp = () => (fresh ? this.directory.reload(apiKey) : this.directory.byApiKey(apiKey));
+    const merchant = apiKey.length <= 128 ? await lookUp() : undefined;
     if (!merchant) throw unauthorized('INVALID_API_KEY', 'Unknown API key');
     return merchant;
   }

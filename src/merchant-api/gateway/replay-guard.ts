@@ -21,10 +21,15 @@ export const merchantApiMigrations: readonly Migration[] = [
   },
 ];
 
+/** The merchant's version, read in the same statement as the admission ($1 is the merchant id). */
+const MERCHANT_VERSION = '(select updated_at::text from merchants where merchant_id = $1)';
+
 export interface AdmissionResult {
   nonceFresh: boolean;
   /** Requests of this merchant in the current one-second window, this one included. */
   hitsThisSecond: number;
+  /** The merchant row's version as this request was admitted (see MerchantDirectory). */
+  merchantVersion: string | null;
 }
 
 /**
@@ -39,7 +44,7 @@ export class ReplayGuard {
   async admit(merchantId: string, nonce: string, timestampSeconds: number, nowMs: number): Promise<AdmissionResult> {
     // Remembered until the timestamp can no longer pass the 300 s window, plus a margin.
     const expiresAt = new Date((timestampSeconds + 301) * 1000);
-    const { rows } = await this.pool.query<{ fresh: boolean; hits: number }>(
+    const { rows } = await this.pool.query<{ fresh: boolean; hits: number; version: string | null }>(
       `with nonce as (
          insert into merchant_nonces (merchant_id, nonce, expires_at) values ($1, $2, $3)
          on conflict do nothing returning 1
@@ -50,23 +55,26 @@ export class ReplayGuard {
            window_start = excluded.window_start
          returning hits
        )
-       select exists (select 1 from nonce) as fresh, (select hits from rate) as hits`,
+       select exists (select 1 from nonce) as fresh, (select hits from rate) as hits, ${MERCHANT_VERSION} as version`,
       [merchantId, nonce, expiresAt, Math.floor(nowMs / 1000)],
     );
-    return { nonceFresh: rows[0].fresh, hitsThisSecond: rows[0].hits };
+    return { nonceFresh: rows[0].fresh, hitsThisSecond: rows[0].hits, merchantVersion: rows[0].version };
   }
 
   /** Counts a request in the rate window without consuming a nonce (verify-signature). */
-  async countHit(merchantId: string, nowMs: number): Promise<number> {
-    const { rows } = await this.pool.query<{ hits: number }>(
-      `insert into merchant_rate_windows as w (merchant_id, window_start, hits) values ($1, $2, 1)
-       on conflict (merchant_id) do update set
-         hits = case when w.window_start = excluded.window_start then w.hits + 1 else 1 end,
-         window_start = excluded.window_start
-       returning hits`,
+  async countHit(merchantId: string, nowMs: number): Promise<AdmissionResult> {
+    const { rows } = await this.pool.query<{ hits: number; version: string | null }>(
+      `with rate as (
+         insert into merchant_rate_windows as w (merchant_id, window_start, hits) values ($1, $2, 1)
+         on conflict (merchant_id) do update set
+           hits = case when w.window_start = excluded.window_start then w.hits + 1 else 1 end,
+           window_start = excluded.window_start
+         returning hits
+       )
+       select (select hits from rate) as hits, ${MERCHANT_VERSION} as version`,
       [merchantId, Math.floor(nowMs / 1000)],
     );
-    return rows[0].hits;
+    return { nonceFresh: true, hitsThisSecond: rows[0].hits, merchantVersion: rows[0].version };
   }
 
   /**
