@@ -8,6 +8,7 @@ import { parseStrictJson } from '../../infrastructure/http/strict-json';
 export const MAX_BODY_BYTES = 64 * 1024;
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
 /**
  * Parses the JSON body of back-office requests. It is an interceptor rather
  * than a middleware so that it runs after the staff guard: a caller without a
