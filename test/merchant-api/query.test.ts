@@ -136,12 +136,27 @@ describe('POST /api/v2/topup/query', () => {
       expectFailure(await query(other, { order_no: first.order_no }), 404, 'ORDER_NOT_FOUND');
     });
 
+    // An order_no is 1-64 printable characters; any such string that names no order is simply not found.
     it.each([
       ['an unknown order_no', { order_no: UNKNOWN_ORDER_NO }],
       ['an unknown out_trade_no', { out_trade_no: 'NEVER-SUBMITTED' }],
       ['an unknown out_trade_no with an unknown order_no', { out_trade_no: 'NEVER-SUBMITTED', order_no: UNKNOWN_ORDER_NO }],
+      ['an order_no in another format', { order_no: 'T-1a2b3c4d' }],
+      ['an order_no of one character', { order_no: 'T' }],
+      ['an order_no of 64 characters', { order_no: 'T'.repeat(64) }],
+      ['an order_no in lower case', { order_no: 't' + 'a'.repeat(26) }],
+      ['an order_no one character short', { order_no: 'T' + '0'.repeat(25) }],
+      ['an order_no one character long', { order_no: 'T' + '0'.repeat(27) }],
+      ['an order_no with a trailing space', { order_no: UNKNOWN_ORDER_NO + ' ' }],
+      ['an order_no with spaces, punctuation and letters of any script', { order_no: 'not an order: ünïcödé 注文 🎮' }],
+      ['an order_no that looks like SQL', { order_no: "' or 1=1 --" }],
     ])('%s: 404 ORDER_NOT_FOUND', async (_name, body) => {
       expectFailure(await query(merchant, body), 404, 'ORDER_NOT_FOUND');
+    });
+
+    it("a well-formed order_no of another merchant, or its own order_no in lower case: 404", async () => {
+      expectFailure(await query(merchant, { order_no: othersOrder.order_no }), 404, 'ORDER_NOT_FOUND');
+      expectFailure(await query(merchant, { order_no: first.order_no.toLowerCase() }), 404, 'ORDER_NOT_FOUND');
     });
   });
 
@@ -183,11 +198,13 @@ describe('POST /api/v2/topup/query', () => {
       ['order_no as an array', { order_no: ['T'] }, 'order_no'],
       ['order_no as an object', { order_no: {} }, 'order_no'],
       ['order_no empty', { order_no: '' }, 'order_no'],
-      ['order_no malformed', { order_no: 'not-an-order' }, 'order_no'],
-      ['order_no in lower case', { order_no: 't' + 'a'.repeat(26) }, 'order_no'],
-      ['order_no one character short', { order_no: 'T' + '0'.repeat(25) }, 'order_no'],
-      ['order_no one character long', { order_no: 'T' + '0'.repeat(27) }, 'order_no'],
-      ['order_no with a trailing space', { order_no: UNKNOWN_ORDER_NO + ' ' }, 'order_no'],
+      ['order_no of 65 characters', { order_no: 'T'.repeat(65) }, 'order_no'],
+      ['order_no with a tab', { order_no: 'T\t1' }, 'order_no'],
+      ['order_no with a line break', { order_no: UNKNOWN_ORDER_NO + '\n' }, 'order_no'],
+      ['order_no with DEL', { order_no: 'T\u007f' }, 'order_no'],
+      ['order_no with a zero-width space', { order_no: 'T\u200b1' }, 'order_no'],
+      ['order_no with a lone surrogate', { order_no: 'T\ud800' }, 'order_no'],
+      ['order_no with NUL', { order_no: 'T\u0000' }, 'order_no'],
       ['out_trade_no as a number', { out_trade_no: 1 }, 'out_trade_no'],
       ['out_trade_no empty', { out_trade_no: '' }, 'out_trade_no'],
       ['out_trade_no with a space', { out_trade_no: 'Q 1' }, 'out_trade_no'],

@@ -3,17 +3,18 @@ import type { Request } from 'express';
 import { from, Observable, switchMap } from 'rxjs';
 import { ApiError } from '../../infrastructure/http/api-error';
 import { readRawBody } from '../../infrastructure/http/raw-body';
+import { parseStrictJson } from '../../infrastructure/http/strict-json';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Parses the JSON body of back-office requests. It is an interceptor rather
  * than a middleware so that it runs after the staff guard: a caller without a
  * valid token learns nothing about its body, and its bytes are never parsed.
- * The Content-Type is not consulted, as on the merchant API.
+ * The Content-Type is not consulted, and a key twice in one object is
+ * refused, as on the merchant API.
  */
 @Injectable()
 export class JsonBodyInterceptor implements NestInterceptor {
@@ -40,9 +41,7 @@ async function readJsonBody(request: Request): Promise<unknown> {
     throw error;
   });
   if (raw.length === 0) return undefined;
-  try {
-    return JSON.parse(utf8.decode(raw));
-  } catch {
-    throw new ApiError(400, 'INVALID_JSON', 'The body is not valid UTF-8 JSON');
-  }
+  const parsed = parseStrictJson(raw);
+  if (!parsed.ok) throw new ApiError(400, 'INVALID_JSON', parsed.reason);
+  return parsed.value;
 }

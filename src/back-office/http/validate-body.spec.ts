@@ -41,6 +41,12 @@ describe('validateBody', () => {
     ['null for an optional field', { name: 'x', kind: 'a', note: null }, [422, 'VALIDATION_FAILED', 'note']],
     ['a wrong field before an unknown one', { name: 'x', kind: 'c', extra: 1 }, [422, 'VALIDATION_FAILED', 'kind']],
     ['an unknown field', { name: 'x', kind: 'a', extra: 1 }, [422, 'VALIDATION_FAILED', 'extra']],
+    ['a lone surrogate', { name: 'x\ud800', kind: 'a' }, [422, 'VALIDATION_FAILED', 'name']],
+    ['NUL in an optional field', { name: 'x', kind: 'a', note: '\u0000' }, [422, 'VALIDATION_FAILED', 'note']],
+    ['a missing field before a lone surrogate', { name: '\ud800' }, [400, 'MISSING_REQUIRED_FIELD', 'kind']],
+    ['a wrong field before a later lone surrogate', { name: 5, kind: '\ud800' }, [422, 'VALIDATION_FAILED', 'name']],
+    ['a lone surrogate before a later wrong field', { name: '\udc00', kind: 'c' }, [422, 'VALIDATION_FAILED', 'name']],
+    ['a lone surrogate inside a value', { name: 'x', kind: 'a', note: ['ok', { k: '\ud800' }] }, [422, 'VALIDATION_FAILED', 'note.1.k']],
     ['a "constructor" field', JSON.parse('{"name": "x", "kind": "a", "constructor": 1}'), [422, 'VALIDATION_FAILED', 'constructor']],
     ['a "__proto__" field', JSON.parse('{"name": "x", "kind": "a", "__proto__": {"kind": "b"}}'), [422, 'VALIDATION_FAILED', '__proto__']],
   ])('%s', async (_name, body, expected) => {

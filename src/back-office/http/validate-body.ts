@@ -1,6 +1,7 @@
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { getMetadataStorage, validate, ValidationError } from 'class-validator';
 import { ApiError } from '../../infrastructure/http/api-error';
+import { assertStorableText } from '../../infrastructure/http/storable-text';
 
 type Dto<T> = new () => T;
 
@@ -10,6 +11,8 @@ type Dto<T> = new () => T;
  * MISSING_REQUIRED_FIELD; a wrong type or format (null for a required field
  * included) 422 VALIDATION_FAILED; an unknown field 422 VALIDATION_FAILED.
  * Problems are reported in that order, each kind in the DTO's field order.
+ * A NUL or lone surrogate anywhere in a field's value or keys is a wrong
+ * format, named by its dotted path (`ip_whitelist.0`).
  */
 export async function validateBody<T extends object>(dto: Dto<T>, body: unknown): Promise<T> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -20,7 +23,12 @@ export async function validateBody<T extends object>(dto: Dto<T>, body: unknown)
   const errors = await validate(instance, { forbidUnknownValues: true });
   const missing = errors.find((e) => !Object.hasOwn(body, e.property));
   if (missing) throw new ApiError(400, 'MISSING_REQUIRED_FIELD', `${missing.property} is required`, missing.property);
-  if (errors.length > 0) throw new ApiError(422, 'VALIDATION_FAILED', messageOf(errors[0]), errors[0].property);
+  for (const field of declared) {
+    if (!Object.hasOwn(body, field)) continue;
+    assertStorableText((body as Record<string, unknown>)[field], field);
+    const error = errors.find((e) => e.property === field);
+    if (error) throw new ApiError(422, 'VALIDATION_FAILED', messageOf(error), field);
+  }
   const unknown = Object.keys(body).find((key) => !declared.has(key));
   if (unknown !== undefined) throw new ApiError(422, 'VALIDATION_FAILED', `${unknown} is not a field of this request`, unknown);
   return instance;

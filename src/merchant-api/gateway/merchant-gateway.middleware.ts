@@ -6,11 +6,11 @@ import { APP_CONFIG } from '../../infrastructure/infrastructure.tokens';
 import { MerchantCredentials, MerchantDirectory } from '../../merchants/merchant-directory';
 import { ApiError, ON_UNEXPECTED_ERROR } from '../../infrastructure/http/api-error';
 import { readRawBody } from '../../infrastructure/http/raw-body';
+import { parseJsonObject } from '../../infrastructure/http/strict-json';
 import { MERCHANT_REQUEST, MerchantRequest } from './merchant-request';
 import { ReplayGuard } from './replay-guard';
 import { signatureMatches, stringToSign } from './signature';
 import { isAllowed, parseAllowList, sourceAddress } from './source-address';
-import { parseJsonObject } from './strict-json';
 import { V2_PATHS, V2_ROUTES } from './v2-routes';
 
 export const BODY_LIMIT = 64 * 1024;

@@ -3,7 +3,6 @@ import { FieldSpec, IsPrintableText, isPrintableText } from '../validation/valid
 
 const OUT_TRADE_NO = /^[A-Za-z0-9\-_.:]{1,64}$/;
 const SKU_ID = /^[A-Za-z0-9\-_.:]{1,64}$/;
-const ORDER_NO = /^T[0-9A-Z]{26}$/;
 const MAX_ACCOUNT_FIELDS = 32;
 
 export class SubmitOrderDto {
@@ -41,8 +40,12 @@ export const SUBMIT_FIELDS: FieldSpec<SubmitOrderDto>[] = [
 ];
 
 export class QueryOrderDto {
-  @IsString()
-  @Matches(ORDER_NO, { message: 'order_no must be "T" followed by 26 characters of 0-9 A-Z' })
+  /**
+   * Only text that cannot be an identifier at all is malformed (422). The
+   * service's own format ("T" and 26 characters) is not enforced: any other
+   * string names no order, which is 404, as an unknown order is.
+   */
+  @IsPrintableText(64)
   order_no?: string;
 
   @IsString()

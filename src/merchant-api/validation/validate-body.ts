@@ -1,5 +1,6 @@
 import { ValidateBy, validate, ValidationOptions } from 'class-validator';
 import { ApiError } from '../../infrastructure/http/api-error';
+import { assertStorableText } from '../../infrastructure/http/storable-text';
 
 export interface FieldSpec<T> {
   name: keyof T & string;
@@ -11,6 +12,8 @@ export interface FieldSpec<T> {
  * given order, answering with the contract's codes: a missing field is 400
  * MISSING_REQUIRED_FIELD, a wrong type or format 422 VALIDATION_FAILED, and
  * then any field the endpoint does not know is 422 too; each names the field.
+ * A NUL or lone surrogate anywhere in a field's value or keys is a wrong
+ * format, named by its dotted path (`account_fields.server_id`).
  */
 export async function validateBody<T extends object>(dto: new () => T, body: Record<string, unknown>, fields: readonly FieldSpec<T>[]): Promise<T> {
   const instance = new dto();
@@ -23,6 +26,7 @@ export async function validateBody<T extends object>(dto: new () => T, body: Rec
       if (required) throw new ApiError(400, 'MISSING_REQUIRED_FIELD', `${name} is required`, name);
       continue;
     }
+    assertStorableText(value, name);
     const error = errors.get(name);
     if (error) throw new ApiError(422, 'VALIDATION_FAILED', Object.values(error.constraints ?? {})[0] ?? `${name} is invalid`, name);
   }

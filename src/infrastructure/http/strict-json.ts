@@ -1,13 +1,15 @@
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-export type JsonObjectResult = { ok: true; value: Record<string, unknown> } | { ok: false; reason: string };
+export type JsonResult<T = unknown> = { ok: true; value: T } | { ok: false; reason: string };
 
 /**
- * The body as a JSON object, strictly: valid UTF-8, valid JSON, an object at
- * the top, and no key twice in one object (JSON.parse would keep the last one
- * silently, so the signed bytes could say two things).
+ * A request body as JSON, strictly: valid UTF-8 (a leading byte-order mark is
+ * dropped), valid JSON, and no key twice in one object at any depth.
+ * JSON.parse would keep the last one silently, so the bytes could say two
+ * things (a signed merchant request, or a deposit of "1.00" and "500.00") and
+ * the service would act on one of them. Both APIs parse their bodies here.
  */
-export function parseJsonObject(raw: Buffer): JsonObjectResult {
+export function parseStrictJson(raw: Buffer): JsonResult {
   let text: string;
   try {
     text = utf8.decode(raw);
@@ -20,12 +22,18 @@ export function parseJsonObject(raw: Buffer): JsonObjectResult {
   } catch {
     return { ok: false, reason: 'The body is not valid JSON' };
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { ok: false, reason: 'The body must be a JSON object' };
-  }
   const duplicate = findDuplicateKey(text);
   if (duplicate !== undefined) return { ok: false, reason: `The key ${JSON.stringify(duplicate)} appears twice in one object` };
-  return { ok: true, value: value as Record<string, unknown> };
+  return { ok: true, value };
+}
+
+/** As parseStrictJson, and the top level must be an object. */
+export function parseJsonObject(raw: Buffer): JsonResult<Record<string, unknown>> {
+  const parsed = parseStrictJson(raw);
+  if (parsed.ok && (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value))) {
+    return { ok: false, reason: 'The body must be a JSON object' };
+  }
+  return parsed as JsonResult<Record<string, unknown>>;
 }
 
 /** Scans already-valid JSON text for a key repeated within one object. */
