@@ -1,0 +1,24 @@
+import { ExpressAdapter } from '@nestjs/platform-express';
+import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+import { answerClientErrors, refuse } from './client-errors';
+
+/**
+ * Nest's Express adapter with the HTTP server built here, so that every
+ * reply, even to bytes that never became a request, is the contract's
+ * envelope.
+ */
+export class HttpEdgeAdapter extends ExpressAdapter {
+  override initHttpServer(): void {
+    const app = this.getInstance<(request: IncomingMessage, response: ServerResponse) => void>();
+    // Node's own Host check answers an empty 400; the same rule is kept below, with a body.
+    const server = createServer({ requireHostHeader: false }, (request, response) => {
+      if (request.httpVersionMajor === 1 && request.httpVersionMinor === 1 && request.headers.host === undefined) {
+        refuse(response, { status: 400, code: 'MALFORMED_HTTP', message: 'An HTTP/1.1 request needs a Host header', field: 'Host' });
+        return;
+      }
+      app(request, response);
+    });
+    answerClientErrors(server);
+    this.setHttpServer(server);
+  }
+}
