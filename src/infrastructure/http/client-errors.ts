@@ -2,6 +2,7 @@ import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { failureEnvelope } from './api-error';
+import { ClientErrorKind, ClientErrorLog } from './client-error-log';
 
 /**
  * How long a refused connection may go on sending before it is cut. Closing a
@@ -17,18 +18,19 @@ interface Refusal {
   message: string;
 }
 
-/**
- * The reply to a request that Node's HTTP parser refused, or undefined when
- * the client is gone (reset, broken pipe) and nobody is left to read one.
- */
-export function refusalFor(error: NodeJS.ErrnoException & { reason?: string }): Refusal | undefined {
-  if (error.code === 'HPE_HEADER_OVERFLOW') {
-    return { status: 431, code: 'HEADERS_TOO_LARGE', message: `The request line and headers are larger than ${maxHeaderSize / 1024} KiB` };
+/** Where a connection went wrong, and what reply, if any, the client can still read. */
+export function classify(error: NodeJS.ErrnoException & { reason?: string }): { kind: ClientErrorKind; refusal?: Refusal } {
+  const code = error.code ?? '';
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    const message = `The request line and headers are larger than ${maxHeaderSize / 1024} KiB`;
+    return { kind: 'headers too large', refusal: { status: 431, code: 'HEADERS_TOO_LARGE', message } };
   }
-  if (error.code?.startsWith('HPE_')) {
-    return { status: 400, code: 'MALFORMED_HTTP', message: `The request is not valid HTTP/1.1: ${error.reason ?? error.code}` };
-  }
-  return undefined;
+  const malformed = { status: 400, code: 'MALFORMED_HTTP', message: `The request is not valid HTTP/1.1: ${error.reason ?? code}` };
+  // The client closed its side before the request was whole: it may still read a reply.
+  if (code === 'HPE_INVALID_EOF_STATE') return { kind: 'abandoned mid-request', refusal: malformed };
+  if (code.startsWith('HPE_')) return { kind: 'malformed', refusal: malformed };
+  // Reset, broken pipe: nobody is left to read a reply.
+  return { kind: 'abandoned mid-request' };
 }
 
 /**
@@ -36,13 +38,14 @@ export function refusalFor(error: NodeJS.ErrnoException & { reason?: string }): 
  * Node's empty 400, then closes the connection: after bytes that are not
  * HTTP, nothing on it can be trusted to start a request.
  */
-export function answerClientErrors(server: Server): void {
+export function answerClientErrors(server: Server, log: ClientErrorLog): void {
   const answered = new WeakSet<Duplex>();
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     // The parser reports again for every later chunk of a connection it gave up on.
     if (answered.has(socket)) return;
     answered.add(socket);
-    const refusal = refusalFor(error);
+    const { kind, refusal } = classify(error);
+    log.record(kind);
     const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
     if (refusal && inFlight?.req.complete) {
       // The bad bytes came after a whole request, which is being handled: its own

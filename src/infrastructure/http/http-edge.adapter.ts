@@ -1,5 +1,6 @@
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+import { ClientErrorLog } from './client-error-log';
 import { answerClientErrors, refuse } from './client-errors';
 
 /**
@@ -8,17 +9,25 @@ import { answerClientErrors, refuse } from './client-errors';
  * envelope.
  */
 export class HttpEdgeAdapter extends ExpressAdapter {
+  private readonly clientErrors = new ClientErrorLog();
+
   override initHttpServer(): void {
     const app = this.getInstance<(request: IncomingMessage, response: ServerResponse) => void>();
     // Node's own Host check answers an empty 400; the same rule is kept below, with a body.
     const server = createServer({ requireHostHeader: false }, (request, response) => {
       if (request.httpVersionMajor === 1 && request.httpVersionMinor === 1 && request.headers.host === undefined) {
+        this.clientErrors.record('malformed');
         refuse(response, { status: 400, code: 'MALFORMED_HTTP', message: 'An HTTP/1.1 request needs a Host header', field: 'Host' });
         return;
       }
       app(request, response);
     });
-    answerClientErrors(server);
+    answerClientErrors(server, this.clientErrors);
     this.setHttpServer(server);
+  }
+
+  override async close(): Promise<void> {
+    await super.close();
+    this.clientErrors.flush();
   }
 }
