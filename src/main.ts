@@ -7,7 +7,7 @@ import { ApiExceptionFilter } from './infrastructure/http/api-exception.filter';
 import { HttpEdgeAdapter } from './infrastructure/http/http-edge.adapter';
 
 export async function bootstrap(config: AppConfig) {
-  const app = await NestFactory.create(AppModule.forRoot(config), new HttpEdgeAdapter(), {
+  const app = await NestFactory.create(AppModule.forRoot(config), new HttpEdgeAdapter(config), {
     bodyParser: false,
     logger: ['log', 'warn', 'error'],
     // Throw start-up errors to the caller instead of exiting the process.

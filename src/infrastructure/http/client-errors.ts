@@ -25,6 +25,10 @@ export function classify(error: NodeJS.ErrnoException & { reason?: string }): { 
     const message = `The request line and headers are larger than ${maxHeaderSize / 1024} KiB`;
     return { kind: 'headers too large', refusal: { status: 431, code: 'HEADERS_TOO_LARGE', message } };
   }
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    const message = 'The request did not arrive in full in time; nothing was done, and it may be sent again';
+    return { kind: 'timed out', refusal: { status: 408, code: 'REQUEST_TIMEOUT', message } };
+  }
   const malformed = { status: 400, code: 'MALFORMED_HTTP', message: `The request is not valid HTTP/1.1: ${error.reason ?? code}` };
   // The client closed its side before the request was whole: it may still read a reply.
   if (code === 'HPE_INVALID_EOF_STATE') return { kind: 'abandoned mid-request', refusal: malformed };
