@@ -11,6 +11,9 @@ import { answerClientErrors, refuse } from './client-errors';
  */
 export class HttpEdgeAdapter extends ExpressAdapter {
   private readonly clientErrors = new ClientErrorLog();
+  /** Responses not yet finished, so that shutdown can make each the last on its connection. */
+  private readonly unfinished = new Set<ServerResponse>();
+  private closing = false;
 
   constructor(private readonly timeouts: Pick<AppConfig, 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs' | 'httpKeepAliveTimeoutMs'>) {
     super();
@@ -35,14 +38,30 @@ export class HttpEdgeAdapter extends ExpressAdapter {
         refuse(response, { status: 400, code: 'MALFORMED_HTTP', message: 'An HTTP/1.1 request needs a Host header', field: 'Host' });
         return;
       }
+      this.unfinished.add(response);
+      response.once('close', () => this.unfinished.delete(response));
+      if (this.closing) response.setHeader('Connection', 'close');
       app(request, response);
     });
     answerClientErrors(server, this.clientErrors);
     this.setHttpServer(server);
   }
 
+  /**
+   * Shutdown waits for the answers under way, but not for keep-alive
+   * connections idling after them: Node's close() only closes the connections
+   * idle at that moment, and the others would hold it for the keep-alive timeout.
+   */
   override async close(): Promise<void> {
-    await super.close();
+    this.closing = true;
+    for (const response of this.unfinished) if (!response.headersSent) response.setHeader('Connection', 'close');
+    const server = this.getHttpServer();
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    try {
+      await super.close();
+    } finally {
+      clearInterval(sweep);
+    }
     this.clientErrors.flush();
   }
 }
