@@ -4,9 +4,10 @@ import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
 import { AppConfig, ConfigError, loadConfig } from './config/config';
 import { ApiExceptionFilter } from './infrastructure/http/api-exception.filter';
+import { HttpEdgeAdapter } from './infrastructure/http/http-edge.adapter';
 
 export async function bootstrap(config: AppConfig) {
-  const app = await NestFactory.create(AppModule.forRoot(config), {
+  const app = await NestFactory.create(AppModule.forRoot(config), new HttpEdgeAdapter(config), {
     bodyParser: false,
     logger: ['log', 'warn', 'error'],
     // Throw start-up errors to the caller instead of exiting the process.

@@ -31,6 +31,10 @@ describe('loadConfig', () => {
       expect(config.callbackRetryDelaysMs).toEqual([30000, 120000, 600000, 1800000, 7200000]);
     });
 
+    it('gives a request 10 s for its headers and 30 s in all, and keeps idle connections 65 s', () => {
+      expect(config).toMatchObject({ httpHeadersTimeoutMs: 10_000, httpRequestTimeoutMs: 30_000, httpKeepAliveTimeoutMs: 65_000 });
+    });
+
     it('is not production, trusts no proxy and refuses private callback networks', () => {
       expect(config.production).toBe(false);
       expect(config.trustProxy).toBe(0);
@@ -116,6 +120,15 @@ describe('loadConfig', () => {
       ['ADMIN_TOKEN=short', { ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN'],
       ['EVENT_STORE_POLL_MS=0', { EVENT_STORE_POLL_MS: '0' }, 'EVENT_STORE_POLL_MS'],
       ['ORDER_RECOVERY_INTERVAL_MS=x', { ORDER_RECOVERY_INTERVAL_MS: 'x' }, 'ORDER_RECOVERY_INTERVAL_MS'],
+      ['HTTP_HEADERS_TIMEOUT_MS=0', { HTTP_HEADERS_TIMEOUT_MS: '0' }, 'HTTP_HEADERS_TIMEOUT_MS'],
+      ['HTTP_REQUEST_TIMEOUT_MS=30s', { HTTP_REQUEST_TIMEOUT_MS: '30s' }, 'HTTP_REQUEST_TIMEOUT_MS'],
+      ['HTTP_REQUEST_TIMEOUT_MS=600001', { HTTP_REQUEST_TIMEOUT_MS: '600001' }, 'HTTP_REQUEST_TIMEOUT_MS'],
+      ['HTTP_KEEP_ALIVE_TIMEOUT_MS=-1', { HTTP_KEEP_ALIVE_TIMEOUT_MS: '-1' }, 'HTTP_KEEP_ALIVE_TIMEOUT_MS'],
+      [
+        'HTTP_HEADERS_TIMEOUT_MS longer than HTTP_REQUEST_TIMEOUT_MS',
+        { HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '10000' },
+        'HTTP_HEADERS_TIMEOUT_MS',
+      ],
     ])('%s', (_label, env, variable) => {
       const error = configErrorFor(env);
       expect(error.message).toContain(variable);

@@ -31,6 +31,12 @@ export interface AppConfig {
   readonly secretsKey: Buffer;
   readonly orderRecoveryIntervalMs: number;
   readonly orderRecoveryGraceMs: number;
+  /** From a request's first byte to the end of its headers. */
+  readonly httpHeadersTimeoutMs: number;
+  /** From a request's first byte to the end of its body; the reply's own time is not counted. */
+  readonly httpRequestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open: longer than a load balancer's idle timeout. */
+  readonly httpKeepAliveTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -117,7 +123,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
     secretsKey,
     orderRecoveryIntervalMs: read('ORDER_RECOVERY_INTERVAL_MS', '10000', integerIn(50, 3_600_000), 'an integer of milliseconds'),
     orderRecoveryGraceMs: read('ORDER_RECOVERY_GRACE_MS', '5000', integerIn(0, 3_600_000), 'an integer of milliseconds'),
+    httpHeadersTimeoutMs: read('HTTP_HEADERS_TIMEOUT_MS', '10000', integerIn(100, 600_000), 'an integer of milliseconds from 100 to 600000'),
+    httpRequestTimeoutMs: read('HTTP_REQUEST_TIMEOUT_MS', '30000', integerIn(100, 600_000), 'an integer of milliseconds from 100 to 600000'),
+    httpKeepAliveTimeoutMs: read('HTTP_KEEP_ALIVE_TIMEOUT_MS', '65000', integerIn(100, 3_600_000), 'an integer of milliseconds from 100 to 3600000'),
   };
+  // The request timeout covers the headers too, so a longer headers timeout could never fire.
+  if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
+    problems.push(
+      `HTTP_HEADERS_TIMEOUT_MS (${config.httpHeadersTimeoutMs}) must not be longer than HTTP_REQUEST_TIMEOUT_MS (${config.httpRequestTimeoutMs})`,
+    );
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return { config, warnings };
 }

@@ -3,6 +3,7 @@ import type { Response } from 'express';
 import { CommandRefusedError } from '../../ledger/order/order-workflow';
 import { logFailure } from '../logging/log-failure';
 import { ApiError, failureEnvelope, ON_UNEXPECTED_ERROR } from './api-error';
+import { ClientGoneError } from './raw-body';
 
 /** HTTP status of each business refusal code that can reach a client. */
 const REFUSAL_STATUS: Record<string, number> = {
@@ -39,7 +40,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
 
   async catch(error: unknown, host: ArgumentsHost): Promise<void> {
     const response = host.switchToHttp().getResponse<Response>();
-    if (response.headersSent) return;
+    // Nobody to answer, and not a fault: the HTTP server already counted it.
+    if (response.headersSent || error instanceof ClientGoneError) return;
     if (error instanceof ApiError) {
       response.set(error.headers).status(error.status).json(failureEnvelope(error.code, error.message, error.field));
       return;

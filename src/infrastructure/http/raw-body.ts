@@ -10,12 +10,31 @@ export async function readRawBody(request: Request, limit: number): Promise<Buff
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw tooLarge(limit);
-    chunks.push(chunk);
+  try {
+    for await (const chunk of request as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) throw tooLarge(limit);
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    // The stream only breaks when its connection closed before the body was whole.
+    if (!(error instanceof ApiError) && request.destroyed) throw new ClientGoneError();
+    throw error;
   }
   return Buffer.concat(chunks, size);
+}
+
+/**
+ * The connection closed before the body arrived: the client went away, or the
+ * HTTP server already answered and closed it (a malformed body, a timeout).
+ * Nothing went wrong in the service and nobody is left to answer; the HTTP
+ * server counted it (client-errors.ts).
+ */
+export class ClientGoneError extends Error {
+  constructor() {
+    super('The connection closed before the request body arrived');
+    this.name = 'ClientGoneError';
+  }
 }
 
 function tooLarge(limit: number): ApiError {
