@@ -36,6 +36,8 @@ export async function openCliContext(env: NodeJS.ProcessEnv): Promise<CliContext
     ...env,
     ADMIN_TOKEN: env.ADMIN_TOKEN || UNUSED_SECRETS.ADMIN_TOKEN,
     SECRETS_KEY: env.SECRETS_KEY || UNUSED_SECRETS.SECRETS_KEY,
+    // Nor does it talk to the upstream: production's "UPSTREAM_URL is required" is not its concern.
+    UPSTREAM_SIMULATOR: env.UPSTREAM_URL || env.UPSTREAM_SIMULATOR ? env.UPSTREAM_SIMULATOR : 'true',
   });
   const pool = createPool(config.database, 4);
   try {

@@ -12,7 +12,9 @@ export interface AppConfig {
   readonly eventStoreConnectionString?: string;
   readonly eventStorePollIntervalMs: number;
   readonly adminToken: string;
+  /** Exactly one of these two: the real upstream, or the built-in simulator (which delivers nothing). */
   readonly upstreamUrl?: string;
+  readonly upstreamSimulator: boolean;
   readonly upstreamSimDelayMs: number;
   /** From sending a top-up to the end of the upstream's reply; after it the result is unknown. */
   readonly upstreamTimeoutMs: number;
@@ -66,6 +68,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
     problems.push('EVENTSTORE_CONNECTION_STRING is required when EVENT_STORE=esdb (e.g. esdb://localhost:2113?tls=false)');
   }
   const upstreamUrl = optionalUrl(env, 'UPSTREAM_URL', ['http:', 'https:'], problems);
+  const upstreamSimulator = upstreamChoice(env, production, problems, warnings);
   if (!databaseUrl && env.PGPORT && integerIn(1, 65535)(env.PGPORT) === undefined) {
     problems.push(`PGPORT must be an integer port from 1 to 65535 (got ${JSON.stringify(env.PGPORT)})`);
   }
@@ -102,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
     eventStorePollIntervalMs: read('EVENT_STORE_POLL_MS', '1000', integerIn(10, 60_000), 'an integer from 10 to 60000'),
     adminToken,
     upstreamUrl,
+    upstreamSimulator,
     upstreamSimDelayMs: read('UPSTREAM_SIM_DELAY_MS', '200', integerIn(0, 600_000), 'an integer of milliseconds'),
     upstreamTimeoutMs: read('UPSTREAM_TIMEOUT_MS', '10000', integerIn(50, 600_000), 'an integer of milliseconds from 50 to 600000'),
     upstreamConnectTimeoutMs: read('UPSTREAM_CONNECT_TIMEOUT_MS', '3000', integerIn(50, 60_000), 'an integer of milliseconds from 50 to 60000'),
@@ -120,6 +124,43 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return { config, warnings };
+}
+
+/**
+ * Whether to run the built-in simulator. It marks orders delivered without
+ * any provider, so production runs it only when asked to, and says so loudly;
+ * development runs it whenever UPSTREAM_URL is empty.
+ */
+function upstreamChoice(env: NodeJS.ProcessEnv, production: boolean, problems: string[], warnings: string[]): boolean {
+  const raw = env.UPSTREAM_SIMULATOR ?? '';
+  const asked = raw === '' ? undefined : boolean(raw);
+  if (raw !== '' && asked === undefined) {
+    problems.push(`UPSTREAM_SIMULATOR must be "true" or "false" (got ${JSON.stringify(raw)})`);
+    return false;
+  }
+  const hasUrl = Boolean(env.UPSTREAM_URL);
+  if (asked === true && hasUrl) {
+    problems.push('UPSTREAM_SIMULATOR=true and UPSTREAM_URL are both set: set UPSTREAM_URL for the real upstream, or UPSTREAM_SIMULATOR=true alone');
+    return false;
+  }
+  if (hasUrl) return false;
+  if (asked === false) {
+    problems.push('UPSTREAM_URL is required when UPSTREAM_SIMULATOR=false');
+    return false;
+  }
+  if (production && asked === undefined) {
+    problems.push(
+      'UPSTREAM_URL is required when NODE_ENV=production: without it the built-in simulator would mark orders delivered that nobody delivers ' +
+        '(set UPSTREAM_SIMULATOR=true to run it anyway, e.g. for a demonstration)',
+    );
+    return false;
+  }
+  if (production) {
+    warnings.push(
+      'UPSTREAM_SIMULATOR=true with NODE_ENV=production: orders are NOT really delivered; the built-in upstream simulator answers for a provider that does not exist',
+    );
+  }
+  return true;
 }
 
 function integerIn(min: number, max: number) {

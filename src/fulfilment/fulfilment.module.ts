@@ -46,9 +46,9 @@ class FulfilmentLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
       provide: SIMULATOR,
       inject: [APP_CONFIG],
       useFactory: async (config: AppConfig) => {
-        if (config.upstreamUrl) return undefined;
+        if (!config.upstreamSimulator) return undefined;
         const simulator = await startUpstreamSimulator({ deliveryDelayMs: config.upstreamSimDelayMs });
-        new Logger('Fulfilment').log(`UPSTREAM_URL is empty: built-in upstream simulator at ${simulator.url}`);
+        new Logger('Fulfilment').log(`no UPSTREAM_URL: built-in upstream simulator at ${simulator.url}`);
         return simulator;
       },
     },
