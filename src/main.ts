@@ -4,8 +4,11 @@ import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
 import { AppConfig, ConfigError, loadConfig } from './config/config';
 import { ApiExceptionFilter } from './infrastructure/http/api-exception.filter';
+import { StartupError } from './shared/startup-error';
+import { checkBeforeStart } from './startup-checks';
 
 export async function bootstrap(config: AppConfig) {
+  await checkBeforeStart(config);
   const app = await NestFactory.create(AppModule.forRoot(config), {
     bodyParser: false,
     logger: ['log', 'warn', 'error'],
@@ -33,7 +36,11 @@ async function main() {
   }
   const logger = new Logger('Main');
   for (const warning of loaded.warnings) logger.warn(warning);
-  const app = await bootstrap(loaded.config);
+  const app = await bootstrap(loaded.config).catch((error: unknown) => {
+    if (!(error instanceof StartupError)) throw error;
+    logger.error(error.message);
+    process.exit(error.exitCode);
+  });
   logger.log(`listening on ${await app.getUrl()} (event store: ${loaded.config.eventStore})`);
 }
 

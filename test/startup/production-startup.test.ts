@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { connectionConfig, quoteIdentifier } from '../../src/infrastructure/postgres/connection';
 import { ChildService, runServiceUntilExit, ServiceExit, spawnService } from '../support/child-service';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
@@ -56,4 +59,65 @@ describe('start-up with NODE_ENV=production refuses unsafe set-ups', () => {
       expect(service.output()).not.toContain('WARN');
     });
   });
+
+  describe('the database', () => {
+    const upstream = { ...production, UPSTREAM_URL: 'http://127.0.0.1:1' };
+    const server = serverAddress();
+
+    it('a DATABASE_URL naming a database that does not exist: stops, and creates nothing', async () => {
+      const name = `topup_prod_missing_${randomBytes(5).toString('hex')}`;
+      const url = urlFor(name, 'not-the-password');
+      try {
+        const exit = await runServiceUntilExit({ ...upstream, DATABASE_URL: url }, EXIT_TIMEOUT_MS);
+        expectRefused(exit, 'DATABASE_URL', name, server, 'does not exist');
+        expect(exit.stderr).not.toContain('not-the-password');
+        expect(exit.code).toBe(78);
+        expect(await databaseExists(name)).toBe(false);
+      } finally {
+        await dropIfExists(name);
+      }
+    }, EXIT_TIMEOUT_MS + 10_000);
+
+    it.each<[string, Record<string, string>, string[]]>([
+      ['a refused connection', { DATABASE_URL: 'postgres://postgres:hunter2@127.0.0.1:1/topup' }, ['DATABASE_URL', '127.0.0.1:1', 'topup', 'refused']],
+      ['a host that does not resolve', { DATABASE_URL: 'postgres://postgres:hunter2@no-such-host.invalid:5432/topup' }, ['DATABASE_URL', 'no-such-host.invalid:5432']],
+      ['a role the server refuses', { DATABASE_URL: `postgres://nobody_here:hunter2@${server}/postgres` }, ['DATABASE_URL', server, 'nobody_here']],
+      ['PG* variables, refused', { PGHOST: '127.0.0.1', PGPORT: '1', PGUSER: 'postgres', PGPASSWORD: 'hunter2', PGDATABASE: 'topup' }, ['PGHOST', '127.0.0.1:1', 'refused']],
+    ])('%s: stops with one clear line naming the variable, without the password', async (_label, env, mentions) => {
+      const exit = await runServiceUntilExit({ ...upstream, ...env }, EXIT_TIMEOUT_MS);
+      expectRefused(exit, ...mentions);
+      expect(exit.stderr).not.toContain('hunter2');
+    }, EXIT_TIMEOUT_MS + 10_000);
+  });
 });
+
+/** host:port of the test server, as DATABASE_URL or PG* name it. */
+function serverAddress(): string {
+  const config = connectionConfig(process.env.DATABASE_URL);
+  if (config.connectionString) return new URL(config.connectionString).host;
+  return `${config.host}:${config.port}`;
+}
+
+/** The test server as a DATABASE_URL naming another database, with this password. */
+function urlFor(database: string, password: string): string {
+  const config = connectionConfig(process.env.DATABASE_URL);
+  const url = new URL(config.connectionString ?? `postgres://${config.user}@${config.host}:${config.port}`);
+  url.pathname = `/${database}`;
+  url.password = password;
+  return url.toString();
+}
+
+async function withServer<T>(work: (client: Client) => Promise<T>): Promise<T> {
+  const config = connectionConfig(process.env.DATABASE_URL);
+  const client = new Client(config.connectionString ? { connectionString: urlFor('postgres', '') } : { ...config, database: 'postgres' });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+const databaseExists = (name: string) =>
+  withServer(async (client) => (await client.query('select 1 from pg_database where datname = $1', [name])).rowCount === 1);
+const dropIfExists = (name: string) => withServer((client) => client.query(`drop database if exists ${quoteIdentifier(name)} with (force)`));
