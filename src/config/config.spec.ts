@@ -123,6 +123,9 @@ describe('loadConfig', () => {
       ['SECRETS_KEY=short', { SECRETS_KEY: 'short' }, 'SECRETS_KEY'],
       ['SECRETS_KEY=64 non-hex characters', { SECRETS_KEY: 'z'.repeat(64) }, 'SECRETS_KEY'],
       ['ADMIN_TOKEN=short', { ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN'],
+      ['SECRETS_KEY_PREVIOUS=short', { SECRETS_KEY_PREVIOUS: 'short' }, 'SECRETS_KEY_PREVIOUS'],
+      ['SECRETS_KEY_PREVIOUS with one bad key of two', { SECRETS_KEY_PREVIOUS: `${VALID_SECRETS_KEY},zz` }, 'SECRETS_KEY_PREVIOUS'],
+      ['SECRETS_KEY_PREVIOUS with an empty item', { SECRETS_KEY_PREVIOUS: `${VALID_SECRETS_KEY},` }, 'SECRETS_KEY_PREVIOUS'],
       ['EVENT_STORE_POLL_MS=0', { EVENT_STORE_POLL_MS: '0' }, 'EVENT_STORE_POLL_MS'],
       ['ORDER_RECOVERY_INTERVAL_MS=x', { ORDER_RECOVERY_INTERVAL_MS: 'x' }, 'ORDER_RECOVERY_INTERVAL_MS'],
     ])('%s', (_label, env, variable) => {
@@ -214,6 +217,20 @@ describe('loadConfig', () => {
       });
       expect(config.upstreamSimulator).toBe(true);
       expect(warnings).toEqual([expect.stringMatching(/^UPSTREAM_SIMULATOR=true .*orders are NOT really delivered/)]);
+    });
+  });
+
+  describe('SECRETS_KEY_PREVIOUS', () => {
+    const OLD_1 = 'aa'.repeat(32);
+    const OLD_2 = 'bb'.repeat(32);
+
+    it('is empty by default', () => {
+      expect(loadConfig({}).config.secretsKeysPrevious).toEqual([]);
+    });
+
+    it('takes one or more comma-separated keys, in order', () => {
+      const { secretsKeysPrevious } = loadConfig({ SECRETS_KEY: VALID_SECRETS_KEY, SECRETS_KEY_PREVIOUS: `${OLD_1}, ${OLD_2}` }).config;
+      expect(secretsKeysPrevious.map((k) => k.toString('hex'))).toEqual([OLD_1, OLD_2]);
     });
   });
 

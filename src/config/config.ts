@@ -31,6 +31,8 @@ export interface AppConfig {
   readonly trustProxy: number;
   /** 32 bytes: encrypts merchants' app secrets at rest. */
   readonly secretsKey: Buffer;
+  /** Earlier keys, only to open secrets sealed before a rotation (reseal-secrets moves them to secretsKey). */
+  readonly secretsKeysPrevious: readonly Buffer[];
   readonly orderRecoveryIntervalMs: number;
   readonly orderRecoveryGraceMs: number;
 }
@@ -43,6 +45,7 @@ export class ConfigError extends Error {
 }
 
 const DEFAULT_CALLBACK_DELAYS = '30s,2m,10m,30m,2h';
+const HEX_KEY = /^[0-9a-fA-F]{64}$/;
 
 /**
  * Validates the whole environment at once, so one start-up names every bad
@@ -89,12 +92,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
     warnings.push(
       `SECRETS_KEY is not set: generated ${secretsKey.toString('hex')} for this run; merchant secrets stored with it are unreadable under any other key`,
     );
-  } else if (/^[0-9a-fA-F]{64}$/.test(env.SECRETS_KEY)) {
+  } else if (HEX_KEY.test(env.SECRETS_KEY)) {
     secretsKey = Buffer.from(env.SECRETS_KEY, 'hex');
   } else {
     problems.push('SECRETS_KEY must be 32 bytes as 64 hex characters (openssl rand -hex 32)');
     secretsKey = Buffer.alloc(32);
   }
+  const secretsKeysPrevious = read('SECRETS_KEY_PREVIOUS', '', keyList, 'a comma-separated list of keys, each 32 bytes as 64 hex characters');
 
   const config: AppConfig = {
     production,
@@ -119,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
     callbackConcurrencyPerMerchant: read('CALLBACK_CONCURRENCY_PER_MERCHANT', '4', integerIn(1, 1000), 'an integer from 1 to 1000'),
     trustProxy: read('TRUST_PROXY', '0', integerIn(0, 10), 'a hop count from 0 to 10'),
     secretsKey,
+    secretsKeysPrevious,
     orderRecoveryIntervalMs: read('ORDER_RECOVERY_INTERVAL_MS', '10000', integerIn(50, 3_600_000), 'an integer of milliseconds'),
     orderRecoveryGraceMs: read('ORDER_RECOVERY_GRACE_MS', '5000', integerIn(0, 3_600_000), 'an integer of milliseconds'),
   };
@@ -173,6 +178,13 @@ function oneOf<T extends string>(values: readonly T[]) {
 
 function boolean(raw: string): boolean | undefined {
   return raw === 'true' ? true : raw === 'false' ? false : undefined;
+}
+
+/** "" (none) or "k1,k2": each 64 hex characters. */
+function keyList(raw: string): Buffer[] | undefined {
+  if (raw === '') return [];
+  const keys = raw.split(',').map((k) => k.trim());
+  return keys.every((k) => HEX_KEY.test(k)) ? keys.map((k) => Buffer.from(k, 'hex')) : undefined;
 }
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
