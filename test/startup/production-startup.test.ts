@@ -78,15 +78,17 @@ describe('start-up with NODE_ENV=production refuses unsafe set-ups', () => {
       }
     }, EXIT_TIMEOUT_MS + 10_000);
 
-    it.each<[string, Record<string, string>, string[]]>([
-      ['a refused connection', { DATABASE_URL: 'postgres://postgres:hunter2@127.0.0.1:1/topup' }, ['DATABASE_URL', '127.0.0.1:1', 'topup', 'refused']],
-      ['a host that does not resolve', { DATABASE_URL: 'postgres://postgres:hunter2@no-such-host.invalid:5432/topup' }, ['DATABASE_URL', 'no-such-host.invalid:5432']],
-      ['a role the server refuses', { DATABASE_URL: `postgres://nobody_here:hunter2@${server}/postgres` }, ['DATABASE_URL', server, 'nobody_here']],
-      ['PG* variables, refused', { PGHOST: '127.0.0.1', PGPORT: '1', PGUSER: 'postgres', PGPASSWORD: 'hunter2', PGDATABASE: 'topup' }, ['PGHOST', '127.0.0.1:1', 'refused']],
-    ])('%s: stops with one clear line naming the variable, without the password', async (_label, env, mentions) => {
+    // 69 (EX_UNAVAILABLE) when Postgres cannot be reached, 78 (EX_CONFIG) when it refuses what it was asked.
+    it.each<[string, Record<string, string>, string[], number]>([
+      ['a refused connection', { DATABASE_URL: 'postgres://postgres:hunter2@127.0.0.1:1/topup' }, ['DATABASE_URL', '127.0.0.1:1', 'topup', 'refused'], 69],
+      ['a host that does not resolve', { DATABASE_URL: 'postgres://postgres:hunter2@no-such-host.invalid:5432/topup' }, ['DATABASE_URL', 'no-such-host.invalid:5432'], 69],
+      ['a role the server refuses', { DATABASE_URL: `postgres://nobody_here:hunter2@${server}/postgres` }, ['DATABASE_URL', server, 'nobody_here'], 78],
+      ['PG* variables, refused', { PGHOST: '127.0.0.1', PGPORT: '1', PGUSER: 'postgres', PGPASSWORD: 'hunter2', PGDATABASE: 'topup' }, ['PGHOST', '127.0.0.1:1', 'refused'], 69],
+    ])('%s: stops with one clear line naming the variable, without the password', async (_label, env, mentions, code) => {
       const exit = await runServiceUntilExit({ ...upstream, ...env }, EXIT_TIMEOUT_MS);
       expectRefused(exit, ...mentions);
       expect(exit.stderr).not.toContain('hunter2');
+      expect(exit.code).toBe(code);
     }, EXIT_TIMEOUT_MS + 10_000);
   });
 });
