@@ -5,8 +5,11 @@ import { AppModule } from './app.module';
 import { AppConfig, ConfigError, loadConfig } from './config/config';
 import { ApiExceptionFilter } from './infrastructure/http/api-exception.filter';
 import { HttpEdgeAdapter } from './infrastructure/http/http-edge.adapter';
+import { StartupError } from './shared/startup-error';
+import { checkBeforeStart } from './startup-checks';
 
 export async function bootstrap(config: AppConfig) {
+  await checkBeforeStart(config);
   const app = await NestFactory.create(AppModule.forRoot(config), new HttpEdgeAdapter(config), {
     bodyParser: false,
     logger: ['log', 'warn', 'error'],
@@ -34,7 +37,11 @@ async function main() {
   }
   const logger = new Logger('Main');
   for (const warning of loaded.warnings) logger.warn(warning);
-  const app = await bootstrap(loaded.config);
+  const app = await bootstrap(loaded.config).catch((error: unknown) => {
+    if (!(error instanceof StartupError)) throw error;
+    logger.error(error.message);
+    process.exit(error.exitCode);
+  });
   logger.log(`listening on ${await app.getUrl()} (event store: ${loaded.config.eventStore})`);
 }
 

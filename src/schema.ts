@@ -4,18 +4,21 @@ import { fulfilmentJobsProjection } from '../projections/fulfilment-jobs.project
 import { projectionMigrations } from '../projections/projection-runner';
 import { callbackMigrations } from './callbacks/callbacks.migrations';
 import { AppConfig } from './config/config';
+import { simulatorMigrations } from './fulfilment/simulator/simulator-store';
 import { eventStoreMigrations } from './infrastructure/event-store/postgres-event-store';
 import { Migration } from './infrastructure/postgres/migrations';
 import { merchantApiMigrations } from './merchant-api/gateway/replay-guard';
 import { provisioningMigrations } from './merchants/provisioning.migrations';
 
 /** Every table the service owns, in the order they are created at start-up. */
-export function allMigrations(config: Pick<AppConfig, 'eventStore'>): Migration[] {
+export function allMigrations(config: Pick<AppConfig, 'eventStore' | 'upstreamSimulator'>): Migration[] {
   return [
     ...(config.eventStore === 'postgres' ? eventStoreMigrations : []),
     ...projectionMigrations([...allProjections, fulfilmentJobsProjection, callbackScheduleProjection]),
     ...provisioningMigrations,
     ...merchantApiMigrations,
     ...callbackMigrations,
+    // Only where the in-process simulator runs: a production database with a real upstream never gets the table.
+    ...(config.upstreamSimulator ? simulatorMigrations : []),
   ];
 }

@@ -9,6 +9,8 @@ import { createPool } from '../infrastructure/postgres/connection';
 /** What a command needs: the service's own configuration, a small pool and the event store. */
 export interface CliContext {
   config: AppConfig;
+  /** False when SECRETS_KEY was unset and config.secretsKey is a stand-in that opens nothing. */
+  secretsKeySet: boolean;
   pool: Pool;
   store: EventStore;
   close(): Promise<void>;
@@ -22,7 +24,7 @@ export class EnvironmentError extends Error {
   }
 }
 
-/** The CLI neither serves staff nor reads merchant secrets, so it never needs these two. */
+/** The CLI never serves staff, and only reseal-secrets reads merchant secrets (it refuses to run on the stand-in key). */
 const UNUSED_SECRETS = { ADMIN_TOKEN: 'cli-never-uses-the-admin-token', SECRETS_KEY: '0'.repeat(64) };
 
 /**
@@ -36,6 +38,8 @@ export async function openCliContext(env: NodeJS.ProcessEnv): Promise<CliContext
     ...env,
     ADMIN_TOKEN: env.ADMIN_TOKEN || UNUSED_SECRETS.ADMIN_TOKEN,
     SECRETS_KEY: env.SECRETS_KEY || UNUSED_SECRETS.SECRETS_KEY,
+    // Nor does it talk to the upstream: production's "UPSTREAM_URL is required" is not its concern.
+    UPSTREAM_SIMULATOR: env.UPSTREAM_URL || env.UPSTREAM_SIMULATOR ? env.UPSTREAM_SIMULATOR : 'true',
   });
   const pool = createPool(config.database, 4);
   try {
@@ -50,6 +54,7 @@ export async function openCliContext(env: NodeJS.ProcessEnv): Promise<CliContext
       : new PostgresEventStore(pool, { connection: config.database, pollIntervalMs: config.eventStorePollIntervalMs });
   return {
     config,
+    secretsKeySet: Boolean(env.SECRETS_KEY),
     pool,
     store,
     async close() {

@@ -4,6 +4,7 @@ import { CliCommand, EXIT } from './cli-command';
 import { CliContext, EnvironmentError, openCliContext } from './cli-context';
 import { balanceAsOfCommand } from './commands/balance-as-of.command';
 import { rebuildCommand } from './commands/rebuild.command';
+import { resealSecretsCommand } from './commands/reseal-secrets.command';
 import { statementCommand } from './commands/statement.command';
 import { verifyCommand } from './commands/verify.command';
 import { CliIo } from './progress-reporter';
@@ -15,7 +16,7 @@ import { CliIo } from './progress-reporter';
  * event store, alongside a running service or without one.
  */
 
-const COMMANDS: readonly CliCommand[] = [verifyCommand, rebuildCommand, statementCommand, balanceAsOfCommand];
+const COMMANDS: readonly CliCommand[] = [verifyCommand, rebuildCommand, statementCommand, balanceAsOfCommand, resealSecretsCommand];
 
 function usage(): string {
   return [
@@ -24,7 +25,8 @@ function usage(): string {
     ...COMMANDS.map((c) => `  ${c.synopsis}`),
     '  help [COMMAND]',
     '',
-    'Reads the service environment (DATABASE_URL or PG*, EVENT_STORE, EVENTSTORE_CONNECTION_STRING); needs the schema the service creates.',
+    'Reads the service environment (DATABASE_URL or PG*, EVENT_STORE, EVENTSTORE_CONNECTION_STRING; SECRETS_KEY and',
+    'SECRETS_KEY_PREVIOUS for reseal-secrets); needs the schema the service creates.',
     'Results go to stdout, progress and notes to stderr.',
     'Exit codes: 0 done (verify: clean), 1 verify found differences, 2 usage error or unknown merchant, 3 failure,',
     '130 interrupted (rebuild cleans up first), 78 invalid environment.',

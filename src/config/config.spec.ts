@@ -39,7 +39,12 @@ describe('loadConfig', () => {
       expect(config.production).toBe(false);
       expect(config.trustProxy).toBe(0);
       expect(config.callbackAllowPrivateNetworks).toBe(false);
+    });
+
+    it('runs the built-in upstream simulator, without a warning', () => {
       expect(config.upstreamUrl).toBeUndefined();
+      expect(config.upstreamSimulator).toBe(true);
+      expect(warnings.some((w) => w.includes('UPSTREAM'))).toBe(false);
     });
 
     it('points at the local Postgres', () => {
@@ -85,6 +90,7 @@ describe('loadConfig', () => {
       eventStore: 'esdb',
       eventStoreConnectionString: 'esdb://localhost:2113?tls=false',
       upstreamUrl: 'https://upstream.example',
+      upstreamSimulator: false,
       callbackAllowPrivateNetworks: true,
       trustProxy: 2,
     });
@@ -103,6 +109,9 @@ describe('loadConfig', () => {
       ['DATABASE_URL=http://x', { DATABASE_URL: 'http://x' }, 'DATABASE_URL'],
       ['DATABASE_URL=not a url', { DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
       ['UPSTREAM_URL=ftp://x', { UPSTREAM_URL: 'ftp://x' }, 'UPSTREAM_URL'],
+      ['UPSTREAM_SIMULATOR=yes', { UPSTREAM_SIMULATOR: 'yes' }, 'UPSTREAM_SIMULATOR'],
+      ['UPSTREAM_SIMULATOR=true with UPSTREAM_URL', { UPSTREAM_SIMULATOR: 'true', UPSTREAM_URL: 'https://upstream.example' }, 'UPSTREAM_URL'],
+      ['UPSTREAM_SIMULATOR=false without UPSTREAM_URL', { UPSTREAM_SIMULATOR: 'false' }, 'UPSTREAM_URL'],
       ['UPSTREAM_SIM_DELAY_MS=soon', { UPSTREAM_SIM_DELAY_MS: 'soon' }, 'UPSTREAM_SIM_DELAY_MS'],
       ['CALLBACK_RETRY_DELAYS=1x', { CALLBACK_RETRY_DELAYS: '1x' }, 'CALLBACK_RETRY_DELAYS'],
       // An empty string counts as unset (see below); a list of empty items does not.
@@ -118,6 +127,9 @@ describe('loadConfig', () => {
       ['SECRETS_KEY=short', { SECRETS_KEY: 'short' }, 'SECRETS_KEY'],
       ['SECRETS_KEY=64 non-hex characters', { SECRETS_KEY: 'z'.repeat(64) }, 'SECRETS_KEY'],
       ['ADMIN_TOKEN=short', { ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN'],
+      ['SECRETS_KEY_PREVIOUS=short', { SECRETS_KEY_PREVIOUS: 'short' }, 'SECRETS_KEY_PREVIOUS'],
+      ['SECRETS_KEY_PREVIOUS with one bad key of two', { SECRETS_KEY_PREVIOUS: `${VALID_SECRETS_KEY},zz` }, 'SECRETS_KEY_PREVIOUS'],
+      ['SECRETS_KEY_PREVIOUS with an empty item', { SECRETS_KEY_PREVIOUS: `${VALID_SECRETS_KEY},` }, 'SECRETS_KEY_PREVIOUS'],
       ['EVENT_STORE_POLL_MS=0', { EVENT_STORE_POLL_MS: '0' }, 'EVENT_STORE_POLL_MS'],
       ['ORDER_RECOVERY_INTERVAL_MS=x', { ORDER_RECOVERY_INTERVAL_MS: 'x' }, 'ORDER_RECOVERY_INTERVAL_MS'],
       ['HTTP_HEADERS_TIMEOUT_MS=0', { HTTP_HEADERS_TIMEOUT_MS: '0' }, 'HTTP_HEADERS_TIMEOUT_MS'],
@@ -168,34 +180,70 @@ describe('loadConfig', () => {
   });
 
   describe('with NODE_ENV=production', () => {
-    it('requires ADMIN_TOKEN and SECRETS_KEY, naming each', () => {
+    const UPSTREAM_URL = 'https://upstream.example';
+
+    it('requires ADMIN_TOKEN, SECRETS_KEY and UPSTREAM_URL, naming each', () => {
       const error = configErrorFor({ NODE_ENV: 'production' });
-      expect(error.problems).toHaveLength(2);
-      expect(error.problems.some((p) => p.includes('ADMIN_TOKEN'))).toBe(true);
-      expect(error.problems.some((p) => p.includes('SECRETS_KEY'))).toBe(true);
+      expect(error.problems).toHaveLength(3);
+      for (const variable of ['ADMIN_TOKEN', 'SECRETS_KEY', 'UPSTREAM_URL']) {
+        expect(error.problems.some((p) => p.startsWith(variable))).toBe(true);
+      }
     });
 
     it('requires ADMIN_TOKEN', () => {
-      const error = configErrorFor({ NODE_ENV: 'production', SECRETS_KEY: VALID_SECRETS_KEY });
+      const error = configErrorFor({ NODE_ENV: 'production', SECRETS_KEY: VALID_SECRETS_KEY, UPSTREAM_URL });
       expect(error.problems).toHaveLength(1);
       expect(error.problems[0]).toContain('ADMIN_TOKEN');
     });
 
     it('requires SECRETS_KEY', () => {
-      const error = configErrorFor({ NODE_ENV: 'production', ADMIN_TOKEN: VALID_ADMIN_TOKEN });
+      const error = configErrorFor({ NODE_ENV: 'production', ADMIN_TOKEN: VALID_ADMIN_TOKEN, UPSTREAM_URL });
       expect(error.problems).toHaveLength(1);
       expect(error.problems[0]).toContain('SECRETS_KEY');
     });
 
-    it('treats empty secrets as missing', () => {
-      const error = configErrorFor({ NODE_ENV: 'production', ADMIN_TOKEN: '', SECRETS_KEY: '' });
-      expect(error.problems).toHaveLength(2);
+    it('requires UPSTREAM_URL: the simulator would mark orders delivered that nobody delivers', () => {
+      const error = configErrorFor({ NODE_ENV: 'production', ADMIN_TOKEN: VALID_ADMIN_TOKEN, SECRETS_KEY: VALID_SECRETS_KEY });
+      expect(error.problems).toHaveLength(1);
+      expect(error.problems[0]).toMatch(/^UPSTREAM_URL is required when NODE_ENV=production/);
+      expect(error.problems[0]).toContain('UPSTREAM_SIMULATOR=true');
     });
 
-    it('starts when both are given, without warnings', () => {
-      const { config, warnings } = loadConfig({ NODE_ENV: 'production', ADMIN_TOKEN: VALID_ADMIN_TOKEN, SECRETS_KEY: VALID_SECRETS_KEY });
+    it('treats empty values as missing', () => {
+      const error = configErrorFor({ NODE_ENV: 'production', ADMIN_TOKEN: '', SECRETS_KEY: '', UPSTREAM_URL: '', UPSTREAM_SIMULATOR: '' });
+      expect(error.problems).toHaveLength(3);
+    });
+
+    it('starts when all three are given, without warnings', () => {
+      const { config, warnings } = loadConfig({ NODE_ENV: 'production', ADMIN_TOKEN: VALID_ADMIN_TOKEN, SECRETS_KEY: VALID_SECRETS_KEY, UPSTREAM_URL });
       expect(config.production).toBe(true);
+      expect(config.upstreamSimulator).toBe(false);
       expect(warnings).toEqual([]);
+    });
+
+    it('runs the simulator on UPSTREAM_SIMULATOR=true, warning that orders are not really delivered', () => {
+      const { config, warnings } = loadConfig({
+        NODE_ENV: 'production',
+        ADMIN_TOKEN: VALID_ADMIN_TOKEN,
+        SECRETS_KEY: VALID_SECRETS_KEY,
+        UPSTREAM_SIMULATOR: 'true',
+      });
+      expect(config.upstreamSimulator).toBe(true);
+      expect(warnings).toEqual([expect.stringMatching(/^UPSTREAM_SIMULATOR=true .*orders are NOT really delivered/)]);
+    });
+  });
+
+  describe('SECRETS_KEY_PREVIOUS', () => {
+    const OLD_1 = 'aa'.repeat(32);
+    const OLD_2 = 'bb'.repeat(32);
+
+    it('is empty by default', () => {
+      expect(loadConfig({}).config.secretsKeysPrevious).toEqual([]);
+    });
+
+    it('takes one or more comma-separated keys, in order', () => {
+      const { secretsKeysPrevious } = loadConfig({ SECRETS_KEY: VALID_SECRETS_KEY, SECRETS_KEY_PREVIOUS: `${OLD_1}, ${OLD_2}` }).config;
+      expect(secretsKeysPrevious.map((k) => k.toString('hex'))).toEqual([OLD_1, OLD_2]);
     });
   });
 

@@ -12,7 +12,9 @@ export interface AppConfig {
   readonly eventStoreConnectionString?: string;
   readonly eventStorePollIntervalMs: number;
   readonly adminToken: string;
+  /** Exactly one of these two: the real upstream, or the built-in simulator (which delivers nothing). */
   readonly upstreamUrl?: string;
+  readonly upstreamSimulator: boolean;
   readonly upstreamSimDelayMs: number;
   /** From sending a top-up to the end of the upstream's reply; after it the result is unknown. */
   readonly upstreamTimeoutMs: number;
@@ -29,6 +31,8 @@ export interface AppConfig {
   readonly trustProxy: number;
   /** 32 bytes: encrypts merchants' app secrets at rest. */
   readonly secretsKey: Buffer;
+  /** Earlier keys, only to open secrets sealed before a rotation (reseal-secrets moves them to secretsKey). */
+  readonly secretsKeysPrevious: readonly Buffer[];
   readonly orderRecoveryIntervalMs: number;
   readonly orderRecoveryGraceMs: number;
   /** From a request's first byte to the end of its headers. */
@@ -47,6 +51,7 @@ export class ConfigError extends Error {
 }
 
 const DEFAULT_CALLBACK_DELAYS = '30s,2m,10m,30m,2h';
+const HEX_KEY = /^[0-9a-fA-F]{64}$/;
 
 /**
  * Validates the whole environment at once, so one start-up names every bad
@@ -72,6 +77,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
     problems.push('EVENTSTORE_CONNECTION_STRING is required when EVENT_STORE=esdb (e.g. esdb://localhost:2113?tls=false)');
   }
   const upstreamUrl = optionalUrl(env, 'UPSTREAM_URL', ['http:', 'https:'], problems);
+  const upstreamSimulator = upstreamChoice(env, production, problems, warnings);
   if (!databaseUrl && env.PGPORT && integerIn(1, 65535)(env.PGPORT) === undefined) {
     problems.push(`PGPORT must be an integer port from 1 to 65535 (got ${JSON.stringify(env.PGPORT)})`);
   }
@@ -92,12 +98,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
     warnings.push(
       `SECRETS_KEY is not set: generated ${secretsKey.toString('hex')} for this run; merchant secrets stored with it are unreadable under any other key`,
     );
-  } else if (/^[0-9a-fA-F]{64}$/.test(env.SECRETS_KEY)) {
+  } else if (HEX_KEY.test(env.SECRETS_KEY)) {
     secretsKey = Buffer.from(env.SECRETS_KEY, 'hex');
   } else {
     problems.push('SECRETS_KEY must be 32 bytes as 64 hex characters (openssl rand -hex 32)');
     secretsKey = Buffer.alloc(32);
   }
+  const secretsKeysPrevious = read('SECRETS_KEY_PREVIOUS', '', keyList, 'a comma-separated list of keys, each 32 bytes as 64 hex characters');
 
   const config: AppConfig = {
     production,
@@ -108,6 +115,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
     eventStorePollIntervalMs: read('EVENT_STORE_POLL_MS', '1000', integerIn(10, 60_000), 'an integer from 10 to 60000'),
     adminToken,
     upstreamUrl,
+    upstreamSimulator,
     upstreamSimDelayMs: read('UPSTREAM_SIM_DELAY_MS', '200', integerIn(0, 600_000), 'an integer of milliseconds'),
     upstreamTimeoutMs: read('UPSTREAM_TIMEOUT_MS', '10000', integerIn(50, 600_000), 'an integer of milliseconds from 50 to 600000'),
     upstreamConnectTimeoutMs: read('UPSTREAM_CONNECT_TIMEOUT_MS', '3000', integerIn(50, 60_000), 'an integer of milliseconds from 50 to 60000'),
@@ -121,6 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
     callbackConcurrencyPerMerchant: read('CALLBACK_CONCURRENCY_PER_MERCHANT', '4', integerIn(1, 1000), 'an integer from 1 to 1000'),
     trustProxy: read('TRUST_PROXY', '0', integerIn(0, 10), 'a hop count from 0 to 10'),
     secretsKey,
+    secretsKeysPrevious,
     orderRecoveryIntervalMs: read('ORDER_RECOVERY_INTERVAL_MS', '10000', integerIn(50, 3_600_000), 'an integer of milliseconds'),
     orderRecoveryGraceMs: read('ORDER_RECOVERY_GRACE_MS', '5000', integerIn(0, 3_600_000), 'an integer of milliseconds'),
     httpHeadersTimeoutMs: read('HTTP_HEADERS_TIMEOUT_MS', '10000', integerIn(100, 600_000), 'an integer of milliseconds from 100 to 600000'),
@@ -137,6 +146,43 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
   return { config, warnings };
 }
 
+/**
+ * Whether to run the built-in simulator. It marks orders delivered without
+ * any provider, so production runs it only when asked to, and says so loudly;
+ * development runs it whenever UPSTREAM_URL is empty.
+ */
+function upstreamChoice(env: NodeJS.ProcessEnv, production: boolean, problems: string[], warnings: string[]): boolean {
+  const raw = env.UPSTREAM_SIMULATOR ?? '';
+  const asked = raw === '' ? undefined : boolean(raw);
+  if (raw !== '' && asked === undefined) {
+    problems.push(`UPSTREAM_SIMULATOR must be "true" or "false" (got ${JSON.stringify(raw)})`);
+    return false;
+  }
+  const hasUrl = Boolean(env.UPSTREAM_URL);
+  if (asked === true && hasUrl) {
+    problems.push('UPSTREAM_SIMULATOR=true and UPSTREAM_URL are both set: set UPSTREAM_URL for the real upstream, or UPSTREAM_SIMULATOR=true alone');
+    return false;
+  }
+  if (hasUrl) return false;
+  if (asked === false) {
+    problems.push('UPSTREAM_URL is required when UPSTREAM_SIMULATOR=false');
+    return false;
+  }
+  if (production && asked === undefined) {
+    problems.push(
+      'UPSTREAM_URL is required when NODE_ENV=production: without it the built-in simulator would mark orders delivered that nobody delivers ' +
+        '(set UPSTREAM_SIMULATOR=true to run it anyway, e.g. for a demonstration)',
+    );
+    return false;
+  }
+  if (production) {
+    warnings.push(
+      'UPSTREAM_SIMULATOR=true with NODE_ENV=production: orders are NOT really delivered; the built-in upstream simulator answers for a provider that does not exist',
+    );
+  }
+  return true;
+}
+
 function integerIn(min: number, max: number) {
   return (raw: string) => (/^\d+$/.test(raw) && Number(raw) >= min && Number(raw) <= max ? Number(raw) : undefined);
 }
@@ -147,6 +193,13 @@ function oneOf<T extends string>(values: readonly T[]) {
 
 function boolean(raw: string): boolean | undefined {
   return raw === 'true' ? true : raw === 'false' ? false : undefined;
+}
+
+/** "" (none) or "k1,k2": each 64 hex characters. */
+function keyList(raw: string): Buffer[] | undefined {
+  if (raw === '') return [];
+  const keys = raw.split(',').map((k) => k.trim());
+  return keys.every((k) => HEX_KEY.test(k)) ? keys.map((k) => Buffer.from(k, 'hex')) : undefined;
 }
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };

@@ -9,6 +9,7 @@ import { AppConfig } from '../config/config';
 import { EVENT_STORE, EventStore } from '../infrastructure/event-store/event-store.port';
 import { APP_CONFIG, PG_POOL } from '../infrastructure/infrastructure.tokens';
 import { LedgerModule } from '../ledger/ledger.module';
+import { PostgresSimulatorStore } from './simulator/simulator-store';
 import { startUpstreamSimulator, UpstreamSimulator } from './simulator/upstream-simulator';
 import { HttpUpstream } from './upstream/http-upstream';
 import { UPSTREAM, UpstreamProvider } from './upstream/upstream.port';
@@ -45,11 +46,13 @@ class FulfilmentLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
   providers: [
     {
       provide: SIMULATOR,
-      inject: [APP_CONFIG],
-      useFactory: async (config: AppConfig) => {
-        if (config.upstreamUrl) return undefined;
-        const simulator = await startUpstreamSimulator({ deliveryDelayMs: config.upstreamSimDelayMs });
-        new Logger('Fulfilment').log(`UPSTREAM_URL is empty: built-in upstream simulator at ${simulator.url}`);
+      inject: [APP_CONFIG, PG_POOL],
+      useFactory: async (config: AppConfig, pool: Pool) => {
+        if (!config.upstreamSimulator) return undefined;
+        // Its orders in the service's database: after a restart a re-query still answers what it answered before.
+        const store = new PostgresSimulatorStore(pool);
+        const simulator = await startUpstreamSimulator({ deliveryDelayMs: config.upstreamSimDelayMs, store });
+        new Logger('Fulfilment').log(`no UPSTREAM_URL: built-in upstream simulator at ${simulator.url}`);
         return simulator;
       },
     },

@@ -6,7 +6,7 @@ import { EsdbEventStore } from './event-store/esdb-event-store';
 import { EVENT_STORE, EventStore } from './event-store/event-store.port';
 import { PostgresEventStore } from './event-store/postgres-event-store';
 import { APP_CONFIG, PG_POOL } from './infrastructure.tokens';
-import { createPool, ensureDatabase } from './postgres/connection';
+import { createPool } from './postgres/connection';
 import { migrate } from './postgres/migrations';
 
 /** Closes the event store before the pool it may use, after everything else has stopped. */
@@ -34,10 +34,9 @@ export class InfrastructureModule {
         { provide: APP_CONFIG, useValue: config },
         {
           provide: PG_POOL,
+          // The database was checked (or created) before start-up: see startup-checks.ts.
           useFactory: async () => {
-            const connection = config.database;
-            await ensureDatabase(connection);
-            const pool = createPool(connection);
+            const pool = createPool(config.database);
             const applied = await migrate(pool, allMigrations(config));
             if (applied.length > 0) logger.log(`applied migrations: ${applied.join(', ')}`);
             return pool;

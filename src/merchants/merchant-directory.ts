@@ -57,7 +57,8 @@ export class MerchantDirectory {
     const merchant: MerchantCredentials = {
       merchantId: row.merchant_id,
       currency: row.currency,
-      appSecret: this.cipher.decrypt(row.app_secret_enc),
+      // Names SECRETS_KEY and the merchant when no key opens it, rather than a bare "unable to authenticate data".
+      appSecret: this.cipher.decrypt(row.app_secret_enc, `the app secret of merchant ${row.merchant_id}`),
       status: row.status,
       ipWhitelist: row.ip_whitelist,
       rateLimitPerSecond: row.rate_limit_per_second,

@@ -9,7 +9,7 @@ import { MerchantDirectory } from './merchant-directory';
 @Global()
 @Module({
   providers: [
-    { provide: AppSecretCipher, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new AppSecretCipher(config.secretsKey) },
+    { provide: AppSecretCipher, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new AppSecretCipher(config.secretsKey, config.secretsKeysPrevious) },
     {
       provide: MerchantDirectory,
       inject: [PG_POOL, AppSecretCipher],

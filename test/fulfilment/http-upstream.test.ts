@@ -2,7 +2,10 @@ import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { HttpUpstream } from '../../src/fulfilment/upstream/http-upstream';
 import { TopUpRequest } from '../../src/fulfilment/upstream/upstream.port';
+import { PostgresSimulatorStore, simulatorMigrations } from '../../src/fulfilment/simulator/simulator-store';
 import { startUpstreamSimulator } from '../../src/fulfilment/simulator/upstream-simulator';
+import { migrate } from '../../src/infrastructure/postgres/migrations';
+import { createTestDatabase } from '../support/test-database';
 
 type Handler = (body: string, res: import('node:http').ServerResponse) => void;
 
@@ -113,10 +116,39 @@ describe('HTTP upstream adapter: every outcome is classified', () => {
         expect(await outcome('x999', 'E')).toMatchObject({ kind: 'unknown' });
         expect(await upstream.status('A')).toMatchObject({ kind: 'delivered' });
         expect(await upstream.status('B')).toMatchObject({ kind: 'refused', failCode: 'INVALID_ACCOUNT' });
-        expect(await upstream.status('E')).toMatchObject({ kind: 'unknown' });
-        expect(await upstream.status('never')).toEqual({ kind: 'not_received' });
+        expect(await upstream.status('E')).toEqual({ kind: 'pending' });
+        // In memory it cannot know what came before a restart: never "not received".
+        expect(await upstream.status('never')).toMatchObject({ kind: 'unknown', evidence: expect.stringContaining('keeps its orders in memory') });
       } finally {
         await simulator.stop();
+      }
+    });
+
+    it('with a durable store, answers the same after a restart, and not_received only for what it never got', async () => {
+      const db = await createTestDatabase();
+      try {
+        await migrate(db.pool, simulatorMigrations);
+        const store = new PostgresSimulatorStore(db.pool);
+        const first = await startUpstreamSimulator({ deliveryDelayMs: 10, store });
+        const before = new HttpUpstream(first.url, { timeoutMs: 300, connectTimeoutMs: 300 });
+        expect(await before.topUp({ ...request, orderNo: 'A', accountId: '1' })).toMatchObject({ kind: 'delivered' });
+        expect(await before.topUp({ ...request, orderNo: 'E', accountId: 'x999' })).toMatchObject({ kind: 'unknown' });
+        await first.stop();
+
+        const second = await startUpstreamSimulator({ deliveryDelayMs: 10, store });
+        try {
+          const after = new HttpUpstream(second.url, { timeoutMs: 300, connectTimeoutMs: 300 });
+          expect(await after.status('A')).toMatchObject({ kind: 'delivered', reference: 'SIM-A' });
+          expect(await after.status('E')).toEqual({ kind: 'pending' });
+          expect(await after.status('never')).toEqual({ kind: 'not_received' });
+          // A repeat of the key after the restart gets the first outcome and delivers nothing more.
+          expect(await after.topUp({ ...request, orderNo: 'A', accountId: '1' })).toMatchObject({ kind: 'delivered' });
+          expect(second.deliveries.get('A')).toBeUndefined();
+        } finally {
+          await second.stop();
+        }
+      } finally {
+        await db.drop();
       }
     });
   });

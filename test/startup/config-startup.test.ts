@@ -1,7 +1,5 @@
-import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { runServiceUntilExit } from '../support/child-service';
 
-const ROOT = resolve(__dirname, '..', '..');
 const EXIT_TIMEOUT_MS = 60_000;
 
 // A database that does not matter: configuration is refused before any connection.
@@ -11,49 +9,6 @@ const BASE_ENV = {
   ADMIN_TOKEN: 'startup-test-admin-token-0123',
 };
 
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-/** Starts the real service as `node -r ts-node/register/transpile-only src/main.ts` with exactly this environment. */
-function runService(env: Record<string, string | undefined>): Promise<Exit> {
-  const childEnv: Record<string, string> = {};
-  // Only what node needs to run; nothing from the test runner's environment (NODE_ENV=test, DATABASE_URL, ...).
-  for (const name of ['PATH', 'HOME', 'TMPDIR', 'SystemRoot']) {
-    if (process.env[name] !== undefined) childEnv[name] = process.env[name]!;
-  }
-  for (const [name, value] of Object.entries(env)) if (value !== undefined) childEnv[name] = value;
-
-  return new Promise((resolvePromise, reject) => {
-    const started = Date.now();
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
-      cwd: ROOT,
-      env: childEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`service did not exit within ${EXIT_TIMEOUT_MS} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
-    }, EXIT_TIMEOUT_MS);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolvePromise({ code, signal, stdout, stderr, ms: Date.now() - started });
-    });
-  });
-}
-
 describe('start-up with invalid configuration', () => {
   it.each<[string, Record<string, string | undefined>, string]>([
     ['PORT=abc', { ...BASE_ENV, PORT: 'abc' }, 'PORT'],
@@ -62,7 +17,7 @@ describe('start-up with invalid configuration', () => {
   ])(
     '%s: exits non-zero naming the variable',
     async (_label, env, variable) => {
-      const exit = await runService(env);
+      const exit = await runServiceUntilExit(env, EXIT_TIMEOUT_MS);
       expect(exit.signal).toBeNull();
       expect(exit.code).not.toBe(0);
       expect(exit.code).toBe(78); // EX_CONFIG

@@ -52,3 +52,48 @@ export async function spawnService(db: TestDatabase, env: Record<string, string>
     },
   };
 }
+
+export interface ServiceExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Starts the real service with exactly this environment (plus what node needs
+ * to run, nothing from the test runner: no NODE_ENV=test, no DATABASE_URL) and
+ * waits for it to exit, for tests of start-up refusals. A service that starts
+ * instead is killed after `timeoutMs` and the promise rejects.
+ */
+export function runServiceUntilExit(env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<ServiceExit> {
+  const childEnv: Record<string, string> = {};
+  for (const name of ['PATH', 'HOME', 'TMPDIR', 'SystemRoot']) {
+    if (process.env[name] !== undefined) childEnv[name] = process.env[name]!;
+  }
+  for (const [name, value] of Object.entries(env)) if (value !== undefined) childEnv[name] = value;
+
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
+      cwd: resolve(__dirname, '../..'),
+      env: childEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk) => (stdout += chunk));
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`service did not exit within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+    }, timeoutMs);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code, signal, stdout, stderr });
+    });
+  });
+}

@@ -1,5 +1,6 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { MemorySimulatorStore, SimulatedTopUp, SimulatorReply, SimulatorStore } from './simulator-store';
 
 /**
  * The built-in upstream (CONTRACT §4), a real HTTP server speaking
@@ -9,54 +10,52 @@ import { AddressInfo } from 'node:net';
  *   999  accepted, then no reply ever (the caller times out: result unknown)
  *   503  503 twice, then delivered
  *   else delivered after `deliveryDelayMs`
- * Requests are de-duplicated on Idempotency-Key: a repeat never delivers
- * twice, it gets the first request's outcome. Deliveries are counted per
- * order_no so tests can prove "at most once".
+ * The outcome is decided and recorded in the store when an order is first
+ * received, so a repeat of the Idempotency-Key gets the same answer and never
+ * delivers twice, and a status query answers from the same record. With a
+ * durable store that holds across restarts; with the in-memory one an order
+ * it does not know may have come before a restart, so it answers "unknown",
+ * never "not received". Deliveries are counted per order_no so tests can
+ * prove "at most once".
  */
 export interface UpstreamSimulator {
   url: string;
-  /** Deliveries made, per order_no (never more than one if the key works). */
+  /** Deliveries made by this process, per order_no (never more than one if the key works). */
   deliveries: ReadonlyMap<string, number>;
-  /** Requests received, per order_no. */
+  /** Requests received by this process, per order_no. */
   requests: ReadonlyMap<string, number>;
   stop(): Promise<void>;
 }
 
-type Outcome = { status: 'delivered'; reference: string } | { status: 'failed'; code: string; message: string };
-
-interface Entry {
-  outcome?: Promise<Outcome>;
-  unavailableAnswers: number;
-  settled?: Outcome;
-  hanging: boolean;
+export interface UpstreamSimulatorOptions {
+  port?: number;
+  host?: string;
+  deliveryDelayMs: number;
+  /** Where received orders are kept; in memory by default. */
+  store?: SimulatorStore;
 }
 
-export async function startUpstreamSimulator(options: { port?: number; host?: string; deliveryDelayMs: number }): Promise<UpstreamSimulator> {
-  const entries = new Map<string, Entry>();
+const FORGETFUL = 'this simulator keeps its orders in memory: it cannot tell whether it received this one before it was restarted';
+
+export async function startUpstreamSimulator(options: UpstreamSimulatorOptions): Promise<UpstreamSimulator> {
+  const store = options.store ?? new MemorySimulatorStore();
   const deliveries = new Map<string, number>();
   const requests = new Map<string, number>();
+  // 503s say "nothing done", so they need no record; counted per process.
+  const unavailableAnswers = new Map<string, number>();
 
-  const decide = (orderNo: string, accountId: string): Promise<Outcome> | 'hang' | 'unavailable' => {
-    const entry = entries.get(orderNo) ?? { unavailableAnswers: 0, hanging: false };
-    entries.set(orderNo, entry);
-    if (entry.outcome) return entry.outcome;
-    if (accountId.endsWith('999')) {
-      entry.hanging = true;
-      return 'hang';
-    }
-    if (accountId.endsWith('503') && entry.unavailableAnswers < 2) {
-      entry.unavailableAnswers++;
+  const receive = async (orderNo: string, accountId: string): Promise<SimulatedTopUp | 'unavailable'> => {
+    const known = await store.find(orderNo);
+    if (known) return known;
+    if (accountId.endsWith('503') && (unavailableAnswers.get(orderNo) ?? 0) < 2) {
+      unavailableAnswers.set(orderNo, (unavailableAnswers.get(orderNo) ?? 0) + 1);
       return 'unavailable';
     }
-    entry.outcome = (async (): Promise<Outcome> => {
-      if (accountId.endsWith('000')) return { status: 'failed', code: 'INVALID_ACCOUNT', message: 'The account does not exist' };
-      if (accountId.endsWith('001')) return { status: 'failed', code: 'UPSTREAM_REJECTED', message: 'The provider rejected the top-up' };
-      await new Promise((r) => setTimeout(r, options.deliveryDelayMs));
-      deliveries.set(orderNo, (deliveries.get(orderNo) ?? 0) + 1);
-      return { status: 'delivered', reference: `SIM-${orderNo}` };
-    })();
-    void entry.outcome.then((o) => (entry.settled = o));
-    return entry.outcome;
+    const reply = outcomeFor(orderNo, accountId);
+    const delayMs = reply.status === 'delivered' ? options.deliveryDelayMs : 0;
+    const { kept, first } = await store.record(orderNo, { reply, readyAt: Date.now() + delayMs });
+    if (first && reply.status === 'delivered') deliveries.set(orderNo, (deliveries.get(orderNo) ?? 0) + 1);
+    return kept;
   };
 
   const server: Server = createServer((req, res) => {
@@ -72,16 +71,17 @@ export async function startUpstreamSimulator(options: { port?: number; host?: st
         return reply(res, 400, { error: 'Idempotency-Key must equal order_no; account_id is required' });
       }
       requests.set(orderNo, (requests.get(orderNo) ?? 0) + 1);
-      const decision = decide(orderNo, body.account_id);
-      if (decision === 'hang') return; // never answered; the connection is closed on stop
-      if (decision === 'unavailable') return reply(res, 503, { error: 'temporarily unavailable' });
-      return reply(res, 200, await decision);
+      const topUp = await receive(orderNo, body.account_id);
+      if (topUp === 'unavailable') return reply(res, 503, { error: 'temporarily unavailable' });
+      if (topUp.reply.status === 'pending') return; // never answered; the connection is closed on stop
+      await new Promise((r) => setTimeout(r, Math.max(0, topUp.readyAt - Date.now())));
+      return reply(res, 200, topUp.reply);
     }
     const status = /^\/v1\/topups\/([^/]+)$/.exec(url.pathname);
     if (req.method === 'GET' && status) {
-      const entry = entries.get(decodeURIComponent(status[1]));
-      if (!entry) return reply(res, 404, { status: 'not_found' });
-      return reply(res, 200, entry.settled ?? { status: 'pending' });
+      const topUp = await store.find(decodeURIComponent(status[1]));
+      if (!topUp) return store.durable ? reply(res, 404, { status: 'not_found' }) : reply(res, 200, { status: 'unknown', message: FORGETFUL });
+      return reply(res, 200, Date.now() < topUp.readyAt ? { status: 'pending' } : topUp.reply);
     }
     if (req.method === 'GET' && url.pathname === '/v1/stats') {
       return reply(res, 200, { deliveries: Object.fromEntries(deliveries), requests: Object.fromEntries(requests) });
@@ -101,6 +101,13 @@ export async function startUpstreamSimulator(options: { port?: number; host?: st
         server.close(() => resolve());
       }),
   };
+}
+
+function outcomeFor(orderNo: string, accountId: string): SimulatorReply {
+  if (accountId.endsWith('999')) return { status: 'pending' };
+  if (accountId.endsWith('000')) return { status: 'failed', code: 'INVALID_ACCOUNT', message: 'The account does not exist' };
+  if (accountId.endsWith('001')) return { status: 'failed', code: 'UPSTREAM_REJECTED', message: 'The provider rejected the top-up' };
+  return { status: 'delivered', reference: `SIM-${orderNo}` };
 }
 
 function reply(res: ServerResponse, status: number, body: unknown): void {

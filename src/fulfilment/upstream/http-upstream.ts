@@ -52,6 +52,7 @@ export class HttpUpstream implements UpstreamProvider {
     const exchange = await this.exchange('GET', `/v1/topups/${encodeURIComponent(orderNo)}`);
     if (exchange.phase !== 'answered') return { kind: 'unknown', reason: exchange.error, evidence: exchange.error };
     if (exchange.status === 404) return { kind: 'not_received' };
+    if (exchange.status === 200 && isPending(exchange.body)) return { kind: 'pending' };
     const answer = exchange.status === 200 ? definitiveAnswer(exchange.body) : undefined;
     return answer ?? { kind: 'unknown', reason: `no definitive status (HTTP ${exchange.status})`, evidence: evidenceOf(exchange) };
   }
@@ -123,6 +124,14 @@ function definitiveAnswer(text: string): { kind: 'delivered'; reference?: string
     return { kind: 'refused', failCode: code as UpstreamFailCode, failReason: reason };
   }
   return undefined;
+}
+
+function isPending(text: string): boolean {
+  try {
+    return (JSON.parse(text) as { status?: unknown } | null)?.status === 'pending';
+  } catch {
+    return false;
+  }
 }
 
 function evidenceOf(exchange: { status: number; body: string }): string {

@@ -24,10 +24,15 @@ export type UpstreamOutcome =
   | { kind: 'retryable'; reason: string }
   | { kind: 'unknown'; reason: string; evidence: string };
 
-/** What the upstream says about an earlier request, for reconciliation. */
+/**
+ * What the upstream says about an earlier request, for reconciliation:
+ * `pending` means it received the order and has no result yet; only
+ * `not_received` says it never got it, so only that one argues for "failed".
+ */
 export type UpstreamStatus =
   | { kind: 'delivered'; reference?: string }
   | { kind: 'refused'; failCode: UpstreamFailCode; failReason: string }
+  | { kind: 'pending' }
   | { kind: 'not_received' }
   | { kind: 'unknown'; reason: string; evidence: string };
 
