@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import { startUpstreamSimulator, UpstreamSimulator } from '../../src/fulfilment/simulator/upstream-simulator';
 import { PostgresEventStore } from '../../src/infrastructure/event-store/postgres-event-store';
 import { adminClient } from '../back-office/admin-client';
 import { ChildService, spawnService } from '../support/child-service';
@@ -11,7 +12,6 @@ import { createTestDatabase, TestDatabase } from '../support/test-database';
 const INSTANCE_ENV = {
   FULFILMENT_CONCURRENCY: '8',
   CALLBACK_CONCURRENCY: '0',
-  UPSTREAM_SIM_DELAY_MS: '20',
   ORDER_RECOVERY_INTERVAL_MS: '500',
   ORDER_RECOVERY_GRACE_MS: '500',
 };
@@ -29,16 +29,21 @@ describe('database faults under load, with two instances', () => {
   let db: TestDatabase;
   let instances: ChildService[];
   let dba: Client;
+  let upstream: UpstreamSimulator;
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    instances = await Promise.all([spawnService(db, INSTANCE_ENV), spawnService(db, INSTANCE_ENV)]);
+    // The upstream keeps its own state, apart from the database the faults hit.
+    upstream = await startUpstreamSimulator({ deliveryDelayMs: 20 });
+    const env = { ...INSTANCE_ENV, UPSTREAM_URL: upstream.url };
+    instances = await Promise.all([spawnService(db, env), spawnService(db, env)]);
     dba = new Client({ ...db.config, database: 'postgres' });
     await dba.connect();
   });
   afterAll(async () => {
     await dba.end();
     await Promise.all(instances.map((i) => i.kill('SIGTERM')));
+    await upstream.stop();
     await db.drop();
   });
 
@@ -135,6 +140,7 @@ describe('database faults under load, with two instances', () => {
     facts = await checkEventInvariants(store);
     expect(facts.violations).toEqual([]);
     expect([...acknowledged.keys()].filter((o) => facts.orders.get(o)?.stage !== 'succeeded')).toEqual([]);
+    for (const orderNo of acknowledged.keys()) expect([orderNo, upstream.deliveries.get(orderNo)]).toEqual([orderNo, 1]);
     const accepted = [...facts.orders.values()].filter((o) => o.stage !== 'refused');
     expect(accepted.length).toBe(acknowledged.size);
     for (const merchant of merchants) {
