@@ -58,6 +58,40 @@ describe('two instances see every merchant change at once', () => {
     await patch(b, { ip_whitelist: [] });
   });
 
+  it('a price or shelf change through B governs the very next submit through A', async () => {
+    const admin = adminClient(b.url);
+    expect((await admin('PUT', '/admin/v1/products/gift', { name: 'Gift cards' })).status).toBe(200);
+    const sku = { product_id: 'gift', name: 'Voucher', required_account_fields: [], supports_account_check: false, on_shelf: true };
+    expect((await admin('PUT', '/admin/v1/skus/voucher', sku)).status).toBe(200);
+    expect((await admin('POST', `/admin/v1/merchants/${merchant.merchantId}/deposits`, { amount: '100.00', reference: 'float' })).status).toBe(201);
+    const submit = async (outTradeNo: string) => {
+      const reply = await signedFetch(a, merchant, {
+        path: '/api/v2/topup/submit',
+        body: JSON.stringify({ out_trade_no: outTradeNo, sku_id: 'voucher', account_id: '12345678', account_fields: {} }),
+      });
+      return reply.status === 202 ? reply.body.data.amount : reply.body.code;
+    };
+    expect(await submit('P-0')).toBe('SKU_OFF_SHELF'); // no price for this merchant yet
+    expect((await admin('PUT', `/admin/v1/merchants/${merchant.merchantId}/prices/voucher`, { price: '1.00' })).status).toBe(200);
+    expect(await submit('P-1')).toBe('1.00');
+    expect((await admin('PUT', `/admin/v1/merchants/${merchant.merchantId}/prices/voucher`, { price: '2.50' })).status).toBe(200);
+    expect(await submit('P-2')).toBe('2.50');
+    expect((await admin('PUT', '/admin/v1/skus/voucher', { ...sku, on_shelf: false })).status).toBe(200);
+    expect(await submit('P-3')).toBe('SKU_OFF_SHELF');
+    expect((await admin('PUT', '/admin/v1/skus/voucher', sku)).status).toBe(200);
+    expect(await submit('P-3')).toBe('2.50');
+  });
+
+  it('duplicate submits landing on both instances make one order', async () => {
+    const body = JSON.stringify({ out_trade_no: 'DUP-1', sku_id: 'voucher', account_id: '12345678', account_fields: {} });
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => signedFetch(i % 2 ? a : b, merchant, { path: '/api/v2/topup/submit', body })),
+    );
+    const codes = replies.map((r) => r.body.code).sort();
+    expect(codes).toEqual(['ACCEPTED', ...Array(19).fill('DUPLICATE')]);
+    expect(new Set(replies.map((r) => r.body.data.order_no)).size).toBe(1);
+  });
+
   it('a rate-limit change takes effect on the very next request', async () => {
     await patch(b, { rate_limit_per_second: 1 });
     // Two requests in one second: the second is over a limit of 1.
