@@ -41,15 +41,23 @@ async function* sealedSecrets(pool: Pool): AsyncGenerator<SealedRow[]> {
  * its first request. AES-GCM is cheap: about 10 µs per secret under the
  * current key and 30 µs when a wrong key is tried first (measured on the
  * 2-core development machine), so 100,000 merchants add about a second.
+ * `underOldKey` is called for each secret that only an old key opens.
  */
-export async function surveySecrets(pool: Pool, cipher: AppSecretCipher): Promise<SecretsSurvey> {
+export async function surveySecrets(
+  pool: Pool,
+  cipher: AppSecretCipher,
+  underOldKey: (row: SealedRow, secret: string) => Promise<void> = async () => undefined,
+): Promise<SecretsSurvey> {
   const survey: SecretsSurvey = { total: 0, underPrevious: 0, unopenable: [] };
   for await (const rows of sealedSecrets(pool)) {
     for (const row of rows) {
       survey.total++;
       const opened = cipher.open(row.app_secret_enc);
       if (!opened) survey.unopenable.push(row.merchant_id);
-      else if (!opened.current) survey.underPrevious++;
+      else if (!opened.current) {
+        survey.underPrevious++;
+        await underOldKey(row, opened.secret);
+      }
     }
   }
   return survey;
@@ -63,23 +71,16 @@ export async function surveySecrets(pool: Pool, cipher: AppSecretCipher): Promis
  * change is never overwritten.
  */
 export async function resealSecrets(pool: Pool, cipher: AppSecretCipher): Promise<SecretsSurvey & { resealed: number }> {
-  const result = { total: 0, underPrevious: 0, unopenable: [] as string[], resealed: 0 };
-  for await (const rows of sealedSecrets(pool)) {
-    for (const row of rows) {
-      result.total++;
-      const opened = cipher.open(row.app_secret_enc);
-      if (!opened) result.unopenable.push(row.merchant_id);
-      if (!opened || opened.current) continue;
-      result.underPrevious++;
-      const { rowCount } = await pool.query(`update merchants set app_secret_enc = $3 where merchant_id = $1 and app_secret_enc = $2`, [
-        row.merchant_id,
-        row.app_secret_enc,
-        cipher.encrypt(opened.secret),
-      ]);
-      result.resealed += rowCount ?? 0;
-    }
-  }
-  return result;
+  let resealed = 0;
+  const survey = await surveySecrets(pool, cipher, async (row, secret) => {
+    const { rowCount } = await pool.query(`update merchants set app_secret_enc = $3 where merchant_id = $1 and app_secret_enc = $2`, [
+      row.merchant_id,
+      row.app_secret_enc,
+      cipher.encrypt(secret),
+    ]);
+    resealed += rowCount ?? 0;
+  });
+  return { ...survey, resealed };
 }
 
 /** "mch_a, mch_b, mch_c and 7 more" */

@@ -57,11 +57,12 @@ export class MerchantGatewayMiddleware implements NestMiddleware {
     let merchant = await this.identify(apiKey);
     const now = Date.now();
     let signing = this.checkSignature(merchant, headers, path, rawBody, now);
-    // Refuse a signature only on the merchant's current secret, never on a remembered one.
-    if (!signing.signatureMatches) {
+    const checkOnCurrentRow = async () => {
       merchant = await this.identify(apiKey, { fresh: true });
       signing = this.checkSignature(merchant, headers, path, rawBody, now);
-    }
+    };
+    // Refuse a signature only on the merchant's current secret, never on a remembered one.
+    if (!signing.signatureMatches) await checkOnCurrentRow();
 
     if (!verifyOnly) {
       if (!signing.timestampWithinTolerance) {
@@ -73,14 +74,12 @@ export class MerchantGatewayMiddleware implements NestMiddleware {
       if (!signing.signatureMatches) throw unauthorized('INVALID_SIGNATURE', 'The signature does not match the request');
     }
     // Only a correctly signed request gets this far, so a bad signature never burns a nonce.
-    const admission = verifyOnly
-      ? await this.replayGuard.countHit(merchant.merchantId, now)
-      : await this.replayGuard.admit(merchant.merchantId, signing.nonce, Number(signing.timestamp), now);
+    const nonce = verifyOnly ? undefined : { value: signing.nonce, timestampSeconds: Number(signing.timestamp) };
+    const admission = await this.replayGuard.admit(merchant.merchantId, nonce, now);
     if (!admission.nonceFresh) throw unauthorized('NONCE_REUSED', 'This nonce was already used');
     // The merchant changed since it was remembered (through any instance): decide on the current row.
     if (admission.merchantVersion !== merchant.version) {
-      merchant = await this.identify(apiKey, { fresh: true });
-      signing = this.checkSignature(merchant, headers, path, rawBody, now);
+      await checkOnCurrentRow();
       if (!verifyOnly && !signing.signatureMatches) {
         await this.replayGuard.forget(merchant.merchantId, signing.nonce, Number(signing.timestamp), () => undefined);
         throw unauthorized('INVALID_SIGNATURE', 'The signature does not match the request');

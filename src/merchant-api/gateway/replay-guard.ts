@@ -41,12 +41,16 @@ export interface AdmissionResult {
 export class ReplayGuard {
   constructor(private readonly pool: Pool) {}
 
-  async admit(merchantId: string, nonce: string, timestampSeconds: number, nowMs: number): Promise<AdmissionResult> {
+  /**
+   * Consumes the nonce and counts the request in the merchant's rate window,
+   * in one round trip. Without a nonce (verify-signature) it only counts.
+   */
+  async admit(merchantId: string, nonce: { value: string; timestampSeconds: number } | undefined, nowMs: number): Promise<AdmissionResult> {
     // Remembered until the timestamp can no longer pass the 300 s window, plus a margin.
-    const expiresAt = new Date((timestampSeconds + 301) * 1000);
+    const expiresAt = nonce && new Date((nonce.timestampSeconds + 301) * 1000);
     const { rows } = await this.pool.query<{ fresh: boolean; hits: number; version: string | null }>(
       `with nonce as (
-         insert into merchant_nonces (merchant_id, nonce, expires_at) values ($1, $2, $3)
+         insert into merchant_nonces (merchant_id, nonce, expires_at) select $1, $2, $3 where $2::text is not null
          on conflict do nothing returning 1
        ), rate as (
          insert into merchant_rate_windows as w (merchant_id, window_start, hits) values ($1, $4, 1)
@@ -55,26 +59,10 @@ export class ReplayGuard {
            window_start = excluded.window_start
          returning hits
        )
-       select exists (select 1 from nonce) as fresh, (select hits from rate) as hits, ${MERCHANT_VERSION} as version`,
-      [merchantId, nonce, expiresAt, Math.floor(nowMs / 1000)],
+       select $2::text is null or exists (select 1 from nonce) as fresh, (select hits from rate) as hits, ${MERCHANT_VERSION} as version`,
+      [merchantId, nonce?.value ?? null, expiresAt ?? null, Math.floor(nowMs / 1000)],
     );
     return { nonceFresh: rows[0].fresh, hitsThisSecond: rows[0].hits, merchantVersion: rows[0].version };
-  }
-
-  /** Counts a request in the rate window without consuming a nonce (verify-signature). */
-  async countHit(merchantId: string, nowMs: number): Promise<AdmissionResult> {
-    const { rows } = await this.pool.query<{ hits: number; version: string | null }>(
-      `with rate as (
-         insert into merchant_rate_windows as w (merchant_id, window_start, hits) values ($1, $2, 1)
-         on conflict (merchant_id) do update set
-           hits = case when w.window_start = excluded.window_start then w.hits + 1 else 1 end,
-           window_start = excluded.window_start
-         returning hits
-       )
-       select (select hits from rate) as hits, ${MERCHANT_VERSION} as version`,
-      [merchantId, Math.floor(nowMs / 1000)],
-    );
-    return { nonceFresh: true, hitsThisSecond: rows[0].hits, merchantVersion: rows[0].version };
   }
 
   /**
