@@ -26,10 +26,10 @@ export async function checkBeforeStart(config: AppConfig, logger = new Logger('S
 async function checkStoredSecrets(config: AppConfig, logger: Logger): Promise<void> {
   const pool = createPool(config.database, 1);
   const cipher = new AppSecretCipher(config.secretsKey, config.secretsKeysPrevious);
-  const { total, underPrevious, unopenable } = await surveySecrets(pool, cipher).finally(() => pool.end());
+  const { merchants, total, underPrevious, unopenable } = await surveySecrets(pool, cipher).finally(() => pool.end());
   if (unopenable.length > 0) {
     throw new StartupError(
-      `SECRETS_KEY cannot open the app secrets of ${unopenable.length} of ${total} merchants (${someOf(unopenable)}), ` +
+      `SECRETS_KEY cannot open the app secrets of ${unopenable.length} of ${merchants} merchants (${someOf(unopenable)}), ` +
         'nor can any key in SECRETS_KEY_PREVIOUS: they were sealed under another key. Set SECRETS_KEY to the key they were sealed with, ' +
         'or, while rotating, give that key in SECRETS_KEY_PREVIOUS (docs/secrets-key-rotation.md). ' +
         'A SECRETS_KEY generated for one run, as development does when it is unset, opens nothing an earlier run stored.',
@@ -37,7 +37,7 @@ async function checkStoredSecrets(config: AppConfig, logger: Logger): Promise<vo
   }
   if (underPrevious > 0) {
     logger.warn(
-      `${underPrevious} of ${total} merchant secrets are sealed under SECRETS_KEY_PREVIOUS: run "npm run cli -- reseal-secrets" to seal them under SECRETS_KEY, then SECRETS_KEY_PREVIOUS can be dropped`,
+      `${underPrevious} of ${total} stored app secrets are sealed under SECRETS_KEY_PREVIOUS: run "npm run cli -- reseal-secrets" to seal them under SECRETS_KEY, then SECRETS_KEY_PREVIOUS can be dropped`,
     );
   } else if (config.secretsKeysPrevious.length > 0) {
     logger.log('SECRETS_KEY_PREVIOUS is set, but no stored merchant secret needs it');

@@ -71,4 +71,16 @@ export const provisioningMigrations: readonly Migration[] = [
       create index on back_office_audit (target, at);
     `,
   },
+  {
+    id: 'provisioning/002-app-secret-rotation',
+    sql: `
+      -- While a rotation's overlap lasts, the replaced secret still verifies
+      -- requests (never signs callbacks) until previous_app_secret_valid_until.
+      alter table merchants
+        add column previous_app_secret_enc         bytea,
+        add column previous_app_secret_valid_until timestamptz,
+        add constraint previous_app_secret_has_an_end
+          check ((previous_app_secret_enc is null) = (previous_app_secret_valid_until is null));
+    `,
+  },
 ];

@@ -1,15 +1,19 @@
 import { Pool } from 'pg';
 import { AppSecretCipher } from './app-secret.cipher';
 
-interface SealedRow {
+/** One sealed secret: a merchant's current one, or the one a rotation replaced while its overlap lasts. */
+interface SealedSecret {
   merchant_id: string;
-  app_secret_enc: Buffer;
+  column: 'app_secret_enc' | 'previous_app_secret_enc';
+  sealed: Buffer;
 }
 
 /** What the configured keys make of the stored secrets. */
 export interface SecretsSurvey {
+  merchants: number;
+  /** Sealed secrets: one per merchant, two while a rotation's overlap lasts. */
   total: number;
-  /** Opened only with a key from SECRETS_KEY_PREVIOUS. */
+  /** Secrets (a rotation's replaced one included) opened only with a key from SECRETS_KEY_PREVIOUS. */
   underPrevious: number;
   /** Merchant ids whose secret no configured key opens. */
   unopenable: string[];
@@ -22,16 +26,21 @@ const BATCH = 1000;
  * (keyset paging: no long transaction, no growing offset). A database the
  * service has not set up yet has no merchants.
  */
-async function* sealedSecrets(pool: Pool): AsyncGenerator<SealedRow[]> {
+async function* sealedSecrets(pool: Pool): AsyncGenerator<SealedSecret[]> {
   const { rows: table } = await pool.query<{ present: boolean }>(`select to_regclass('merchants') is not null as present`);
   if (!table[0].present) return;
   for (let after = ''; ; ) {
-    const { rows } = await pool.query<SealedRow>(
-      `select merchant_id, app_secret_enc from merchants where merchant_id > $1 order by merchant_id limit $2`,
+    const { rows } = await pool.query<{ merchant_id: string; current: Buffer; previous: Buffer | null }>(
+      `select merchant_id, app_secret_enc as current,
+         case when previous_app_secret_valid_until > now() then previous_app_secret_enc end as previous
+       from merchants where merchant_id > $1 order by merchant_id limit $2`,
       [after, BATCH],
     );
     if (rows.length === 0) return;
-    yield rows;
+    yield rows.flatMap(({ merchant_id, current, previous }): SealedSecret[] => [
+      { merchant_id, column: 'app_secret_enc', sealed: current },
+      ...(previous ? [{ merchant_id, column: 'previous_app_secret_enc' as const, sealed: previous }] : []),
+    ]);
     after = rows[rows.length - 1].merchant_id;
   }
 }
@@ -46,15 +55,18 @@ async function* sealedSecrets(pool: Pool): AsyncGenerator<SealedRow[]> {
 export async function surveySecrets(
   pool: Pool,
   cipher: AppSecretCipher,
-  underOldKey: (row: SealedRow, secret: string) => Promise<void> = async () => undefined,
+  underOldKey: (row: SealedSecret, secret: string) => Promise<void> = async () => undefined,
 ): Promise<SecretsSurvey> {
-  const survey: SecretsSurvey = { total: 0, underPrevious: 0, unopenable: [] };
+  const survey: SecretsSurvey = { merchants: 0, total: 0, underPrevious: 0, unopenable: [] };
   for await (const rows of sealedSecrets(pool)) {
     for (const row of rows) {
       survey.total++;
-      const opened = cipher.open(row.app_secret_enc);
-      if (!opened) survey.unopenable.push(row.merchant_id);
-      else if (!opened.current) {
+      if (row.column === 'app_secret_enc') survey.merchants++;
+      const opened = cipher.open(row.sealed);
+      if (!opened) {
+        // A merchant's secrets arrive together: name the merchant once.
+        if (survey.unopenable.at(-1) !== row.merchant_id) survey.unopenable.push(row.merchant_id);
+      } else if (!opened.current) {
         survey.underPrevious++;
         await underOldKey(row, opened.secret);
       }
@@ -73,9 +85,10 @@ export async function surveySecrets(
 export async function resealSecrets(pool: Pool, cipher: AppSecretCipher): Promise<SecretsSurvey & { resealed: number }> {
   let resealed = 0;
   const survey = await surveySecrets(pool, cipher, async (row, secret) => {
-    const { rowCount } = await pool.query(`update merchants set app_secret_enc = $3 where merchant_id = $1 and app_secret_enc = $2`, [
+    // row.column is one of two fixed names, never input.
+    const { rowCount } = await pool.query(`update merchants set ${row.column} = $3 where merchant_id = $1 and ${row.column} = $2`, [
       row.merchant_id,
-      row.app_secret_enc,
+      row.sealed,
       cipher.encrypt(secret),
     ]);
     resealed += rowCount ?? 0;

@@ -37,6 +37,7 @@ describe('back office: merchants', () => {
           created_by: 'admin',
           updated_at: expect.stringMatching(ISO),
           updated_by: 'admin',
+          previous_secret_valid_until: null,
         },
       });
       const { merchant_id } = reply.body.data;

@@ -87,7 +87,7 @@ describe('SECRETS_KEY: start-up opens the stored merchant secrets, and the key c
 
   it('SECRETS_KEY=K2 with SECRETS_KEY_PREVIOUS=K1: starts and serves the merchant sealed under K1', async () => {
     running = await start(withKeys(KEY_2, KEY_1));
-    expect(running.output()).toMatch(/1 of 1 merchant secrets are sealed under SECRETS_KEY_PREVIOUS.*reseal-secrets/);
+    expect(running.output()).toMatch(/1 of 1 stored app secrets are sealed under SECRETS_KEY_PREVIOUS.*reseal-secrets/);
     expect(await balanceStatus(running, merchant)).toBe(200);
   });
 
@@ -95,13 +95,13 @@ describe('SECRETS_KEY: start-up opens the stored merchant secrets, and the key c
     const env = { ...db.env, ...withKeys(KEY_2, KEY_1) };
     const first = await cli(['reseal-secrets'], env);
     expect(first).toMatchObject({ code: 0 });
-    expect(JSON.parse(first.stdout)).toEqual({ merchants: 1, resealed: 1, unopenable: [] });
+    expect(JSON.parse(first.stdout)).toEqual({ secrets: 1, resealed: 1, unopenable: [] });
     const { rows } = await db.pool.query<{ app_secret_enc: Buffer }>('select app_secret_enc from merchants where merchant_id = $1', [merchant.merchantId]);
     expect(new AppSecretCipher(Buffer.from(KEY_2, 'hex')).decrypt(rows[0].app_secret_enc)).toBe(merchant.appSecret);
 
     const second = await cli(['reseal-secrets'], env);
     expect(second).toMatchObject({ code: 0 });
-    expect(JSON.parse(second.stdout)).toEqual({ merchants: 1, resealed: 0, unopenable: [] });
+    expect(JSON.parse(second.stdout)).toEqual({ secrets: 1, resealed: 0, unopenable: [] });
     // The running service still serves the merchant (after its one-second cache of credentials).
     await new Promise((r) => setTimeout(r, 1100));
     expect(await balanceStatus(running, merchant)).toBe(200);

@@ -50,3 +50,13 @@ export class UpdateMerchantDto {
   @Max(MAX_RATE_LIMIT)
   rate_limit_per_second?: number;
 }
+
+/** At most 30 days: long enough for any merchant's deployment, short enough that a forgotten overlap ends. */
+export const MAX_SECRET_OVERLAP_SECONDS = 30 * 86_400;
+
+export class RotateAppSecretDto {
+  @IsInt({ message: 'overlap_seconds must be an integer (0 ends the old secret at once)' })
+  @Min(0)
+  @Max(MAX_SECRET_OVERLAP_SECONDS)
+  overlap_seconds!: number;
+}

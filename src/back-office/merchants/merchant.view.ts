@@ -14,11 +14,12 @@ export interface MerchantRow {
   created_by: string;
   updated_at: Date;
   updated_by: string;
+  previous_app_secret_valid_until: Date | null;
 }
 
 /** Every column but the encrypted secret, which never leaves the service after creation. */
 export const MERCHANT_COLUMNS =
-  'merchant_id, name, currency, api_key, callback_url, ip_whitelist, status, rate_limit_per_second, created_at, created_by, updated_at, updated_by';
+    'merchant_id, name, currency, api_key, callback_url, ip_whitelist, status, rate_limit_per_second, created_at, created_by, updated_at, updated_by, previous_app_secret_valid_until';
 
 /** The merchant as the back office shows it. The API key identifies; it is the app secret that signs, and that is never shown again. */
 export function merchantView(row: MerchantRow) {
@@ -35,5 +36,11 @@ export function merchantView(row: MerchantRow) {
     created_by: row.created_by,
     updated_at: isoTimestamp(row.updated_at),
     updated_by: row.updated_by,
+    // Until this instant the secret replaced by the last rotation still verifies requests; null when none does.
+    previous_secret_valid_until: stillValid(row.previous_app_secret_valid_until),
   };
+}
+
+function stillValid(until: Date | null): string | null {
+  return until && until.getTime() > Date.now() ? isoTimestamp(until) : null;
 }

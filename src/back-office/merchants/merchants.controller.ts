@@ -1,7 +1,6 @@
-import { Body, Get, Param, Patch, Post } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { OpenWallet } from '../../ledger/commands/ledger.commands';
-import { MerchantDirectory } from '../../merchants/merchant-directory';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { parseAmount } from '../../shared/money';
 import { CurrentStaff } from '../auth/current-staff.decorator';
@@ -13,7 +12,7 @@ import { BodyPipe } from '../http/validate-body';
 import { DepositDto } from './deposit.dto';
 import { DepositsService } from './deposits.service';
 import { newMerchantCredentials } from './merchant-credentials';
-import { CreateMerchantDto, DEFAULT_RATE_LIMIT, UpdateMerchantDto } from './merchant.dto';
+import { CreateMerchantDto, DEFAULT_RATE_LIMIT, RotateAppSecretDto, UpdateMerchantDto } from './merchant.dto';
 import { merchantView } from './merchant.view';
 import { MerchantsRepository } from './merchants.repository';
 
@@ -26,7 +25,6 @@ export class MerchantsController {
     private readonly merchants: MerchantsRepository,
     private readonly deposits: DepositsService,
     private readonly commands: CommandBus,
-    private readonly directory: MerchantDirectory,
   ) {}
 
   /**
@@ -65,6 +63,23 @@ export class MerchantsController {
       throw new ApiError(422, 'VALIDATION_FAILED', 'Name at least one of callback_url, ip_whitelist, status, rate_limit_per_second');
     }
     const row = await this.merchants.update(merchantId, body, by.staffId);
+    if (!row) throw notFound(merchantId);
+    return successEnvelope('OK', merchantView(row));
+  }
+
+  /** The new secret is in this reply only, like a new merchant's. Callbacks are signed with it from now on. */
+  @Post(':merchant_id/app-secret')
+  @HttpCode(200)
+  async rotateAppSecret(@Param(PathIdsPipe) { merchant_id: merchantId }: PathIds, @Body(BodyPipe) body: RotateAppSecretDto, @CurrentStaff() by: StaffMember) {
+    const { appSecret } = newMerchantCredentials();
+    const row = await this.merchants.rotateAppSecret(merchantId, appSecret, body.overlap_seconds, by.staffId);
+    if (!row) throw notFound(merchantId);
+    return successEnvelope('OK', { ...merchantView(row), app_secret: appSecret });
+  }
+
+  @Delete(':merchant_id/app-secret/previous')
+  async revokePreviousAppSecret(@Param(PathIdsPipe) { merchant_id: merchantId }: PathIds, @CurrentStaff() by: StaffMember) {
+    const row = await this.merchants.revokePreviousAppSecret(merchantId, by.staffId);
     if (!row) throw notFound(merchantId);
     return successEnvelope('OK', merchantView(row));
   }

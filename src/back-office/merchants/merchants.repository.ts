@@ -94,6 +94,52 @@ export class MerchantsRepository {
       return rows[0];
     });
   }
+
+  /**
+   * Replaces the app secret. With an overlap, the replaced secret keeps
+   * verifying requests until now() + overlap; a second rotation within the
+   * overlap replaces that older secret, so at most two ever verify.
+   */
+  async rotateAppSecret(merchantId: string, newSecret: string, overlapSeconds: number, rotatedBy: string): Promise<MerchantRow | undefined> {
+    return inTransaction(this.pool, async (client) => {
+      if (!(await lockMerchant(client, merchantId))) return undefined;
+      const { rows } = await client.query<MerchantRow>(
+        `update merchants set
+           previous_app_secret_enc         = case when $3 > 0 then app_secret_enc end,
+           previous_app_secret_valid_until = case when $3 > 0 then now() + make_interval(secs => $3) end,
+           app_secret_enc = $2, updated_at = now(), updated_by = $4
+         where merchant_id = $1 returning ${MERCHANT_COLUMNS}`,
+        [merchantId, this.cipher.encrypt(newSecret), overlapSeconds, rotatedBy],
+      );
+      await recordAudit(client, {
+        staffId: rotatedBy,
+        action: 'merchant.app_secret_rotated',
+        target: `merchant:${merchantId}`,
+        details: { overlap_seconds: overlapSeconds, previous_secret_valid_until: rows[0].previous_app_secret_valid_until },
+      });
+      return rows[0];
+    });
+  }
+
+  /** Ends a rotation's overlap now: only the current secret verifies from the next request on. */
+  async revokePreviousAppSecret(merchantId: string, revokedBy: string): Promise<MerchantRow | undefined> {
+    return inTransaction(this.pool, async (client) => {
+      const before = await lockMerchant(client, merchantId);
+      if (!before) return undefined;
+      const { rows } = await client.query<MerchantRow>(
+        `update merchants set previous_app_secret_enc = null, previous_app_secret_valid_until = null, updated_at = now(), updated_by = $2
+         where merchant_id = $1 returning ${MERCHANT_COLUMNS}`,
+        [merchantId, revokedBy],
+      );
+      await recordAudit(client, {
+        staffId: revokedBy,
+        action: 'merchant.previous_app_secret_revoked',
+        target: `merchant:${merchantId}`,
+        details: { was_valid_until: before.previous_app_secret_valid_until },
+      });
+      return rows[0];
+    });
+  }
 }
 
 async function lockMerchant(client: PoolClient, merchantId: string): Promise<MerchantRow | undefined> {

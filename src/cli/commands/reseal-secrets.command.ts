@@ -18,8 +18,8 @@ export const resealSecretsCommand: CliCommand = {
     // Without it the CLI holds a stand-in key: sealing under that would lose every secret.
     if (!secretsKeySet) throw new ConfigError(['SECRETS_KEY is required by reseal-secrets: the key to seal under (64 hex characters)']);
     const result = await resealSecrets(pool, new AppSecretCipher(config.secretsKey, config.secretsKeysPrevious));
-    io.stdout(`${JSON.stringify({ merchants: result.total, resealed: result.resealed, unopenable: result.unopenable }, null, 2)}\n`);
-    io.stderr(`reseal-secrets: resealed ${result.resealed} of ${result.total} merchant secrets under SECRETS_KEY\n`);
+    io.stdout(`${JSON.stringify({ secrets: result.total, resealed: result.resealed, unopenable: result.unopenable }, null, 2)}\n`);
+    io.stderr(`reseal-secrets: resealed ${result.resealed} of ${result.total} stored app secrets under SECRETS_KEY\n`);
     if (result.unopenable.length === 0) return EXIT.OK;
     io.stderr(
       `reseal-secrets: ${result.unopenable.length} secrets open with neither SECRETS_KEY nor SECRETS_KEY_PREVIOUS (${someOf(result.unopenable)}): ` +

@@ -137,7 +137,13 @@ export class MerchantGatewayMiddleware implements NestMiddleware {
     const seconds = /^\d{1,12}$/.test(timestamp) ? Number(timestamp) : NaN;
     const timestampWithinTolerance = Math.abs(now / 1000 - seconds) <= TIMESTAMP_TOLERANCE_SECONDS;
     const given = headers['X-Signature'] ?? '';
-    const matches = given !== '' && signatureMatches(merchant.appSecret, stringToSign(timestamp, nonce, path, rawBody), given);
+    const message = stringToSign(timestamp, nonce, path, rawBody);
+    const previous = merchant.previousAppSecret;
+    // During a rotation's overlap the replaced secret verifies too, up to the instant the operator chose.
+    const matches =
+      given !== '' &&
+      (signatureMatches(merchant.appSecret, message, given) ||
+        (previous !== undefined && now < previous.validUntilMs && signatureMatches(previous.secret, message, given)));
     return { timestamp, nonce, path, signatureMatches: matches, timestampWithinTolerance };
   }
 
