@@ -1,5 +1,4 @@
 import { signedFetch, TestMerchant } from './merchant-fixture';
-import { RunningService } from './service';
 
 /** Fulfilment on, with timeouts short enough for tests. */
 export const FULFILMENT_ENV = {
@@ -13,7 +12,7 @@ export const FULFILMENT_ENV = {
 export async function awaitFinal(service: { url: string }, merchant: TestMerchant, orderNo: string, timeoutMs = 15_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const reply = await signedFetch(service as RunningService, merchant, { path: '/api/v2/topup/query', body: JSON.stringify({ order_no: orderNo }) });
+    const reply = await signedFetch(service, merchant, { path: '/api/v2/topup/query', body: JSON.stringify({ order_no: orderNo }) });
     if (reply.body.data?.status !== 'processing' || Date.now() > deadline) return reply.body.data;
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -59,7 +59,7 @@ export interface SignedCall {
 }
 
 /** Sends a request signed the way the spec says, with any part overridable for tampering tests. */
-export async function signedFetch(service: RunningService, merchant: TestMerchant, call: SignedCall) {
+export async function signedFetch(service: Pick<RunningService, 'url'>, merchant: TestMerchant, call: SignedCall) {
   const body = call.body ?? '{}';
   const timestamp = call.timestamp ?? String(Math.floor(Date.now() / 1000));
   const nonce = call.nonce ?? randomBytes(12).toString('hex');
