@@ -1,5 +1,6 @@
 import { Pool } from 'pg';
 import { EventStore, GlobalPosition, START } from '../src/infrastructure/event-store/event-store.port';
+import { lockCheckpoint, saveCheckpoint } from './checkpoints';
 import { applyBatch } from './projection-runner';
 import { liveTables, Projection, TableNames } from './projection';
 
@@ -51,19 +52,15 @@ export async function rebuildProjection(
     const client = await pool.connect();
     try {
       await client.query('begin');
-      await client.query('select 1 from projection_checkpoints where name = $1 for update', [projection.name]);
+      await lockCheckpoint(client, projection.name);
       await catchUp(); // what came meanwhile, while the live runner waits at the lock
       for (const table of projection.tables) {
         await client.query(`alter table ${live[table]} rename to ${table}__old_${generation}`);
         await client.query(`alter table ${fresh[table]} rename to ${live[table]}`);
         await client.query(`drop table ${table}__old_${generation}`);
       }
-      await client.query(
-        `update projection_checkpoints set (position_commit, position_prepare, updated_at) =
-           (select position_commit, position_prepare, now() from projection_checkpoints where name = $2)
-         where name = $1`,
-        [projection.name, shadowCheckpoint],
-      );
+      // Where the rebuilt tables stand: START when the log was empty and no batch ran.
+      await saveCheckpoint(client, projection.name, position);
       await client.query('delete from projection_checkpoints where name = $1', [shadowCheckpoint]);
       await client.query('commit');
     } catch (error) {

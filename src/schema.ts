@@ -2,6 +2,7 @@ import { allProjections } from '../projections/all-projections';
 import { callbackScheduleProjection } from '../projections/callback-schedule.projection';
 import { fulfilmentJobsProjection } from '../projections/fulfilment-jobs.projection';
 import { projectionMigrations } from '../projections/projection-runner';
+import { rebuildRunMigrations } from './back-office/auditors/rebuild-runs';
 import { callbackMigrations } from './callbacks/callbacks.migrations';
 import { AppConfig } from './config/config';
 import { simulatorMigrations } from './fulfilment/simulator/simulator-store';
@@ -18,6 +19,7 @@ export function allMigrations(config: Pick<AppConfig, 'eventStore' | 'upstreamSi
     ...provisioningMigrations,
     ...merchantApiMigrations,
     ...callbackMigrations,
+    ...rebuildRunMigrations,
     // Only where the in-process simulator runs: a production database with a real upstream never gets the table.
     ...(config.upstreamSimulator ? simulatorMigrations : []),
   ];

@@ -5,6 +5,7 @@ import { MerchantsModule } from '../merchants/merchants.module';
 import { StaffAuthenticator } from './auth/staff-authenticator';
 import { StaffAuthGuard } from './auth/staff-auth.guard';
 import { RebuildController } from './auditors/rebuild.controller';
+import { RebuildRuns } from './auditors/rebuild-runs';
 import { VerificationController } from './auditors/verification.controller';
 import { WalletHistoryController } from './auditors/wallet-history.controller';
 import { CallbacksController } from './callbacks/callbacks.controller';
@@ -22,6 +23,6 @@ import { StaffRepository } from './staff/staff.repository';
 @Module({
   imports: [MerchantsModule, FulfilmentModule, CallbacksModule],
   controllers: [StaffController, MerchantsController, CatalogueController, ReconciliationController, CallbacksController, WalletHistoryController, VerificationController, RebuildController],
-  providers: [StaffAuthenticator, StaffAuthGuard, JsonBodyInterceptor, StaffRepository, MerchantsRepository, DepositsService, CatalogueRepository],
+  providers: [StaffAuthenticator, StaffAuthGuard, JsonBodyInterceptor, StaffRepository, MerchantsRepository, DepositsService, CatalogueRepository, RebuildRuns],
 })
 export class BackOfficeModule {}

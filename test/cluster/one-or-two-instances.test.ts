@@ -165,6 +165,37 @@ describe.each([1, 2])('%i instance(s) on one database behind a round-robin proxy
     expect((await call(merchant, '/api/v2/balance')).body.data.available_balance).toBe('4.00');
   });
 
+  it('a read-model rebuild is reported by every instance, and one runs at a time across them', async () => {
+    const started = await admin('POST', '/admin/v1/projections/rebuild', { projection: 'wallets' });
+    expect(started.status).toBe(202);
+    const id = started.body.data.rebuild_id;
+    const statusOf = async () => (await admin('GET', `/admin/v1/projections/rebuild/${id}`)).body.data?.status;
+    for (let waited = 0; (await statusOf()) !== 'done'; waited += 50) {
+      if (waited > 20_000) throw new Error(`rebuild ${id} did not finish: ${JSON.stringify((await admin('GET', `/admin/v1/projections/rebuild/${id}`)).body)}`);
+      await sleep(50);
+    }
+    for (let i = 0; i < size; i++) expect(await statusOf()).toBe('done');
+
+    // Another instance's rebuild, still running (its heartbeat is fresh): refused through every instance.
+    await db.pool.query(
+      `insert into projection_rebuilds (rebuild_id, status, requested_by, projections, run_by) values ('rb_elsewhere', 'running', 'admin', '[]', 'other-host/1/abc')`,
+    );
+    for (let i = 0; i < size; i++) {
+      const refused = await admin('POST', '/admin/v1/projections/rebuild', {});
+      expect([refused.status, refused.body.code, refused.body.message]).toEqual([409, 'REBUILD_RUNNING', 'Rebuild rb_elsewhere is still running']);
+    }
+    // Its instance died: the heartbeat goes stale, the rebuild reads as failed, and the next may start.
+    await db.pool.query(`update projection_rebuilds set heartbeat_at = now() - interval '1 minute' where rebuild_id = 'rb_elsewhere'`);
+    const abandoned = (await admin('GET', '/admin/v1/projections/rebuild/rb_elsewhere')).body.data;
+    expect([abandoned.status, abandoned.error]).toEqual(['failed', expect.stringMatching(/^abandoned: the instance running it stopped/)]);
+    const next = await admin('POST', '/admin/v1/projections/rebuild', { projection: 'orders' });
+    expect(next.status).toBe(202);
+    for (let waited = 0; (await admin('GET', `/admin/v1/projections/rebuild/${next.body.data.rebuild_id}`)).body.data.status !== 'done'; waited += 50) {
+      if (waited > 20_000) throw new Error('the rebuild after an abandoned one did not finish');
+      await sleep(50);
+    }
+  });
+
   it('fulfilment and callbacks are shared by every instance, and each order ends once, called back signed with the current secret', async () => {
     const endpoint = await callbackEndpoint(() => ({ status: 200, body: 'success', delayMs: 20 }));
     try {

@@ -8,9 +8,9 @@ import { rebuildProjection } from '../../../projections/rebuild';
 import { EVENT_STORE, EventStore, formatPosition } from '../../infrastructure/event-store/event-store.port';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
+import { instanceId } from '../../infrastructure/jobs/instance-id';
+import { logFailure } from '../../infrastructure/logging/log-failure';
 import { isoTimestamp } from '../../shared/clock';
-import { recordAudit } from '../audit/audit-trail';
-import { inTransaction } from '../audit/transaction';
 import { CurrentStaff } from '../auth/current-staff.decorator';
 import { Roles } from '../auth/roles.decorator';
 import type { StaffMember } from '../auth/staff-member';
@@ -18,7 +18,7 @@ import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
 import { validateBody } from '../http/validate-body';
 import { Optional } from '../http/validators';
-import { logFailure } from '../../infrastructure/logging/log-failure';
+import { HEARTBEAT_MS, RebuildRuns, RebuildView } from './rebuild-runs';
 
 const NAMES = allProjections.map((p) => p.name);
 
@@ -29,49 +29,35 @@ export class RebuildDto {
   projection?: string;
 }
 
-interface RebuildView {
-  rebuild_id: string;
-  status: 'running' | 'done' | 'failed';
-  requested_by: string;
-  started_at: string;
-  finished_at: string | null;
-  projections: { name: string; events: number; position: string | null }[];
-  error?: string;
-}
-
-/** Finished rebuilds remembered for their GET; older ones are forgotten. */
-const KEPT = 20;
-
 /**
  * Online rebuilds of the read models (projections/rebuild.ts): the service
  * keeps answering from the live tables until the rebuilt ones have caught
  * up, then swaps them in under the live checkpoint's lock.
  *
- * The rebuild runs in this instance's background and its state lives in this
- * instance's memory: a status GET must reach the instance that started it,
- * and a restart forgets it (and aborts the rebuild, which drops its tables).
- * "One at a time" is per instance too. Another instance or the CLI
- * rebuilding at the same moment is safe (each swaps in complete tables under
- * the same lock), only wasted work.
+ * The rebuild runs in the background of the instance that was asked; its
+ * status is a row in Postgres (RebuildRuns), so every instance reports it
+ * and one rebuild at a time holds across instances. A restart aborts the
+ * rebuild, which drops its half-built tables. The CLI's rebuild is not
+ * counted: running it beside one is safe (each swaps in complete tables
+ * under the same lock), only wasted work.
  */
 @BackOfficeController('projections')
 @Roles('admin')
 export class RebuildController implements OnModuleDestroy {
   private readonly logger = new Logger('Rebuild');
-  private readonly rebuilds = new Map<string, RebuildView>();
-  private running?: { id: string; stopping: boolean; done: Promise<void> };
+  private readonly instance = instanceId();
+  private running?: { stopping: boolean; done: Promise<void> };
 
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly runs: RebuildRuns,
   ) {}
 
   @Post('rebuild')
   @HttpCode(202)
   async start(@Body() body: unknown, @CurrentStaff() by: StaffMember) {
     const { projection } = await validateBody(RebuildDto, body === undefined ? {} : body);
-    // Checked and claimed with no await in between: two requests cannot both pass.
-    if (this.running) throw new ApiError(409, 'REBUILD_RUNNING', `Rebuild ${this.running.id} is still running`);
     const chosen = allProjections.filter((p) => projection === undefined || p.name === projection);
     const view: RebuildView = {
       rebuild_id: `rb_${randomBytes(8).toString('hex')}`,
@@ -81,25 +67,18 @@ export class RebuildController implements OnModuleDestroy {
       finished_at: null,
       projections: chosen.map((p) => ({ name: p.name, events: 0, position: null })),
     };
-    const claim = { id: view.rebuild_id, stopping: false, done: Promise.resolve() };
-    this.running = claim;
-    try {
-      await inTransaction(this.pool, (client) =>
-        recordAudit(client, { staffId: by.staffId, action: 'projections.rebuild_started', target: `rebuild:${view.rebuild_id}`, details: { projections: chosen.map((p) => p.name) } }),
-      );
-    } catch (error) {
-      this.running = undefined;
-      throw error;
-    }
-    this.remember(view);
-    claim.done = this.run(view, chosen, claim);
+    const claimed = await this.runs.start(view, this.instance);
+    if (!claimed.started) throw new ApiError(409, 'REBUILD_RUNNING', `Rebuild ${claimed.running} is still running`);
+    const run = { stopping: false, done: Promise.resolve() };
+    this.running = run;
+    run.done = this.run(view, chosen, run);
     return successEnvelope('ACCEPTED', { rebuild_id: view.rebuild_id, status: view.status });
   }
 
   @Get('rebuild/:rebuild_id')
-  status(@Param(PathIdsPipe) { rebuild_id: id }: PathIds) {
-    const view = this.rebuilds.get(id);
-    if (!view) throw new ApiError(404, 'REBUILD_NOT_FOUND', `No rebuild ${id} on this instance`);
+  async status(@Param(PathIdsPipe) { rebuild_id: id }: PathIds) {
+    const view = await this.runs.find(id);
+    if (!view) throw new ApiError(404, 'REBUILD_NOT_FOUND', `No rebuild ${id}`);
     return successEnvelope('OK', view);
   }
 
@@ -110,12 +89,15 @@ export class RebuildController implements OnModuleDestroy {
     await this.running.done;
   }
 
-  private async run(view: RebuildView, projections: readonly Projection[], claim: { stopping: boolean }): Promise<void> {
+  private async run(view: RebuildView, projections: readonly Projection[], run: { stopping: boolean }): Promise<void> {
+    const heartbeat = setInterval(() => {
+      this.runs.progress(view).catch((error) => logFailure(this.logger, `rebuild ${view.rebuild_id}: recording progress failed`, error));
+    }, HEARTBEAT_MS);
     try {
       for (const [i, projection] of projections.entries()) {
         const entry = view.projections[i];
         const report = await rebuildProjection(this.pool, this.store, projection, (events) => {
-          if (claim.stopping) throw new Error('the service is shutting down');
+          if (run.stopping) throw new Error('the service is shutting down');
           entry.events = events;
         });
         entry.events = report.events;
@@ -128,16 +110,10 @@ export class RebuildController implements OnModuleDestroy {
       view.error = error instanceof Error ? error.message : String(error);
       logFailure(this.logger, `rebuild ${view.rebuild_id} failed`, error);
     } finally {
-      view.finished_at = isoTimestamp();
+      clearInterval(heartbeat);
+      // Unrecorded, the row keeps "running" until its heartbeat is stale, then reads as abandoned.
+      await this.runs.finish(view).catch((error) => logFailure(this.logger, `rebuild ${view.rebuild_id}: recording its end failed`, error));
       this.running = undefined;
-    }
-  }
-
-  private remember(view: RebuildView): void {
-    this.rebuilds.set(view.rebuild_id, view);
-    for (const [id, old] of this.rebuilds) {
-      if (this.rebuilds.size <= KEPT) break;
-      if (old.status !== 'running') this.rebuilds.delete(id);
     }
   }
 }

@@ -1,0 +1,130 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Pool } from 'pg';
+import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
+import { Migration } from '../../infrastructure/postgres/migrations';
+import { isoTimestamp } from '../../shared/clock';
+import { recordAudit } from '../audit/audit-trail';
+import { inTransaction } from '../audit/transaction';
+
+export const rebuildRunMigrations: readonly Migration[] = [
+  {
+    id: 'back-office/001-projection-rebuilds',
+    sql: `
+      create table projection_rebuilds (
+        rebuild_id   text        primary key,
+        status       text        not null check (status in ('running', 'done', 'failed')),
+        requested_by text        not null,
+        started_at   timestamptz not null default now(),
+        finished_at  timestamptz,
+        -- [{name, events, position}], updated as the rebuild goes.
+        projections  jsonb       not null,
+        error        text,
+        run_by       text        not null,
+        -- Renewed while the rebuild runs: a stale one means its instance died.
+        heartbeat_at timestamptz not null default now()
+      );
+      -- One rebuild at a time across every instance.
+      create unique index one_running_rebuild on projection_rebuilds ((true)) where status = 'running';
+    `,
+  },
+];
+
+export interface RebuildView {
+  rebuild_id: string;
+  status: 'running' | 'done' | 'failed';
+  requested_by: string;
+  started_at: string;
+  finished_at: string | null;
+  projections: { name: string; events: number; position: string | null }[];
+  error?: string;
+}
+
+interface RebuildRow {
+  rebuild_id: string;
+  status: RebuildView['status'];
+  requested_by: string;
+  started_at: Date;
+  finished_at: Date | null;
+  projections: RebuildView['projections'];
+  error: string | null;
+}
+
+/** How often a running rebuild renews its heartbeat, and how old one may get before the rebuild counts as abandoned. */
+export const HEARTBEAT_MS = 2_000;
+const ABANDONED_AFTER = '15 seconds';
+const ABANDONED = 'abandoned: the instance running it stopped (crashed or was killed) before it finished';
+
+/**
+ * Rebuilds as rows in Postgres, not in an instance's memory: any instance
+ * answers for any rebuild, and "one at a time" holds across instances. A
+ * rebuild whose instance died stops renewing its heartbeat; it is then
+ * reported as failed, and the next rebuild may start.
+ */
+@Injectable()
+export class RebuildRuns {
+  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+
+  /** Records a new running rebuild and its audit row; the id of the one still running if there is one. */
+  async start(view: RebuildView, runBy: string): Promise<{ started: true } | { started: false; running: string }> {
+    return inTransaction(this.pool, async (client) => {
+      await client.query(
+        `update projection_rebuilds set status = 'failed', error = $1, finished_at = now()
+         where status = 'running' and heartbeat_at < now() - $2::interval`,
+        [ABANDONED, ABANDONED_AFTER],
+      );
+      const { rows } = await client.query<{ rebuild_id: string }>(
+        `insert into projection_rebuilds (rebuild_id, status, requested_by, projections, run_by) values ($1, 'running', $2, $3, $4)
+         on conflict do nothing returning rebuild_id`,
+        [view.rebuild_id, view.requested_by, JSON.stringify(view.projections), runBy],
+      );
+      if (rows.length === 0) {
+        const running = await client.query<{ rebuild_id: string }>(`select rebuild_id from projection_rebuilds where status = 'running'`);
+        return { started: false, running: running.rows[0]?.rebuild_id ?? 'another rebuild' };
+      }
+      await recordAudit(client, {
+        staffId: view.requested_by,
+        action: 'projections.rebuild_started',
+        target: `rebuild:${view.rebuild_id}`,
+        details: { projections: view.projections.map((p) => p.name) },
+      });
+      return { started: true };
+    });
+  }
+
+  /** Progress and heartbeat in one write. */
+  async progress(view: RebuildView): Promise<void> {
+    await this.pool.query(`update projection_rebuilds set projections = $2, heartbeat_at = now() where rebuild_id = $1 and status = 'running'`, [
+      view.rebuild_id,
+      JSON.stringify(view.projections),
+    ]);
+  }
+
+  async finish(view: RebuildView): Promise<void> {
+    await this.pool.query(
+      `update projection_rebuilds set status = $2, projections = $3, error = $4, finished_at = now() where rebuild_id = $1 and status = 'running'`,
+      [view.rebuild_id, view.status, JSON.stringify(view.projections), view.error ?? null],
+    );
+  }
+
+  async find(rebuildId: string): Promise<RebuildView | undefined> {
+    const { rows } = await this.pool.query<RebuildRow>(
+      `select rebuild_id, requested_by, started_at, projections,
+         case when status = 'running' and heartbeat_at < now() - $2::interval then 'failed' else status end as status,
+         case when status = 'running' and heartbeat_at < now() - $2::interval then $3 else error end as error,
+         case when status = 'running' and heartbeat_at < now() - $2::interval then heartbeat_at else finished_at end as finished_at
+       from projection_rebuilds where rebuild_id = $1`,
+      [rebuildId, ABANDONED_AFTER, ABANDONED],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    return {
+      rebuild_id: row.rebuild_id,
+      status: row.status,
+      requested_by: row.requested_by,
+      started_at: isoTimestamp(row.started_at),
+      finished_at: row.finished_at ? isoTimestamp(row.finished_at) : null,
+      projections: row.projections,
+      ...(row.error === null ? {} : { error: row.error }),
+    };
+  }
+}
