@@ -48,11 +48,15 @@ export class WakeUp {
 
 const RETRY_MIN_MS = 100;
 const RETRY_MAX_MS = 5000;
+/** Other instances hear of new events at most this often: one small NOTIFY transaction per period, whatever the load. */
+const ANNOUNCE_EVERY_MS = 10;
 
 /**
  * One LISTEN connection shared by all subscriptions of a store. When it is
  * lost it reconnects, backing off while the database stays away; meanwhile
- * subscribers fall back to polling.
+ * subscribers fall back to polling. Appends announce themselves after their
+ * commit (never from inside it: a NOTIFY in the appending transaction would
+ * serialise every commit on Postgres's notification lock).
  */
 export class ChangeNotifier {
   private client?: Client;
@@ -61,6 +65,8 @@ export class ChangeNotifier {
   private retryTimer?: NodeJS.Timeout;
   private retryDelayMs = RETRY_MIN_MS;
   private readonly listeners = new Set<WakeUp>();
+  private announcing = false;
+  private announceAgain = false;
 
   constructor(
     private readonly connection: PoolConfig,
@@ -72,6 +78,32 @@ export class ChangeNotifier {
     this.listeners.add(wakeUp);
     void this.connect();
     return wakeUp;
+  }
+
+  /**
+   * New events are committed: wakes this process's subscribers at once, and
+   * other instances' through a NOTIFY sent on the LISTEN connection, coalesced
+   * to one per ANNOUNCE_EVERY_MS.
+   */
+  announce(): void {
+    this.notifyAll();
+    if (this.announcing) this.announceAgain = true;
+    else this.sendAnnouncement();
+  }
+
+  private sendAnnouncement(): void {
+    const client = this.client;
+    if (!client) return; // other instances poll until the connection is back
+    this.announcing = true;
+    this.announceAgain = false;
+    const next = () => {
+      setTimeout(() => {
+        this.announcing = false;
+        if (this.announceAgain) this.sendAnnouncement();
+      }, ANNOUNCE_EVERY_MS).unref();
+    };
+    // A failure is the connection's: its error handler reconnects.
+    client.query(`notify ${this.channel}`).then(next, next);
   }
 
   interrupt(): void {
@@ -90,7 +122,10 @@ export class ChangeNotifier {
     if (this.client || this.connecting || this.closed) return;
     this.connecting = true;
     const client = new Client(this.connection);
-    client.on('notification', () => this.notifyAll());
+    // Our own announcements come back too: this process's subscribers were woken when it was sent.
+    client.on('notification', (message) => {
+      if (message.processId !== (client as unknown as { processID: number }).processID) this.notifyAll();
+    });
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
     try {

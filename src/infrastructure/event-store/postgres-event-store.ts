@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Pool, PoolClient, PoolConfig } from 'pg';
+import { Pool, PoolConfig } from 'pg';
+import { isDatabaseUnavailable } from '../postgres/connection';
+import { GroupCommit } from '../postgres/group-commit';
 import { Migration } from '../postgres/migrations';
 import { ChangeNotifier, WakeUp } from './change-notifier';
 import {
@@ -17,6 +19,54 @@ import {
   SubscriptionOptions,
   WrongExpectedRevisionError,
 } from './event-store.port';
+
+/**
+ * Appends to many streams in one statement and one commit. Each stream keeps
+ * its own expected-revision check and its own conflict: a stream's advisory
+ * lock (held to the commit) makes its check and insert atomic against every
+ * other appender, so a conflict is an answer, not an error that would abort
+ * the others. Locks are taken in one global order, so two batches never wait
+ * for each other in a cycle; the same stream twice in a batch is appended in
+ * the order given. Expected: a revision, 'no_stream' or 'any'.
+ */
+const APPEND_FUNCTION = `
+  create function es_append(batch jsonb)
+  returns table (o_item int, o_appended boolean, o_actual bigint, o_commit text, o_position bigint, o_revision bigint)
+  language plpgsql as $fn$
+  declare
+    entry record;
+    last_rev bigint;
+    wanted text;
+  begin
+    for entry in
+      select e.value as v, (e.ordinality - 1)::int as i
+      from jsonb_array_elements(batch) with ordinality e
+      order by hashtextextended(e.value->>'s', 0), e.ordinality
+    loop
+      perform pg_advisory_xact_lock(hashtextextended(entry.v->>'s', 0));
+      select max(stream_revision) into last_rev from es_events where stream_id = entry.v->>'s';
+      wanted := entry.v->>'x';
+      o_item := entry.i;
+      o_actual := last_rev;
+      if (wanted = 'no_stream' and last_rev is not null)
+         or (wanted not in ('no_stream', 'any') and last_rev is distinct from wanted::bigint) then
+        o_appended := false; o_commit := null; o_position := null; o_revision := null;
+        return next;
+        continue;
+      end if;
+      with inserted as (
+        insert into es_events (stream_id, stream_revision, event_id, event_type, data, metadata)
+        select entry.v->>'s', coalesce(last_rev, -1) + ev.ordinality, (ev.value->>'id')::uuid, ev.value->>'type',
+               ev.value->'data', coalesce(ev.value->'metadata', '{}')
+        from jsonb_array_elements(entry.v->'ev') with ordinality ev
+        returning global_position, stream_revision
+      )
+      select max(inserted.global_position), max(inserted.stream_revision) into o_position, o_revision from inserted;
+      o_appended := true;
+      o_commit := pg_current_xact_id()::text;
+      return next;
+    end loop;
+  end $fn$;`;
 
 export const eventStoreMigrations: readonly Migration[] = [
   {
@@ -47,6 +97,16 @@ export const eventStoreMigrations: readonly Migration[] = [
         for each row execute function es_events_immutable();
     `,
   },
+  {
+    id: 'event-store/002-grouped-appends',
+    sql: `
+      -- NOTIFY in the appending transaction takes a global lock at commit and
+      -- serialises every append; subscribers are woken after the commit instead.
+      drop trigger es_events_notify on es_events;
+      drop function es_events_notify();
+      ${APPEND_FUNCTION}
+    `,
+  },
 ];
 
 interface EventRow {
@@ -66,29 +126,42 @@ interface EventRow {
 const SELECT_EVENT = `select e.stream_id, e.stream_revision::text, e.transaction_id::text, e.global_position::text,
   e.event_id::text, e.event_type, e.data, e.metadata, e.created_at from es_events e`;
 
-const INSERT_EVENTS = `
-  insert into es_events (stream_id, stream_revision, event_id, event_type, data, metadata)
-  select $1, $2::bigint + e.ord - 1, (e.ev->>'id')::uuid, e.ev->>'type', e.ev->'data', e.ev->'metadata'
-  from jsonb_array_elements($3::jsonb) with ordinality as e(ev, ord)
-  -- An exact expected revision must exist, or the append would leave a gap.
-  where $4::bigint is null or exists (select 1 from es_events where stream_id = $1 and stream_revision = $4::bigint)
-  order by e.ord
-  returning transaction_id::text, global_position::text, stream_revision::text`;
-
-const UNIQUE_VIOLATION = '23505';
-const ANY_RETRIES = 20;
 
 export interface PostgresEventStoreOptions {
   /** Settings for the dedicated LISTEN connection. */
   readonly connection: PoolConfig;
   /** Fallback poll when no notification arrives. */
   readonly pollIntervalMs?: number;
+  /** Appends per statement at most. */
+  readonly maxAppendBatch?: number;
+  /** Append statements running at once at most (each on its own connection). */
+  readonly appendsInFlight?: number;
 }
+
+interface PendingAppend {
+  streamId: string;
+  expected: ExpectedRevision;
+  /** The append as es_append takes it: {s, x, ev}. */
+  json: string;
+}
+
+interface AppendRow {
+  o_item: number;
+  o_appended: boolean;
+  o_actual: string | null;
+  o_commit: string | null;
+  o_position: string | null;
+  o_revision: string | null;
+}
+
+const APPEND = 'select o_item, o_appended, o_actual::text, o_commit, o_position::text, o_revision::text from es_append($1::jsonb)';
 
 export class PostgresEventStore implements EventStore {
   private readonly notifier: ChangeNotifier;
   private readonly pollIntervalMs: number;
   private readonly subscriptions = new Set<Subscription>();
+  /** Concurrent appends, to any streams, share a statement and a commit. */
+  private readonly appends: GroupCommit<PendingAppend, AppendResult>;
 
   constructor(
     private readonly pool: Pool,
@@ -96,55 +169,41 @@ export class PostgresEventStore implements EventStore {
   ) {
     this.notifier = new ChangeNotifier(options.connection, 'es_events');
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
+    this.appends = new GroupCommit((batch) => this.flush(batch), {
+      maxBatch: options.maxAppendBatch ?? 500,
+      maxInFlight: options.appendsInFlight ?? 2,
+    });
   }
 
   async append(streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new RangeError('append needs at least one event');
-    const payload = JSON.stringify(
-      events.map((e) => ({ id: e.id ?? randomUUID(), type: e.type, data: e.data, metadata: e.metadata ?? {} })),
-    );
-    // A checked-out client is released without the error: pool.query() would
-    // destroy the connection after every conflict.
-    const client = await this.pool.connect();
-    try {
-      if (expected !== ANY) return await this.insert(client, streamId, payload, expected);
-      for (let attempt = 0; ; attempt++) {
-        const last = await this.lastRevision(client, streamId);
-        try {
-          return await this.insert(client, streamId, payload, last === undefined ? NO_STREAM : last);
-        } catch (error) {
-          if (!(error instanceof WrongExpectedRevisionError) || attempt >= ANY_RETRIES) throw error;
-        }
-      }
-    } finally {
-      client.release();
-    }
+    const json = JSON.stringify({
+      s: streamId,
+      x: typeof expected === 'bigint' ? expected.toString() : expected,
+      ev: events.map((e) => ({ id: e.id ?? randomUUID(), type: e.type, data: e.data, metadata: e.metadata ?? {} })),
+    });
+    return this.appends.run({ streamId, expected, json });
   }
 
-  private async insert(client: PoolClient, streamId: string, payload: string, expected: typeof NO_STREAM | StreamRevision) {
-    const first = expected === NO_STREAM ? 0n : expected + 1n;
-    const required = expected === NO_STREAM ? null : expected.toString();
-    let rows: { transaction_id: string; global_position: string; stream_revision: string }[];
+  /** One statement for the whole batch; when it fails for a reason other than the database, each append is tried alone. */
+  private async flush(batch: readonly PendingAppend[]): Promise<(AppendResult | Error)[]> {
+    let rows: AppendRow[];
     try {
-      ({ rows } = await client.query(INSERT_EVENTS, [streamId, first.toString(), payload, required]));
+      ({ rows } = await this.pool.query<AppendRow>(APPEND, [`[${batch.map((a) => a.json).join(',')}]`]));
     } catch (error) {
-      if ((error as { code?: string }).code === UNIQUE_VIOLATION) throw new WrongExpectedRevisionError(streamId, expected);
-      throw error;
+      // A bad payload must fail only its own append, not the others in its batch.
+      if (batch.length === 1 || isDatabaseUnavailable(error)) throw error;
+      return Promise.all(batch.map((append) => this.flush([append]).then(([result]) => result, (e: Error) => e)));
     }
-    if (rows.length === 0) throw new WrongExpectedRevisionError(streamId, expected);
-    const last = rows.reduce((a, b) => (BigInt(a.stream_revision) > BigInt(b.stream_revision) ? a : b));
-    return {
-      nextExpectedRevision: BigInt(last.stream_revision),
-      position: { commit: BigInt(last.transaction_id), prepare: BigInt(last.global_position) },
-    };
-  }
-
-  private async lastRevision(client: PoolClient, streamId: string): Promise<StreamRevision | undefined> {
-    const { rows } = await client.query<{ last: string | null }>(
-      'select max(stream_revision)::text as last from es_events where stream_id = $1',
-      [streamId],
-    );
-    return rows[0].last === null ? undefined : BigInt(rows[0].last);
+    const results: (AppendResult | Error)[] = batch.map(() => new Error('no answer for this append'));
+    for (const row of rows) {
+      const { streamId, expected } = batch[row.o_item];
+      results[row.o_item] = row.o_appended
+        ? { nextExpectedRevision: BigInt(row.o_revision!), position: { commit: BigInt(row.o_commit!), prepare: BigInt(row.o_position!) } }
+        : new WrongExpectedRevisionError(streamId, expected, row.o_actual === null ? NO_STREAM : BigInt(row.o_actual));
+    }
+    if (rows.some((row) => row.o_appended)) this.notifier.announce();
+    return results;
   }
 
   async readStream(streamId: string, fromRevision: StreamRevision = 0n): Promise<RecordedEvent[]> {

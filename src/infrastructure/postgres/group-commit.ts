@@ -1,0 +1,63 @@
+interface Waiting<Item, Result> {
+  item: Item;
+  resolve(result: Result): void;
+  reject(error: unknown): void;
+}
+
+export interface GroupCommitOptions {
+  /** Items per flush at most. */
+  maxBatch: number;
+  /** Flushes running at once at most; further items wait and join the next. */
+  maxInFlight: number;
+}
+
+/**
+ * Runs the work of concurrent callers as one statement and one commit.
+ * Items that arrive while the flushes in flight are busy wait for the next
+ * one, so an idle service adds no delay and a busy one commits many items at
+ * a time: the cost of a round trip and a WAL flush is shared.
+ *
+ * `flush` answers each item in order: a result, or an Error for that item
+ * alone. When `flush` itself rejects, every item of that flush fails with it.
+ */
+export class GroupCommit<Item, Result> {
+  private readonly waiting: Waiting<Item, Result>[] = [];
+  private inFlight = 0;
+
+  constructor(
+    private readonly flush: (items: readonly Item[]) => Promise<readonly (Result | Error)[]>,
+    private readonly options: GroupCommitOptions,
+  ) {}
+
+  run(item: Item): Promise<Result> {
+    return new Promise<Result>((resolve, reject) => {
+      this.waiting.push({ item, resolve, reject });
+      this.start();
+    });
+  }
+
+  private start(): void {
+    while (this.inFlight < this.options.maxInFlight && this.waiting.length > 0) {
+      const batch = this.waiting.splice(0, this.options.maxBatch);
+      this.inFlight++;
+      void this.settle(batch).finally(() => {
+        this.inFlight--;
+        this.start();
+      });
+    }
+  }
+
+  private async settle(batch: Waiting<Item, Result>[]): Promise<void> {
+    try {
+      const results = await this.flush(batch.map((w) => w.item));
+      if (results.length !== batch.length) throw new Error(`a flush of ${batch.length} items answered ${results.length}`);
+      for (const [i, waiting] of batch.entries()) {
+        const result = results[i];
+        if (result instanceof Error) waiting.reject(result);
+        else waiting.resolve(result);
+      }
+    } catch (error) {
+      for (const waiting of batch) waiting.reject(error);
+    }
+  }
+}
