@@ -1,7 +1,6 @@
-import { PoolClient } from 'pg';
 import { RecordedEvent } from '../src/infrastructure/event-store/event-store.port';
 import { ORDER_STREAM_PREFIX } from '../src/ledger/streams';
-import { Projection, TableNames } from './projection';
+import { Projection, Statement, TableNames } from './projection';
 
 type Tables = 'callback_deliveries';
 
@@ -34,12 +33,14 @@ export const callbackScheduleProjection: Projection<Tables> = {
   apply: applyScheduleEvent,
 };
 
-async function applyScheduleEvent(client: PoolClient, event: RecordedEvent, t: TableNames<Tables>): Promise<void> {
-  if (!event.streamId.startsWith(ORDER_STREAM_PREFIX)) return;
-  if (event.type !== 'OrderSucceeded' && event.type !== 'OrderFailed') return;
+function applyScheduleEvent(event: RecordedEvent, t: TableNames<Tables>): Statement[] {
+  if (!event.streamId.startsWith(ORDER_STREAM_PREFIX)) return [];
+  if (event.type !== 'OrderSucceeded' && event.type !== 'OrderFailed') return [];
   const at = (event.data as { at: string }).at;
-  await client.query(
-    `insert into ${t.callback_deliveries} (order_no, due_at, created_at) values ($1, $2, $2) on conflict do nothing`,
-    [event.streamId.slice(ORDER_STREAM_PREFIX.length), at],
-  );
+  return [
+    {
+      text: `insert into ${t.callback_deliveries} (order_no, due_at, created_at) values ($1, $2, $2) on conflict do nothing`,
+      values: [event.streamId.slice(ORDER_STREAM_PREFIX.length), at],
+    },
+  ];
 }

@@ -1,7 +1,6 @@
-import { PoolClient } from 'pg';
 import { RecordedEvent } from '../src/infrastructure/event-store/event-store.port';
 import { ORDER_STREAM_PREFIX } from '../src/ledger/streams';
-import { Projection, TableNames } from './projection';
+import { Projection, Statement, TableNames } from './projection';
 
 type Tables = 'fulfilment_jobs';
 
@@ -34,16 +33,18 @@ export const fulfilmentJobsProjection: Projection<Tables> = {
   apply: applyFulfilmentEvent,
 };
 
-async function applyFulfilmentEvent(client: PoolClient, event: RecordedEvent, t: TableNames<Tables>): Promise<void> {
-  if (!event.streamId.startsWith(ORDER_STREAM_PREFIX)) return;
+function applyFulfilmentEvent(event: RecordedEvent, t: TableNames<Tables>): Statement[] {
+  if (!event.streamId.startsWith(ORDER_STREAM_PREFIX)) return [];
   const orderNo = event.streamId.slice(ORDER_STREAM_PREFIX.length);
   const d = event.data as Record<string, string>;
   if (event.type === 'OrderAccepted') {
-    await client.query(
-      `insert into ${t.fulfilment_jobs} (order_no, next_attempt_at, accepted_at) values ($1, $2, $2) on conflict do nothing`,
-      [orderNo, d.at],
-    );
-  } else if (DONE.has(event.type)) {
-    await client.query(`update ${t.fulfilment_jobs} set done = true, lease_until = null where order_no = $1`, [orderNo]);
+    return [
+      {
+        text: `insert into ${t.fulfilment_jobs} (order_no, next_attempt_at, accepted_at) values ($1, $2, $2) on conflict do nothing`,
+        values: [orderNo, d.at],
+      },
+    ];
   }
+  if (DONE.has(event.type)) return [{ text: `update ${t.fulfilment_jobs} set done = true, lease_until = null where order_no = $1`, values: [orderNo] }];
+  return [];
 }

@@ -1,7 +1,6 @@
-import { PoolClient } from 'pg';
 import { RecordedEvent } from '../src/infrastructure/event-store/event-store.port';
 import { ORDER_STREAM_PREFIX } from '../src/ledger/streams';
-import { Projection, TableNames } from './projection';
+import { Projection, SqlValue, Statement, TableNames } from './projection';
 
 type Tables = 'rm_orders';
 
@@ -45,50 +44,52 @@ export const ordersProjection: Projection<Tables> = {
   apply: applyOrderEvent,
 };
 
-async function applyOrderEvent(client: PoolClient, event: RecordedEvent, t: TableNames<Tables>): Promise<void> {
-  if (!event.streamId.startsWith(ORDER_STREAM_PREFIX)) return;
+function applyOrderEvent(event: RecordedEvent, t: TableNames<Tables>): Statement[] {
+  if (!event.streamId.startsWith(ORDER_STREAM_PREFIX)) return [];
   const orderNo = event.streamId.slice(ORDER_STREAM_PREFIX.length);
   const d = event.data as Record<string, string>;
-  const update = (set: string, values: unknown[] = []) =>
-    client.query(`update ${t.rm_orders} set ${set}, updated_at = $2 where order_no = $1`, [orderNo, d.at, ...values]);
+  const update = (set: string, values: SqlValue[] = []): Statement[] => [
+    { text: `update ${t.rm_orders} set ${set}, updated_at = $2 where order_no = $1`, values: [orderNo, d.at, ...values] },
+  ];
 
   switch (event.type) {
     case 'OrderPlaced':
       // A new attempt after a refusal replaces the refused one.
-      await client.query(
-        `insert into ${t.rm_orders} (order_no, merchant_id, out_trade_no, attempt, stage, sku_id, account_id,
-           account_fields, amount, currency, created_at, updated_at)
-         values ($1, $2, $3, $4, 'placed', $5, $6, $7, $8, $9, $10, $10)
-         on conflict (order_no) do update set attempt = excluded.attempt, stage = 'placed', sku_id = excluded.sku_id,
-           account_id = excluded.account_id, account_fields = excluded.account_fields, amount = excluded.amount,
-           currency = excluded.currency, refusal_code = null, created_at = excluded.created_at, updated_at = excluded.updated_at`,
-        [orderNo, d.merchantId, d.outTradeNo, d.attempt, d.skuId, d.accountId, JSON.stringify(d.accountFields), d.amount, d.currency, d.at],
-      );
-      return;
+      return [
+        {
+          text: `insert into ${t.rm_orders} (order_no, merchant_id, out_trade_no, attempt, stage, sku_id, account_id,
+             account_fields, amount, currency, created_at, updated_at)
+           values ($1, $2, $3, $4, 'placed', $5, $6, $7, $8, $9, $10, $10)
+           on conflict (order_no) do update set attempt = excluded.attempt, stage = 'placed', sku_id = excluded.sku_id,
+             account_id = excluded.account_id, account_fields = excluded.account_fields, amount = excluded.amount,
+             currency = excluded.currency, refusal_code = null, created_at = excluded.created_at, updated_at = excluded.updated_at`,
+          values: [orderNo, d.merchantId, d.outTradeNo, d.attempt, d.skuId, d.accountId, JSON.stringify(d.accountFields), d.amount, d.currency, d.at],
+        },
+      ];
     case 'OrderAccepted':
-      return void (await update(`stage = 'accepted', accepted_at = $2`));
+      return update(`stage = 'accepted', accepted_at = $2`);
     case 'OrderRefused':
-      return void (await update(`stage = 'refused', refusal_code = $3`, [d.code]));
+      return update(`stage = 'refused', refusal_code = $3`, [d.code]);
     case 'OrderSentUpstream':
-      return void (await update(`stage = 'sent', upstream_attempts = $3`, [d.upstreamAttempt]));
+      return update(`stage = 'sent', upstream_attempts = $3`, [d.upstreamAttempt]);
     case 'OrderResultUnknown':
-      return void (await update(`stage = 'unknown', result_unknown_at = $2, unknown_reason = $3, unknown_evidence = $4`, [
+      return update(`stage = 'unknown', result_unknown_at = $2, unknown_reason = $3, unknown_evidence = $4`, [
         d.reason,
         d.evidence ?? null,
-      ]));
+      ]);
     case 'OrderDeliveryConfirmed':
-      return void (await update(`stage = 'succeeding'`));
+      return update(`stage = 'succeeding'`);
     case 'OrderDeliveryFailed':
-      return void (await update(`stage = 'failing', fail_code = $3, fail_reason = $4`, [d.failCode, d.failReason]));
+      return update(`stage = 'failing', fail_code = $3, fail_reason = $4`, [d.failCode, d.failReason]);
     case 'OrderResolved':
-      return void (await update(
+      return update(
         d.outcome === 'success' ? `stage = 'succeeding', resolved_by = $3, resolution_note = $4` : `stage = 'failing', resolved_by = $3, resolution_note = $4`,
         [d.resolvedBy, d.note],
-      ));
+      );
     case 'OrderSucceeded':
-      return void (await update(`stage = 'succeeded', completed_at = $2`));
+      return update(`stage = 'succeeded', completed_at = $2`);
     case 'OrderFailed':
-      return void (await update(`stage = 'failed', completed_at = $2, fail_code = $3, fail_reason = $4`, [d.failCode, d.failReason]));
+      return update(`stage = 'failed', completed_at = $2, fail_code = $3, fail_reason = $4`, [d.failCode, d.failReason]);
     default:
       throw new Error(`orders projection: unknown event type ${event.type} in ${event.streamId}`);
   }

@@ -1,4 +1,4 @@
-import { Pool } from 'pg';
+import { escapeLiteral, Pool, QueryResult } from 'pg';
 import {
   comparePositions,
   EventStore,
@@ -8,8 +8,9 @@ import {
   Subscription,
 } from '../src/infrastructure/event-store/event-store.port';
 import { Migration } from '../src/infrastructure/postgres/migrations';
-import { checkpointMigration, lockCheckpoint, saveCheckpoint } from './checkpoints';
-import { liveTables, Projection, TableNames } from './projection';
+import { checkpointMigration, lockCheckpoint } from './checkpoints';
+import { liveTables, Projection, Statement, TableNames } from './projection';
+import { inlineStatements } from './statement-batch';
 
 export function projectionMigrations(projections: readonly Projection[]): Migration[] {
   return [
@@ -20,27 +21,45 @@ export function projectionMigrations(projections: readonly Projection[]): Migrat
   ];
 }
 
+/** A projection as one batch applies it: under which checkpoint, into which tables. */
+export interface ProjectionTarget {
+  projection: Projection;
+  checkpoint: string;
+  tables: TableNames;
+}
+
 /**
- * Applies a batch in one transaction with the checkpoint. The checkpoint row
- * is locked and events at or before it are skipped, so a batch is applied
- * once even when two instances (or a rebuild's swap) race for it.
+ * Applies a batch of events to every target in one transaction, in two round
+ * trips: the first locks the checkpoints, the second sends every statement
+ * and the new checkpoints and commits. Events at or before a target's
+ * checkpoint are skipped for it, so a batch is applied once even when two
+ * instances (or a rebuild's swap) race for it. Returns each target's position.
  */
-export async function applyBatch(
-  pool: Pool,
-  projection: Projection,
-  checkpointName: string,
-  tables: TableNames,
-  events: readonly RecordedEvent[],
-): Promise<GlobalPosition> {
+export async function applyBatch(pool: Pool, targets: readonly ProjectionTarget[], events: readonly RecordedEvent[]): Promise<GlobalPosition[]> {
   const client = await pool.connect();
   try {
-    await client.query('begin');
-    const checkpoint = await lockCheckpoint(client, checkpointName);
-    const fresh = events.filter((e) => comparePositions(e.position, checkpoint) > 0);
-    for (const event of fresh) await projection.apply(client, event, tables);
-    const reached = fresh.length > 0 ? fresh[fresh.length - 1].position : checkpoint;
-    if (fresh.length > 0) await saveCheckpoint(client, checkpointName, reached);
-    await client.query('commit');
+    const names = targets.map((t) => escapeLiteral(t.checkpoint));
+    const locked = (await client.query(
+      `begin;
+       insert into projection_checkpoints (name, position_commit, position_prepare)
+         select name, ${START.commit}, ${START.prepare} from unnest(array[${names.join(', ')}]) as name on conflict do nothing;
+       select name, position_commit::text as c, position_prepare::text as p from projection_checkpoints where name in (${names.join(', ')}) for update`,
+    )) as unknown as QueryResult<{ name: string; c: string; p: string }>[];
+    const checkpoints = new Map(locked[2].rows.map((row) => [row.name, { commit: BigInt(row.c), prepare: BigInt(row.p) }]));
+    const statements: Statement[] = [];
+    const reached = targets.map(({ projection, checkpoint, tables }) => {
+      const from = checkpoints.get(checkpoint)!;
+      const fresh = events.filter((e) => comparePositions(e.position, from) > 0);
+      if (fresh.length === 0) return from;
+      for (const event of fresh) statements.push(...projection.apply(event, tables));
+      const to = fresh[fresh.length - 1].position;
+      statements.push({
+        text: 'update projection_checkpoints set position_commit = $2, position_prepare = $3, updated_at = now() where name = $1',
+        values: [checkpoint, to.commit, to.prepare],
+      });
+      return to;
+    });
+    await client.query(`${inlineStatements(statements)}\ncommit`);
     return reached;
   } catch (error) {
     await client.query('rollback').catch(() => undefined);
@@ -68,30 +87,39 @@ export class ProjectionRunner {
     private readonly log: (message: string, error?: unknown) => void = () => undefined,
   ) {}
 
+  /**
+   * One subscription feeds every projection, from the oldest checkpoint: one
+   * read of the log and one transaction per batch, whatever the number of
+   * projections.
+   */
   async start(): Promise<void> {
+    const positions: GlobalPosition[] = [];
     for (const projection of this.projections) {
       const client = await this.pool.connect();
-      let after: GlobalPosition;
       try {
-        after = await lockCheckpoint(client, projection.name);
+        positions.push(await lockCheckpoint(client, projection.name));
       } finally {
         client.release();
       }
-      this.advanceTo(projection.name, after);
-      this.subscriptions.push(
-        this.store.subscribeToAll({
-          after,
-          // Small batches: a batch's transaction holds back what other readers see of the log.
-          maxBatchSize: 100,
-          onEvents: async (events) => {
-            const reached = await applyBatch(this.pool, projection, projection.name, liveTables(projection), events);
-            const last = events[events.length - 1].position;
-            this.advanceTo(projection.name, comparePositions(reached, last) > 0 ? reached : last);
-          },
-          onError: (error) => this.log(`projection ${projection.name} failed a batch; retrying`, error),
-        }),
-      );
+      this.advanceTo(projection.name, positions[positions.length - 1]);
     }
+    if (this.projections.length === 0) return;
+    const targets = this.projections.map((projection) => ({ projection, checkpoint: projection.name, tables: liveTables(projection) }));
+    this.subscriptions.push(
+      this.store.subscribeToAll({
+        after: positions.reduce((a, b) => (comparePositions(a, b) <= 0 ? a : b)),
+        // Modest batches: a batch's transaction holds back what other readers see of the log.
+        maxBatchSize: 500,
+        onEvents: async (events) => {
+          const reached = await applyBatch(this.pool, targets, events);
+          const last = events[events.length - 1].position;
+          for (const [i, { projection }] of targets.entries()) {
+            this.advanceTo(projection.name, comparePositions(reached[i], last) > 0 ? reached[i] : last);
+          }
+        },
+        onError: (error) => this.log('projections failed a batch; retrying', error),
+      }),
+    );
   }
 
   async stop(): Promise<void> {

@@ -1,12 +1,21 @@
-import { PoolClient } from 'pg';
 import { RecordedEvent } from '../src/infrastructure/event-store/event-store.port';
 
 /** Physical table names, keyed by the projection's logical names; a rebuild uses fresh ones. */
 export type TableNames<K extends string = string> = Readonly<Record<K, string>>;
 
+/** One SQL statement with $1.. placeholders; values are strings, numbers, bigints, booleans or null. */
+export interface Statement {
+  readonly text: string;
+  readonly values?: readonly SqlValue[];
+}
+
+export type SqlValue = string | number | bigint | boolean | null | undefined;
+
 /**
- * A read model: the tables it owns and a function per event. `apply` runs
- * inside the transaction that also moves the projection's checkpoint.
+ * A read model: the tables it owns and, per event, the statements that apply
+ * it. `apply` only says what to write; the runner sends the statements of a
+ * whole batch of events, for every projection, in one round trip and one
+ * transaction that also moves each projection's checkpoint.
  */
 export interface Projection<K extends string = string> {
   readonly name: string;
@@ -18,7 +27,7 @@ export interface Projection<K extends string = string> {
    * copies never clash.
    */
   readonly schema: readonly ((t: TableNames<K>) => string)[];
-  apply(client: PoolClient, event: RecordedEvent, t: TableNames<K>): Promise<void>;
+  apply(event: RecordedEvent, t: TableNames<K>): readonly Statement[];
 }
 
 export const liveTables = <K extends string>(projection: Projection<K>): TableNames<K> =>

@@ -39,7 +39,7 @@ export async function rebuildProjection(
     for (;;) {
       const batch = await store.readAll(position, REBUILD_BATCH);
       if (batch.length > 0) {
-        await applyBatch(pool, projection, shadowCheckpoint, fresh, batch);
+        await applyBatch(pool, [{ projection, checkpoint: shadowCheckpoint, tables: fresh }], batch);
         position = batch[batch.length - 1].position;
         events += batch.length;
         onProgress(events);

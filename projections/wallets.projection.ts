@@ -1,9 +1,8 @@
-import { PoolClient } from 'pg';
 import { RecordedEvent } from '../src/infrastructure/event-store/event-store.port';
 import { decodeEvent } from '../src/ledger/event-codec';
 import { WALLET_STREAM_PREFIX } from '../src/ledger/streams';
 import { WalletEvent, walletMovement } from '../src/ledger/wallet/wallet.decider';
-import { Projection, TableNames } from './projection';
+import { Projection, Statement, TableNames } from './projection';
 
 type Tables = 'rm_wallets' | 'rm_wallet_holds' | 'rm_statement_lines';
 
@@ -58,63 +57,57 @@ export const walletsProjection: Projection<Tables> = {
   apply: applyWalletEvent,
 };
 
-async function applyWalletEvent(client: PoolClient, event: RecordedEvent, t: TableNames<Tables>): Promise<void> {
-  if (!event.streamId.startsWith(WALLET_STREAM_PREFIX)) return;
+function applyWalletEvent(event: RecordedEvent, t: TableNames<Tables>): Statement[] {
+  if (!event.streamId.startsWith(WALLET_STREAM_PREFIX)) return [];
   const merchantId = event.streamId.slice(WALLET_STREAM_PREFIX.length);
   const d = event.data as Record<string, string>;
 
   if (event.type === 'WalletOpened') {
-    await client.query(
-      `insert into ${t.rm_wallets} (merchant_id, currency, balance, frozen, available, revision, opened_at, updated_at)
-       values ($1, $2, 0, 0, 0, $3, $4, $4)`,
-      [merchantId, d.currency, event.revision.toString(), d.at],
-    );
-    return;
+    return [
+      {
+        text: `insert into ${t.rm_wallets} (merchant_id, currency, balance, frozen, available, revision, opened_at, updated_at)
+               values ($1, $2, 0, 0, 0, $3, $4, $4)`,
+        values: [merchantId, d.currency, event.revision, d.at],
+      },
+    ];
   }
   const { balance: balanceDelta, frozen: frozenDelta } = walletMovement(decodeEvent<WalletEvent>(event));
-
-  const { rows } = await client.query<{ balance: string; frozen: string }>(
-    `update ${t.rm_wallets} set balance = balance + $2, frozen = frozen + $3, available = balance + $2 - (frozen + $3),
-       revision = $4, updated_at = $5
-     where merchant_id = $1 returning balance::text, frozen::text`,
-    [merchantId, balanceDelta.toString(), frozenDelta.toString(), event.revision.toString(), d.at],
-  );
-  if (rows.length === 0) throw new Error(`wallets projection: ${event.type} before WalletOpened in ${event.streamId}`);
-
-  if (event.type === 'FundsFrozen') {
-    await client.query(
-      `insert into ${t.rm_wallet_holds} (merchant_id, order_no, attempt, amount, frozen_at) values ($1, $2, $3, $4, $5)`,
-      [merchantId, d.orderNo, d.attempt, d.amount, d.at],
-    );
-  } else if (event.type !== 'FundsDeposited') {
-    await client.query(`delete from ${t.rm_wallet_holds} where merchant_id = $1 and order_no = $2 and attempt = $3`, [
-      merchantId,
-      d.orderNo,
-      d.attempt,
-    ]);
-  }
-
-  const balance = BigInt(rows[0].balance);
-  const frozen = BigInt(rows[0].frozen);
-  await client.query(
-    `insert into ${t.rm_statement_lines} (merchant_id, revision, position_commit, position_prepare, entry_type, order_no,
-       attempt, reference, reason, amount, balance_after, frozen_after, available_after, occurred_at)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-    [
-      merchantId,
-      event.revision.toString(),
-      event.position.commit.toString(),
-      event.position.prepare.toString(),
-      event.type,
-      d.orderNo ?? null,
-      d.attempt ?? null,
-      d.reference ?? null,
-      d.reason ?? null,
-      d.amount,
-      balance.toString(),
-      frozen.toString(),
-      (balance - frozen).toString(),
-      d.at,
-    ],
-  );
+  const hold: Statement =
+    event.type === 'FundsFrozen'
+      ? {
+          text: `insert into ${t.rm_wallet_holds} (merchant_id, order_no, attempt, amount, frozen_at) values ($1, $2, $3, $4, $5)`,
+          values: [merchantId, d.orderNo, d.attempt, d.amount, d.at],
+        }
+      : { text: `delete from ${t.rm_wallet_holds} where merchant_id = $1 and order_no = $2 and attempt = $3`, values: [merchantId, d.orderNo, d.attempt] };
+  return [
+    // The balance and the statement line that reports it, in one statement. A movement before
+    // WalletOpened finds no wallet row: the line's balance is then null and the insert fails loudly.
+    {
+      text: `with moved as (
+               update ${t.rm_wallets} set balance = balance + $2, frozen = frozen + $3, available = balance + $2 - (frozen + $3),
+                 revision = $4::bigint, updated_at = $13::timestamptz
+               where merchant_id = $1 returning balance, frozen)
+             insert into ${t.rm_statement_lines} (merchant_id, revision, position_commit, position_prepare, entry_type, order_no,
+               attempt, reference, reason, amount, balance_after, frozen_after, available_after, occurred_at)
+             select $1, $4::bigint, $5::bigint, $6::bigint, $7, $8, $9::int, $10, $11, $12::bigint,
+                    moved.balance, moved.frozen, moved.balance - moved.frozen, $13::timestamptz
+             from (values (1)) as one left join moved on true`,
+      values: [
+        merchantId,
+        balanceDelta,
+        frozenDelta,
+        event.revision,
+        event.position.commit,
+        event.position.prepare,
+        event.type,
+        d.orderNo ?? null,
+        d.attempt ?? null,
+        d.reference ?? null,
+        d.reason ?? null,
+        d.amount,
+        d.at,
+      ],
+    },
+    ...(event.type === 'FundsDeposited' ? [] : [hold]),
+  ];
 }
