@@ -1,4 +1,5 @@
 import { Pool } from 'pg';
+import { StatementBatcher } from '../infrastructure/postgres/statement-batcher';
 
 export interface PricedSku {
   skuId: string;
@@ -21,31 +22,46 @@ export interface ProductListing {
   }[];
 }
 
+interface SkuRow {
+  item: number;
+  required_account_fields: string[];
+  on_shelf: boolean;
+  route: string | null;
+  price: string | null;
+}
+
 /** The catalogue as one merchant sees it: its own prices, SKUs on shelf. */
 export class CatalogueReader {
-  constructor(private readonly pool: Pool) {}
+  /** Concurrent submits look their SKUs up in one statement. */
+  private readonly lookups: StatementBatcher<{ merchantId: string; skuId: string }, PricedSku | undefined>;
 
-  async sku(merchantId: string, skuId: string): Promise<PricedSku | undefined> {
-    const { rows } = await this.pool.query<{
-      required_account_fields: string[];
-      on_shelf: boolean;
-      route: string | null;
-      price: string | null;
-    }>(
-      `select s.required_account_fields, s.on_shelf, s.route, p.price::text as price
-       from skus s left join merchant_prices p on p.sku_id = s.sku_id and p.merchant_id = $2
-       where s.sku_id = $1`,
-      [skuId, merchantId],
+  constructor(private readonly pool: Pool) {
+    this.lookups = new StatementBatcher((batch) => this.lookUp(batch), { maxBatch: 200, maxInFlight: 2 });
+  }
+
+  sku(merchantId: string, skuId: string): Promise<PricedSku | undefined> {
+    return this.lookups.run({ merchantId, skuId });
+  }
+
+  private async lookUp(batch: readonly { merchantId: string; skuId: string }[]): Promise<(PricedSku | undefined)[]> {
+    const { rows } = await this.pool.query<SkuRow>(
+      `select r.item::int - 1 as item, s.required_account_fields, s.on_shelf, s.route, p.price::text as price
+       from unnest($1::text[], $2::text[]) with ordinality as r(sku_id, merchant_id, item)
+       join skus s on s.sku_id = r.sku_id
+       left join merchant_prices p on p.sku_id = s.sku_id and p.merchant_id = r.merchant_id`,
+      [batch.map((b) => b.skuId), batch.map((b) => b.merchantId)],
     );
-    const row = rows[0];
-    if (!row) return undefined;
-    return {
-      skuId,
-      requiredAccountFields: row.required_account_fields,
-      onShelf: row.on_shelf,
-      route: row.route,
-      price: row.price === null ? undefined : BigInt(row.price),
-    };
+    const found: (PricedSku | undefined)[] = batch.map(() => undefined);
+    for (const row of rows) {
+      found[row.item] = {
+        skuId: batch[row.item].skuId,
+        requiredAccountFields: row.required_account_fields,
+        onShelf: row.on_shelf,
+        route: row.route,
+        price: row.price === null ? undefined : BigInt(row.price),
+      };
+    }
+    return found;
   }
 
   async products(merchantId: string): Promise<ProductListing[]> {

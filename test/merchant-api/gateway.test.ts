@@ -173,6 +173,15 @@ describe('merchant API gateway', () => {
       expect(replay.body).toMatchObject({ code: 'NONCE_REUSED' });
     });
 
+    it('one captured request sent many times at once is served once, the copies admitted together or not', async () => {
+      for (let round = 0; round < 5; round++) {
+        const call = { path: '/api/v2/balance', nonce: `burst-${round}-${Math.random()}`, timestamp: String(Math.floor(Date.now() / 1000)) };
+        const replies = await Promise.all(Array.from({ length: 12 }, () => signedFetch(service, merchant, call)));
+        expect(replies.map((r) => r.status).sort()).toEqual([200, ...Array(11).fill(401)]);
+        expect(replies.filter((r) => r.status === 401).every((r) => r.body.code === 'NONCE_REUSED')).toBe(true);
+      }
+    });
+
     it('a nonce is per merchant', async () => {
       const other = await provisionMerchant(service);
       const nonce = `shared-${Math.random()}`;

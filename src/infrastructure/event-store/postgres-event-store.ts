@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Pool, PoolConfig } from 'pg';
 import { isDatabaseUnavailable } from '../postgres/connection';
-import { GroupCommit } from '../postgres/group-commit';
+import { StatementBatcher } from '../postgres/statement-batcher';
 import { Migration } from '../postgres/migrations';
 import { ChangeNotifier, WakeUp } from './change-notifier';
 import {
@@ -161,7 +161,7 @@ export class PostgresEventStore implements EventStore {
   private readonly pollIntervalMs: number;
   private readonly subscriptions = new Set<Subscription>();
   /** Concurrent appends, to any streams, share a statement and a commit. */
-  private readonly appends: GroupCommit<PendingAppend, AppendResult>;
+  private readonly appends: StatementBatcher<PendingAppend, AppendResult>;
 
   constructor(
     private readonly pool: Pool,
@@ -169,7 +169,7 @@ export class PostgresEventStore implements EventStore {
   ) {
     this.notifier = new ChangeNotifier(options.connection, 'es_events');
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
-    this.appends = new GroupCommit((batch) => this.flush(batch), {
+    this.appends = new StatementBatcher((batch) => this.flush(batch), {
       maxBatch: options.maxAppendBatch ?? 500,
       maxInFlight: options.appendsInFlight ?? 2,
     });

@@ -1,5 +1,6 @@
 import { Pool } from 'pg';
 import { Migration } from '../../infrastructure/postgres/migrations';
+import { StatementBatcher } from '../../infrastructure/postgres/statement-batcher';
 
 export const merchantApiMigrations: readonly Migration[] = [
   {
@@ -19,10 +20,52 @@ export const merchantApiMigrations: readonly Migration[] = [
         hits         int    not null
       );`,
   },
+  {
+    id: 'merchant-api/002-grouped-admission',
+    sql: `
+      -- Admits many requests in one statement and one commit. Rate windows are
+      -- locked first, in merchant order, then nonces are inserted: every batch
+      -- takes its locks in one order, so concurrent batches never deadlock.
+      -- A nonce twice in one batch is fresh only for its first request.
+      create function merchant_admit(requests jsonb)
+      returns table (o_item int, o_fresh boolean, o_hits int, o_version text)
+      language plpgsql as $fn$
+      declare
+        r record;
+        n int := jsonb_array_length(requests);
+        hits int[] := array_fill(0, array[n]);
+        fresh boolean[] := array_fill(true, array[n]);
+        counted int;
+        inserted int;
+      begin
+        for r in select e.value as v, e.ordinality::int as i from jsonb_array_elements(requests) with ordinality e
+                 order by e.value->>'m', e.ordinality loop
+          insert into merchant_rate_windows as w (merchant_id, window_start, hits) values (r.v->>'m', (r.v->>'w')::bigint, 1)
+          on conflict (merchant_id) do update set
+            hits = case when w.window_start = excluded.window_start then w.hits + 1 else 1 end,
+            window_start = excluded.window_start
+          returning w.hits into counted;
+          hits[r.i] := counted;
+        end loop;
+        for r in select e.value as v, e.ordinality::int as i from jsonb_array_elements(requests) with ordinality e
+                 where e.value->>'n' is not null order by e.value->>'m', e.value->>'n', e.ordinality loop
+          insert into merchant_nonces (merchant_id, nonce, expires_at) values (r.v->>'m', r.v->>'n', (r.v->>'e')::timestamptz)
+          on conflict do nothing;
+          get diagnostics inserted = row_count;
+          fresh[r.i] := inserted = 1;
+        end loop;
+        return query
+          select e.ordinality::int - 1, fresh[e.ordinality], hits[e.ordinality],
+                 (select m.updated_at::text from merchants m where m.merchant_id = e.value->>'m')
+          from jsonb_array_elements(requests) with ordinality e;
+      end $fn$;`,
+  },
 ];
 
-/** The merchant's version, read in the same statement as the admission ($1 is the merchant id). */
-const MERCHANT_VERSION = '(select updated_at::text from merchants where merchant_id = $1)';
+interface Admission {
+  /** {m: merchant id, n: nonce or null, e: nonce expiry, w: rate window (Unix second)} as merchant_admit takes it. */
+  json: string;
+}
 
 export interface AdmissionResult {
   nonceFresh: boolean;
@@ -33,36 +76,39 @@ export interface AdmissionResult {
 }
 
 /**
- * Nonces and rate windows in Postgres, shared by every instance, in one round
- * trip per request. The nonce is committed durably (synchronous commit)
- * before the request goes on, so not even a crash of the database server
- * lets a captured request be accepted twice.
+ * Nonces and rate windows in Postgres, shared by every instance. Concurrent
+ * requests are admitted together, in one statement and one commit. The nonce
+ * is committed durably (synchronous commit) before the request goes on, so
+ * not even a crash of the database server lets a captured request be
+ * accepted twice.
  */
 export class ReplayGuard {
-  constructor(private readonly pool: Pool) {}
+  private readonly admissions: StatementBatcher<Admission, AdmissionResult>;
+
+  constructor(private readonly pool: Pool) {
+    this.admissions = new StatementBatcher((batch) => this.admitAll(batch), { maxBatch: 200, maxInFlight: 2 });
+  }
 
   /**
    * Consumes the nonce and counts the request in the merchant's rate window,
-   * in one round trip. Without a nonce (verify-signature) it only counts.
+   * and reads the merchant's version, in one statement. Without a nonce
+   * (verify-signature) it only counts.
    */
-  async admit(merchantId: string, nonce: { value: string; timestampSeconds: number } | undefined, nowMs: number): Promise<AdmissionResult> {
+  admit(merchantId: string, nonce: { value: string; timestampSeconds: number } | undefined, nowMs: number): Promise<AdmissionResult> {
     // Remembered until the timestamp can no longer pass the 300 s window, plus a margin.
-    const expiresAt = nonce && new Date((nonce.timestampSeconds + 301) * 1000);
-    const { rows } = await this.pool.query<{ fresh: boolean; hits: number; version: string | null }>(
-      `with nonce as (
-         insert into merchant_nonces (merchant_id, nonce, expires_at) select $1, $2, $3 where $2::text is not null
-         on conflict do nothing returning 1
-       ), rate as (
-         insert into merchant_rate_windows as w (merchant_id, window_start, hits) values ($1, $4, 1)
-         on conflict (merchant_id) do update set
-           hits = case when w.window_start = excluded.window_start then w.hits + 1 else 1 end,
-           window_start = excluded.window_start
-         returning hits
-       )
-       select $2::text is null or exists (select 1 from nonce) as fresh, (select hits from rate) as hits, ${MERCHANT_VERSION} as version`,
-      [merchantId, nonce?.value ?? null, expiresAt ?? null, Math.floor(nowMs / 1000)],
+    const expiresAt = nonce && new Date((nonce.timestampSeconds + 301) * 1000).toISOString();
+    const json = JSON.stringify({ m: merchantId, n: nonce?.value ?? null, e: expiresAt ?? null, w: Math.floor(nowMs / 1000) });
+    return this.admissions.run({ json });
+  }
+
+  private async admitAll(batch: readonly Admission[]): Promise<AdmissionResult[]> {
+    const { rows } = await this.pool.query<{ o_item: number; o_fresh: boolean; o_hits: number; o_version: string | null }>(
+      'select o_item, o_fresh, o_hits, o_version from merchant_admit($1::jsonb)',
+      [`[${batch.map((a) => a.json).join(',')}]`],
     );
-    return { nonceFresh: rows[0].fresh, hitsThisSecond: rows[0].hits, merchantVersion: rows[0].version };
+    const results: AdmissionResult[] = new Array(batch.length);
+    for (const row of rows) results[row.o_item] = { nonceFresh: row.o_fresh, hitsThisSecond: row.o_hits, merchantVersion: row.o_version };
+    return results;
   }
 
   /**

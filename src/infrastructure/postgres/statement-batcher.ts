@@ -4,7 +4,7 @@ interface Waiting<Item, Result> {
   reject(error: unknown): void;
 }
 
-export interface GroupCommitOptions {
+export interface StatementBatcherOptions {
   /** Items per flush at most. */
   maxBatch: number;
   /** Flushes running at once at most; further items wait and join the next. */
@@ -12,21 +12,22 @@ export interface GroupCommitOptions {
 }
 
 /**
- * Runs the work of concurrent callers as one statement and one commit.
- * Items that arrive while the flushes in flight are busy wait for the next
- * one, so an idle service adds no delay and a busy one commits many items at
- * a time: the cost of a round trip and a WAL flush is shared.
+ * Runs the work of concurrent callers as one statement (for writes: one
+ * commit, a group commit). Items that arrive while the flushes in flight are
+ * busy wait for the next one, so an idle service adds no delay and a busy one
+ * sends many items at a time: the cost of a round trip, and of a WAL flush
+ * for writes, is shared.
  *
  * `flush` answers each item in order: a result, or an Error for that item
  * alone. When `flush` itself rejects, every item of that flush fails with it.
  */
-export class GroupCommit<Item, Result> {
+export class StatementBatcher<Item, Result> {
   private readonly waiting: Waiting<Item, Result>[] = [];
   private inFlight = 0;
 
   constructor(
     private readonly flush: (items: readonly Item[]) => Promise<readonly (Result | Error)[]>,
-    private readonly options: GroupCommitOptions,
+    private readonly options: StatementBatcherOptions,
   ) {}
 
   run(item: Item): Promise<Result> {
