@@ -9,6 +9,7 @@ import { AppSecretCipher } from '../merchants/app-secret.cipher';
 import { formatAmount } from '../shared/money';
 import { isoTimestamp } from '../shared/clock';
 import { JobDispatcher } from '../infrastructure/jobs/job-dispatcher';
+import { StatementBatcher } from '../infrastructure/postgres/statement-batcher';
 import { CallbackAttemptResult, sendCallback } from './delivery/callback-sender';
 
 export interface CallbackOptions {
@@ -52,9 +53,20 @@ export function callbackPayload(state: OrderState) {
  * gets at most `perMerchant` callbacks in flight from an instance, so one slow
  * or dead endpoint cannot hold up the others.
  */
+interface CallbackMerchant {
+  api_key: string;
+  app_secret_enc: Buffer;
+  callback_url: string | null;
+}
+
 export class CallbackWorker {
   private readonly dispatcher: JobDispatcher<Delivery>;
   private readonly perMerchant = new Map<string, number>();
+  /** Callbacks sent together read their merchants (URL and secret, current at each attempt) in one statement. */
+  private readonly merchants = new StatementBatcher<string, CallbackMerchant | undefined>((ids) => this.merchantsOf(ids), {
+    maxBatch: 200,
+    maxInFlight: 2,
+  });
 
   constructor(
     private readonly pool: Pool,
@@ -126,11 +138,8 @@ export class CallbackWorker {
     const delays = this.options.retryDelaysMs;
     const attempt = delivery.attempts_made + 1;
     const maxAttempts = delivery.max_attempts ?? 1 + delays.length;
-    const merchant = await this.pool.query<{ api_key: string; app_secret_enc: Buffer; callback_url: string | null }>(
-      'select api_key, app_secret_enc, callback_url from merchants where merchant_id = $1',
-      [merchantId],
-    );
-    const url = merchant.rows[0]?.callback_url ?? null;
+    const merchant = await this.merchants.run(merchantId);
+    const url = merchant?.callback_url ?? null;
 
     // Write the attempt down first. If this process dies while sending, the
     // attempt stays counted and the next one is already due.
@@ -148,20 +157,40 @@ export class CallbackWorker {
     if (recorded.rowCount === 0) return; // another sender has this attempt (our lease expired)
 
     const result = url
-      ? await this.sendSigned(url, merchant.rows[0], callbackPayload(state))
+      ? await this.sendSigned(url, merchant!, callbackPayload(state))
       : { acknowledged: false, statusCode: null, latencyMs: 0, replyExcerpt: '', error: 'the merchant has no callback_url' };
-    await this.pool.query(
-      `update callback_attempts set status_code = $3, latency_ms = $4, reply_excerpt = $5, acknowledged = $6, error = $7
-       where order_no = $1 and attempt = $2`,
-      [delivery.order_no, attempt, result.statusCode, Math.round(result.latencyMs), result.replyExcerpt, result.acknowledged, result.error],
-    );
     const next = result.acknowledged ? 'acknowledged' : attempt >= maxAttempts ? 'exhausted' : 'pending';
+    // The attempt's result and the delivery's next state, in one statement and one commit.
     await this.pool.query(
-      `update callback_deliveries set state = $2, lease_until = null,
+      `with result as (
+         update callback_attempts set status_code = $5, latency_ms = $6, reply_excerpt = $7, acknowledged = $8, error = $9
+         where order_no = $1 and attempt = $10
+       )
+       update callback_deliveries set state = $2, lease_until = null,
          due_at = case when $2 = 'pending' then now() + make_interval(secs => $3::float8 / 1000) else due_at end
        where order_no = $1 and leased_by = $4`,
-      [delivery.order_no, next, delays[attempt - 1] ?? 0, this.options.instanceId],
+      [
+        delivery.order_no,
+        next,
+        delays[attempt - 1] ?? 0,
+        this.options.instanceId,
+        result.statusCode,
+        Math.round(result.latencyMs),
+        result.replyExcerpt,
+        result.acknowledged,
+        result.error,
+        attempt,
+      ],
     );
+  }
+
+  private async merchantsOf(ids: readonly string[]): Promise<(CallbackMerchant | undefined)[]> {
+    const { rows } = await this.pool.query<CallbackMerchant & { merchant_id: string }>(
+      'select merchant_id, api_key, app_secret_enc, callback_url from merchants where merchant_id = any($1)',
+      [[...new Set(ids)]],
+    );
+    const byId = new Map(rows.map((row) => [row.merchant_id, row]));
+    return ids.map((id) => byId.get(id));
   }
 
   /** Signed like a merchant request, with the merchant's own secret, over the callback URL's path. */

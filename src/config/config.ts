@@ -119,7 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
     upstreamSimDelayMs: read('UPSTREAM_SIM_DELAY_MS', '200', integerIn(0, 600_000), 'an integer of milliseconds'),
     upstreamTimeoutMs: read('UPSTREAM_TIMEOUT_MS', '10000', integerIn(50, 600_000), 'an integer of milliseconds from 50 to 600000'),
     upstreamConnectTimeoutMs: read('UPSTREAM_CONNECT_TIMEOUT_MS', '3000', integerIn(50, 60_000), 'an integer of milliseconds from 50 to 60000'),
-    fulfilmentConcurrency: read('FULFILMENT_CONCURRENCY', '16', integerIn(0, 1000), 'an integer from 0 (off) to 1000'),
+    fulfilmentConcurrency: read('FULFILMENT_CONCURRENCY', '256', integerIn(0, 10_000), 'an integer from 0 (off) to 10000'),
     fulfilmentMaxAttempts: read('FULFILMENT_MAX_ATTEMPTS', '10', integerIn(1, 1000), 'an integer from 1 to 1000'),
     fulfilmentRetryBaseMs: read('FULFILMENT_RETRY_BASE_MS', '1000', integerIn(1, 3_600_000), 'an integer of milliseconds'),
     callbackRetryDelaysMs: read('CALLBACK_RETRY_DELAYS', DEFAULT_CALLBACK_DELAYS, durationList, 'a comma-separated list of durations like 100ms,30s,2m,1h, each at most 24h'),

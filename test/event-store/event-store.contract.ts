@@ -154,7 +154,12 @@ export function eventStoreContract(name: string, setup: () => Promise<ContractSe
         const before = await lastPosition(store);
         const stream = newStream();
         await store.append(stream, [event('A'), event('B'), event('C')], NO_STREAM);
-        const all = (await store.readAll(before, 1000)).filter((e) => e.streamId === stream);
+        // A committed append may be read a moment later: the PostgreSQL adapter reads only below the
+        // oldest transaction still open anywhere on the server (see its readAll).
+        let all: RecordedEvent[] = [];
+        for (const deadline = Date.now() + 10_000; all.length < 3 && Date.now() < deadline; await new Promise((r) => setTimeout(r, 20))) {
+          all = (await store.readAll(before, 1000)).filter((e) => e.streamId === stream);
+        }
         expect(all.map((e) => e.type)).toEqual(['A', 'B', 'C']);
         const afterFirst = (await store.readAll(all[0].position, 1000)).filter((e) => e.streamId === stream);
         expect(afterFirst.map((e) => e.type)).toEqual(['B', 'C']);

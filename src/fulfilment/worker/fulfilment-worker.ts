@@ -8,6 +8,7 @@ import { CommandRefusedError } from '../../ledger/order/order-workflow';
 import { orderStream } from '../../ledger/streams';
 import { formatAmount } from '../../shared/money';
 import { JobDispatcher } from '../../infrastructure/jobs/job-dispatcher';
+import { StatementBatcher } from '../../infrastructure/postgres/statement-batcher';
 import { UpstreamProvider } from '../upstream/upstream.port';
 
 export interface FulfilmentOptions {
@@ -33,6 +34,9 @@ interface Job {
  */
 export class FulfilmentWorker {
   private readonly dispatcher: JobDispatcher<Job>;
+  /** Jobs ending together are marked done in one statement, and look their routes up in one. */
+  private readonly finished = new StatementBatcher<string, void>((orderNos) => this.markDone(orderNos), { maxBatch: 500, maxInFlight: 1 });
+  private readonly routes = new StatementBatcher<string, string | null>((skuIds) => this.routesOf(skuIds), { maxBatch: 500, maxInFlight: 2 });
 
   constructor(
     private readonly pool: Pool,
@@ -128,16 +132,28 @@ export class FulfilmentWorker {
     }
   }
 
-  private async routeOf(skuId: string): Promise<string | null> {
-    const { rows } = await this.pool.query<{ route: string | null }>('select route from skus where sku_id = $1', [skuId]);
-    return rows[0]?.route ?? null;
+  private routeOf(skuId: string): Promise<string | null> {
+    return this.routes.run(skuId);
   }
 
-  private async finish(job: Job): Promise<void> {
-    await this.pool.query('update fulfilment_jobs set done = true, lease_until = null where order_no = $1 and leased_by = $2', [
-      job.order_no,
+  private finish(job: Job): Promise<void> {
+    return this.finished.run(job.order_no);
+  }
+
+  private async markDone(orderNos: readonly string[]): Promise<void[]> {
+    await this.pool.query('update fulfilment_jobs set done = true, lease_until = null where order_no = any($1) and leased_by = $2', [
+      orderNos,
       this.options.instanceId,
     ]);
+    return orderNos.map(() => undefined);
+  }
+
+  private async routesOf(skuIds: readonly string[]): Promise<(string | null)[]> {
+    const { rows } = await this.pool.query<{ sku_id: string; route: string | null }>('select sku_id, route from skus where sku_id = any($1)', [
+      [...new Set(skuIds)],
+    ]);
+    const routes = new Map(rows.map((row) => [row.sku_id, row.route]));
+    return skuIds.map((skuId) => routes.get(skuId) ?? null);
   }
 
   private async retryLater(job: Job, reason: string): Promise<void> {

@@ -145,6 +145,11 @@ interface PendingAppend {
   json: string;
 }
 
+interface StreamRead {
+  streamId: string;
+  fromRevision: StreamRevision;
+}
+
 interface AppendRow {
   o_item: number;
   o_appended: boolean;
@@ -162,6 +167,10 @@ export class PostgresEventStore implements EventStore {
   private readonly subscriptions = new Set<Subscription>();
   /** Concurrent appends, to any streams, share a statement and a commit. */
   private readonly appends: StatementBatcher<PendingAppend, AppendResult>;
+  private readonly streamReads = new StatementBatcher<StreamRead, RecordedEvent[]>((batch) => this.readStreams(batch), {
+    maxBatch: 200,
+    maxInFlight: 4,
+  });
 
   constructor(
     private readonly pool: Pool,
@@ -206,12 +215,23 @@ export class PostgresEventStore implements EventStore {
     return results;
   }
 
-  async readStream(streamId: string, fromRevision: StreamRevision = 0n): Promise<RecordedEvent[]> {
-    const { rows } = await this.pool.query<EventRow>(
-      `${SELECT_EVENT} where e.stream_id = $1 and e.stream_revision >= $2 order by e.stream_revision`,
-      [streamId, fromRevision.toString()],
+  readStream(streamId: string, fromRevision: StreamRevision = 0n): Promise<RecordedEvent[]> {
+    return this.streamReads.run({ streamId, fromRevision });
+  }
+
+  /** Concurrent reads of streams (an aggregate's load before each command) share one statement. */
+  private async readStreams(batch: readonly StreamRead[]): Promise<RecordedEvent[][]> {
+    const { rows } = await this.pool.query<EventRow & { item: number }>(
+      `select r.item::int - 1 as item, e.stream_id, e.stream_revision::text, e.transaction_id::text, e.global_position::text,
+         e.event_id::text, e.event_type, e.data, e.metadata, e.created_at
+       from unnest($1::text[], $2::bigint[]) with ordinality as r(stream_id, from_revision, item)
+       join es_events e on e.stream_id = r.stream_id and e.stream_revision >= r.from_revision
+       order by r.item, e.stream_revision`,
+      [batch.map((read) => read.streamId), batch.map((read) => read.fromRevision.toString())],
     );
-    return rows.map(toRecordedEvent);
+    const events: RecordedEvent[][] = batch.map(() => []);
+    for (const row of rows) events[row.item].push(toRecordedEvent(row));
+    return events;
   }
 
   /**

@@ -9,16 +9,20 @@ export interface JobDispatcherOptions<Job> {
   log(message: string, error?: unknown): void;
 }
 
+/** After a job ends, wait this long for others to end too, and claim for all the free slots at once. */
+const CLAIM_COALESCE_MS = 5;
+
 /**
  * The loop shared by the workers that lease jobs from Postgres: claim as many
- * due jobs as there are free slots, run them, and claim again when one ends
- * or after `pollMs`. A failing job is only logged: its lease expires and it
- * is claimed again.
+ * due jobs as there are free slots, run them, and claim again shortly after
+ * jobs end (one claim for the slots freed meanwhile) or after `pollMs`. A
+ * failing job is only logged: its lease expires and it is claimed again.
  */
 export class JobDispatcher<Job> {
   private running = false;
   private loop?: Promise<void>;
   private wake?: () => void;
+  private wakeTimer?: NodeJS.Timeout;
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(private readonly options: JobDispatcherOptions<Job>) {}
@@ -32,9 +36,18 @@ export class JobDispatcher<Job> {
   /** Stops claiming and waits for the jobs in flight. */
   async stop(): Promise<void> {
     this.running = false;
+    clearTimeout(this.wakeTimer);
     this.wake?.();
     await this.loop;
     await Promise.all(this.inFlight);
+  }
+
+  private wakeSoon(): void {
+    if (this.wakeTimer) return;
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = undefined;
+      this.wake?.();
+    }, CLAIM_COALESCE_MS);
   }
 
   private async dispatch(): Promise<void> {
@@ -53,7 +66,7 @@ export class JobDispatcher<Job> {
           .catch((error) => this.options.log(`${this.options.describe(job)} failed; its lease will expire and it is retried`, error))
           .finally(() => {
             this.inFlight.delete(task);
-            this.wake?.();
+            this.wakeSoon();
           });
         this.inFlight.add(task);
       }
