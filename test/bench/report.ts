@@ -1,10 +1,12 @@
 /**
  * The benchmark's printout: the three systems side by side (the median over
  * the passes, with the lowest and highest in parentheses), the ratios within
- * each pass, and the issue's targets next to what was
+ * each pass, the end-to-end phase, and the issue's targets next to what was
  * measured.
  */
 import os from 'node:os';
+import { EndToEnd } from './end-to-end';
+import { endToEndFigures, endToEndSection } from './end-to-end-report';
 import { percentile } from './load-generator';
 import { Measurement, ScenarioName } from './measure';
 import { Settings, SystemName } from './settings';
@@ -54,11 +56,12 @@ export { acceptedPerS };
 interface ReportInput {
   settings: Settings;
   results: Results;
+  endToEnd?: EndToEnd;
   loadAtStart: number;
   notes: string[];
 }
 
-export function report({ settings, results, loadAtStart, notes }: ReportInput): string {
+export function report({ settings, results, endToEnd, loadAtStart, notes }: ReportInput): string {
   const systems = settings.systems;
   const cpus = os.cpus();
   const lines = [
@@ -117,12 +120,13 @@ export function report({ settings, results, loadAtStart, notes }: ReportInput): 
   }
   lines.push('');
 
-  lines.push(...targets(settings, results), '');
+  if (endToEnd) lines.push(...endToEndSection(settings, endToEnd), '');
+  lines.push(...targets(settings, results, endToEnd), '');
   lines.push(...notes);
   return lines.join('\n');
 }
 
-function targets(settings: Settings, results: Results): string[] {
+function targets(settings: Settings, results: Results, e?: EndToEnd): string[] {
   const has = (s: SystemName) => settings.systems.includes(s);
   type Check = { what: string; target: string; ok: (v: number) => boolean; service?: Spread; crud?: Spread; digits: number };
   const checks: Check[] = [];
@@ -144,12 +148,23 @@ function targets(settings: Settings, results: Results): string[] {
   both('commits per accepted submit, hot wallet', '≤ 2', atMost(2), 'hot', (m) => m.commits ?? Number.NaN, 2);
   both(`p99 ÷ p50 at ${settings.steadyFraction} of the maximum (steady)`, '≤ 4', atMost(4), 'steady', (m) => p99(m) / p50(m), 2);
   both(`non-2xx at ${settings.steadyFraction} of the maximum (steady)`, '0', (v) => v === 0, 'steady', nonOk, 0);
+  if (e) {
+    const f = endToEndFigures(e);
+    const one = (v: number) => new Spread([v]);
+    checks.push(
+      { what: 'end to end: p99 ÷ p50 of the submits', target: '≤ 4', ok: atMost(4), service: one(f.p99 / f.p50), digits: 2 },
+      { what: 'end to end: non-2xx', target: '0', ok: (v) => v === 0, service: one(f.nonOk), digits: 0 },
+      { what: 'end to end: final/s ÷ accepted/s during the load', target: '≥ 0.95', ok: atLeast(0.95), service: one(f.finalPerAccepted), digits: 3 },
+      { what: 'end to end: called back ÷ final during the load', target: '≥ 0.95', ok: atLeast(0.95), service: one(f.calledBackPerFinal), digits: 3 },
+      { what: 'end to end: drain time after the load, s', target: '≤ 5', ok: atMost(5), service: one(e.drainMs === undefined ? Infinity : e.drainMs / 1000), digits: 1 },
+    );
+  }
   if (checks.length === 0) return [];
   const rows = checks.map((c) => {
     const values = c.service!.values.filter((v) => !Number.isNaN(v));
     const met = values.filter(c.ok).length;
     const verdict = values.length === 0 ? 'n/a' : values.length === 1 ? (met ? 'yes' : 'NO') : met === values.length ? 'yes, every pass' : met === 0 ? 'NO, no pass' : `${met} of ${values.length} passes`;
-    const shown = c.service!.show(c.digits);
+    const shown = values.some((v) => v === Infinity) ? `> ${settings.drainMaxS}` : c.service!.show(c.digits);
     return [c.what, c.target, shown, c.crud ? c.crud.show(c.digits) : '', verdict];
   });
   return ['Targets: the service measured against them (CRUD in the same run for comparison):', '', ...table(['figure', 'target', 'service', 'CRUD', 'met'], rows, 1)];

@@ -14,7 +14,11 @@ export interface Settings {
   systems: SystemName[];
   /** The open-loop rate as a fraction of the same system's closed-loop maximum. */
   steadyFraction: number;
-  /** Fulfilment on in the service during the submit scenarios. */
+  /** Seconds of steady load in the end-to-end phase; 0 leaves the phase out. */
+  endToEndS: number;
+  /** The longest wait for the end-to-end backlog after the load stops. */
+  drainMaxS: number;
+  /** Fulfilment on in the service during the submit scenarios (it is always on in the end-to-end phase). */
   withFulfilment: boolean;
   cpuProfDir?: string;
 }
@@ -28,6 +32,8 @@ const OPTIONS = [
   'passes',
   'systems',
   'steady',
+  'e2e',
+  'drain-max',
   'with-fulfilment',
   'cpu-prof',
 ] as const;
@@ -79,6 +85,8 @@ export function readSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
     passes: integer('passes', 'PASSES', 2, 1)!,
     systems: SYSTEMS.filter((s) => systems.includes(s)),
     steadyFraction: number('steady', 'STEADY_FRACTION', 0.7, 0.01, 10)!,
+    endToEndS: number('e2e', 'E2E_S', 10, 0)!,
+    drainMaxS: number('drain-max', 'DRAIN_MAX_S', 60, 1)!,
     withFulfilment: flag('with-fulfilment', 'BENCH_WITH_FULFILMENT'),
     cpuProfDir:
       cpuProf === undefined || cpuProf === '0' || cpuProf === 'false'
@@ -92,8 +100,8 @@ export function readSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
 export function usage(): string {
   return [
     'usage: npm run bench [-- --concurrency N] [--duration S | --requests N] [--warmup S] [--merchants N] [--passes N]',
-    '                        [--systems service,crud,bare] [--steady F] [--with-fulfilment] [--cpu-prof [DIR]]',
-    'or the variables CONCURRENCY, DURATION_S, REQUESTS, WARMUP_S, MERCHANTS, PASSES, BENCH_SYSTEMS, STEADY_FRACTION,',
-    'BENCH_WITH_FULFILMENT, BENCH_CPU_PROF. See the header of test/bench/submit-bench.ts.',
+    '                        [--systems service,crud,bare] [--steady F] [--e2e S] [--drain-max S] [--with-fulfilment] [--cpu-prof [DIR]]',
+    'or the variables CONCURRENCY, DURATION_S, REQUESTS, WARMUP_S, MERCHANTS, PASSES, BENCH_SYSTEMS, STEADY_FRACTION, E2E_S,',
+    'DRAIN_MAX_S, BENCH_WITH_FULFILMENT, BENCH_CPU_PROF. See the header of test/bench/submit-bench.ts.',
   ].join('\n');
 }

@@ -13,7 +13,10 @@
  * over many merchants: the maximum rate), "hot" (closed loop, one merchant)
  * and, for the two with a database, "steady" (open loop over many merchants at
  * --steady times the system's own "spread" rate of that pass). The order of
- * the systems is reversed every other pass.
+ * the systems is reversed every other pass. Then the end-to-end phase: the
+ * service with its defaults on another fresh database, open loop at --steady
+ * times its median "spread" rate, counting orders final and callbacks
+ * acknowledged each second, and the time to drain the backlog.
  *
  * Per scenario: accepted/s, p50/p99, non-2xx, CPU ms per accepted submit of
  * the server and of Postgres for its database (Linux /proc, from the start of
@@ -32,6 +35,8 @@
  *   --passes          PASSES           2     passes over the systems
  *   --systems         BENCH_SYSTEMS    service,crud,bare   which systems to run
  *   --steady          STEADY_FRACTION  0.7   open-loop rate as a fraction of the system's maximum
+ *   --e2e             E2E_S            10    seconds of load in the end-to-end phase; 0 leaves it out
+ *   --drain-max       DRAIN_MAX_S      60    longest wait for the end-to-end backlog after the load
  *   --with-fulfilment BENCH_WITH_FULFILMENT  fulfilment on in the service's submit scenarios too
  *                                            (each then waits until the service has worked off its orders)
  *   --cpu-prof        BENCH_CPU_PROF         profile the service during its first pass; the value
@@ -43,6 +48,7 @@
 import os from 'node:os';
 import { cleanUp, log, onCleanUp, wasInterrupted } from './clean-up';
 import { crudLedgerCheck } from './crud-check';
+import { endToEnd, EndToEnd } from './end-to-end';
 import { CommitCounts } from './commit-count';
 import { measure, Measurement, ScenarioName } from './measure';
 import { profileWindow, ProfileTaken, statementSummary } from './profiler';
@@ -121,6 +127,12 @@ async function main(): Promise<void> {
   }
   for (const system of systems) await system.child.stop();
 
+  let e2e: EndToEnd | undefined;
+  if (settings.systems.includes('service') && settings.endToEndS > 0) {
+    const rate = settings.steadyFraction * results.maxRate('service');
+    if (rate > 0) e2e = await endToEnd(settings, rate);
+  }
+
   for (const m of results.measurements) {
     if (m.result.failures.size > 0) {
       const detail = [...m.result.failures].map(([status, n]) => `${status} x${n}${m.result.samples.has(status) ? ` ${m.result.samples.get(status)}` : ''}`);
@@ -130,7 +142,7 @@ async function main(): Promise<void> {
       notes.push(`2xx other than 202 in pass ${m.pass}, ${m.system}, ${m.scenario}: ${[...m.result.otherSuccess].map(([s, n]) => `${s} x${n}`).join(', ')}`);
     }
   }
-  console.log(report({ settings, results, loadAtStart, notes }));
+  console.log(report({ settings, results, endToEnd: e2e, loadAtStart, notes }));
   console.log(['', ...coresTable(settings, results)].join('\n'));
   for (const { name, taken, accepted } of profiles) {
     console.log(`\n${name}: ${summariseProfile(taken.path)}\n${statementSummary(taken, accepted)}`);
