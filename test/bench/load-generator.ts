@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { newNonce, sign } from '../../src/merchant-client/signing';
+import { sleep } from './processes';
 
 /** What every submit goes to: the service and the baseline answer the same path. */
 export const SUBMIT_PATH = '/api/v2/topup/submit';
@@ -16,25 +17,39 @@ export interface Credentials {
 export interface LoadOptions {
   /** http://127.0.0.1:PORT */
   baseUrl: string;
+  /** Closed loop: requests in flight. Open loop: the most connections (requests beyond them wait for one, and the wait counts). */
   concurrency: number;
-  /** Stop issuing new requests after this long (requests in flight finish and count)... */
+  /** Open loop: a request every 1/rate seconds, whether or not the earlier ones were answered. Without it, closed loop. */
+  ratePerSecond?: number;
+  /** Unmeasured load before the measured window. */
+  warmupMs?: number;
+  /** The measured window: requests sent during this long count (their replies may come after)... */
   durationMs?: number;
-  /** ...or after exactly this many requests. */
+  /** ...or the next this many requests. */
   requests?: number;
+  /** Unmeasured load after the window, so that what is read at its end is read under the same load as at its start. */
+  cooldownMs?: number;
+  /** Called as the window opens and as it closes, e.g. to take snapshots; awaited before the run returns. */
+  onWindow?: (edge: 'start' | 'end') => unknown;
   /** Requests go round-robin over these merchants. */
   merchants: readonly Credentials[];
   skuId: string;
   /** Makes every out_trade_no of the run unique: `${tag}-${sequence}`. */
   tag: string;
+  /** Called on every 202, as it comes, for a caller that follows the run. */
+  onAccepted?: () => void;
 }
 
 export interface LoadResult {
+  /** Requests sent in the measured window. */
   requests: number;
-  /** 202 replies. */
+  /** 202 replies to them. */
   accepted: number;
-  /** From the first request to the last reply, in ms. */
+  /** 202 replies to the requests before and after the window. */
+  acceptedOutside: number;
+  /** Length of the measured window, in ms. */
   elapsedMs: number;
-  /** Latency of every request, ascending, in ms. */
+  /** Latency of every request of the window, ascending, in ms. */
   latenciesMs: Float64Array;
   /** Every reply that was not 2xx, by status ("ERR:<code>" for a failed connection or a timeout). */
   failures: Map<string, number>;
@@ -45,69 +60,136 @@ export interface LoadResult {
 }
 
 type Outcome = { status: number; body?: string } | { error: string };
+type Phase = 'warmup' | 'window' | 'cooldown' | 'done';
 
 /**
- * A closed-loop load generator: `concurrency` workers, each sending one signed
- * submit over a keep-alive connection and the next as soon as its reply is in.
- * Signing happens before the clock starts for that request.
+ * Closed loop (the default): `concurrency` workers, each sending one signed
+ * submit over a keep-alive connection and the next as soon as its reply is in;
+ * signing happens before the clock starts for that request. Open loop
+ * (`ratePerSecond`): request i is due at i/rate seconds, and its latency runs
+ * from that moment, so a server that falls behind is charged for the queue
+ * it causes rather than slowing the arrivals down. Either way the load runs
+ * without a break from the warm-up through the window into the cool-down.
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   if (options.merchants.length === 0) throw new Error('no merchants to send as');
+  if (options.durationMs === undefined && options.requests === undefined) throw new Error('neither a duration nor a number of requests');
   const url = new URL(options.baseUrl);
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency, maxFreeSockets: options.concurrency });
   const latencies: number[] = [];
   const failures = new Map<string, number>();
   const otherSuccess = new Map<string, number>();
   const samples = new Map<string, string>();
+  const edges: unknown[] = [];
   let issued = 0;
+  let measuredIssued = 0;
   let accepted = 0;
+  let acceptedOutside = 0;
 
+  const ms = (ns: bigint) => Number(ns) / 1e6;
   const started = process.hrtime.bigint();
-  const deadline = options.durationMs === undefined ? undefined : started + BigInt(Math.round(options.durationMs * 1e6));
-  const more = () =>
-    options.requests !== undefined ? issued < options.requests : deadline !== undefined && process.hrtime.bigint() < deadline;
+  const after = (from: bigint, msLater = 0) => from + BigInt(Math.round(msLater * 1e6));
+  let phase: Phase = 'warmup';
+  let phaseEnds = after(started, options.warmupMs);
+  let windowStart = started;
+  let windowEnd = started;
+  /** The phase a request sent now belongs to, moving on as time passes. */
+  const phaseNow = (): Phase => {
+    const now = process.hrtime.bigint();
+    if (phase === 'warmup' && now >= phaseEnds) {
+      phase = 'window';
+      windowStart = now;
+      phaseEnds = options.durationMs === undefined ? now : after(now, options.durationMs);
+      edges.push(options.onWindow?.('start'));
+    }
+    if (phase === 'window' && (options.durationMs !== undefined ? now >= phaseEnds : measuredIssued >= options.requests!)) {
+      phase = 'cooldown';
+      windowEnd = now;
+      phaseEnds = after(now, options.cooldownMs);
+      edges.push(options.onWindow?.('end'));
+    }
+    if (phase === 'cooldown' && now >= phaseEnds) phase = 'done';
+    return phase;
+  };
+
+  /** Sends request number `sequence`; its latency counts from `since` (default: once it is signed). */
+  async function submit(sequence: number, measured: boolean, since?: bigint): Promise<void> {
+    const merchant = options.merchants[sequence % options.merchants.length];
+    const body = JSON.stringify({ out_trade_no: `${options.tag}-${sequence}`, sku_id: options.skuId, account_id: ACCOUNT_ID, account_fields: {} });
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const nonce = newNonce();
+    const signature = sign(merchant.appSecret, timestamp, nonce, SUBMIT_PATH, body);
+    const headers = {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+      'x-api-key': merchant.apiKey,
+      'x-timestamp': timestamp,
+      'x-nonce': nonce,
+      'x-signature': signature,
+    };
+    const sent = since ?? process.hrtime.bigint();
+    const outcome = await send(agent, url, headers, body);
+    const isAccepted = !('error' in outcome) && outcome.status === 202;
+    if (isAccepted) options.onAccepted?.();
+    if (!measured) {
+      if (isAccepted) acceptedOutside++;
+      return;
+    }
+    latencies.push(ms(process.hrtime.bigint() - sent));
+    if ('error' in outcome) {
+      count(failures, `ERR:${outcome.error}`);
+    } else if (isAccepted) {
+      accepted++;
+    } else if (outcome.status >= 200 && outcome.status < 300) {
+      count(otherSuccess, String(outcome.status));
+    } else {
+      const key = String(outcome.status);
+      count(failures, key);
+      if (!samples.has(key) && outcome.body !== undefined) samples.set(key, outcome.body.slice(0, 300));
+    }
+  }
+
+  /** The next request's number and whether it is measured, or undefined once the run is over. */
+  const next = (): { sequence: number; measured: boolean } | undefined => {
+    const now = phaseNow();
+    if (now === 'done') return undefined;
+    if (now === 'window') measuredIssued++;
+    return { sequence: issued++, measured: now === 'window' };
+  };
 
   async function worker(): Promise<void> {
-    while (more()) {
-      const sequence = issued++;
-      const merchant = options.merchants[sequence % options.merchants.length];
-      const body = JSON.stringify({ out_trade_no: `${options.tag}-${sequence}`, sku_id: options.skuId, account_id: ACCOUNT_ID, account_fields: {} });
-      const timestamp = String(Math.floor(Date.now() / 1000));
-      const nonce = newNonce();
-      const signature = sign(merchant.appSecret, timestamp, nonce, SUBMIT_PATH, body);
-      const headers = {
-        'content-type': 'application/json',
-        'content-length': String(Buffer.byteLength(body)),
-        'x-api-key': merchant.apiKey,
-        'x-timestamp': timestamp,
-        'x-nonce': nonce,
-        'x-signature': signature,
-      };
-      const sent = process.hrtime.bigint();
-      const outcome = await send(agent, url, headers, body);
-      latencies.push(Number(process.hrtime.bigint() - sent) / 1e6);
-      if ('error' in outcome) {
-        count(failures, `ERR:${outcome.error}`);
-      } else if (outcome.status === 202) {
-        accepted++;
-      } else if (outcome.status >= 200 && outcome.status < 300) {
-        count(otherSuccess, String(outcome.status));
-      } else {
-        const key = String(outcome.status);
-        count(failures, key);
-        if (!samples.has(key) && outcome.body !== undefined) samples.set(key, outcome.body.slice(0, 300));
+    for (let request = next(); request; request = next()) await submit(request.sequence, request.measured);
+  }
+
+  async function arrivals(rate: number): Promise<void> {
+    const inFlight = new Set<Promise<void>>();
+    const dueAt = (sequence: number) => after(started, (sequence * 1000) / rate);
+    for (;;) {
+      const now = process.hrtime.bigint();
+      while (dueAt(issued) <= now) {
+        const request = next();
+        if (!request) {
+          await Promise.all(inFlight);
+          return;
+        }
+        const sending: Promise<void> = submit(request.sequence, request.measured, dueAt(request.sequence)).finally(() => inFlight.delete(sending));
+        inFlight.add(sending);
       }
+      // Yield even when the next one is due at once, so that replies get read.
+      const waitMs = ms(dueAt(issued) - process.hrtime.bigint());
+      await (waitMs >= 1 ? sleep(waitMs) : new Promise<void>((resolve) => setImmediate(resolve)));
     }
   }
 
   try {
-    await Promise.all(Array.from({ length: options.concurrency }, () => worker()));
+    if (options.ratePerSecond !== undefined) await arrivals(options.ratePerSecond);
+    else await Promise.all(Array.from({ length: options.concurrency }, () => worker()));
+    await Promise.all(edges);
   } finally {
     agent.destroy();
   }
-  const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
   const latenciesMs = Float64Array.from(latencies).sort();
-  return { requests: latencies.length, accepted, elapsedMs, latenciesMs, failures, otherSuccess, samples };
+  return { requests: latencies.length, accepted, acceptedOutside, elapsedMs: ms(windowEnd - windowStart), latenciesMs, failures, otherSuccess, samples };
 }
 
 function send(agent: http.Agent, url: URL, headers: Record<string, string>, body: string): Promise<Outcome> {

@@ -170,8 +170,12 @@ export interface CpuSnapshot {
   machine: number;
 }
 
-/** CPU seconds used so far, by whom; undefined where there is no /proc (not Linux). */
-export function cpuSnapshot(serverPid: number, database: string): CpuSnapshot | undefined {
+/**
+ * CPU seconds used so far, by whom; undefined where there is no /proc (not
+ * Linux). Without a database, "postgres" is only the server's own background
+ * processes.
+ */
+export function cpuSnapshot(serverPid: number, database: string | undefined): CpuSnapshot | undefined {
   const server = cpuSeconds(serverPid);
   if (server === undefined) return undefined;
   let postgres = 0;
@@ -187,7 +191,7 @@ export function cpuSnapshot(serverPid: number, database: string): CpuSnapshot | 
     }
     // A backend's title names its client, "127.0.0.1(54321)" or "[local]", after the database.
     const backend = /\S\(\d+\)|\[local\]/.test(title);
-    if (!backend || title.includes(` ${database} `)) postgres += stat.cpuSeconds;
+    if (!backend || (database !== undefined && title.includes(` ${database} `))) postgres += stat.cpuSeconds;
   }
   const usage = process.cpuUsage();
   // cpu  user nice system idle iowait irq softirq steal ...

@@ -1,0 +1,96 @@
+/** The end-to-end phase's printout and the figures its targets are checked on. */
+import { EndToEnd } from './end-to-end';
+import { percentile } from './load-generator';
+import { Settings } from './settings';
+import { table } from './tables';
+
+/** How many of the (ascending) times fall in (fromMs, toMs]. */
+const within = (times: number[], fromMs: number, toMs: number) => times.filter((t) => t > fromMs && t <= toMs).length;
+
+/** Orders final in the read model at `ms`, as last sampled by then. */
+const readModelAt = (e: EndToEnd, ms: number) => [...e.timeline.readModel].reverse().find(([at]) => at <= ms)?.[1] ?? 0;
+
+export interface EndToEndFigures {
+  during: { accepted: number; final: number; calledBack: number };
+  /** Per second over the drain (or the wait for it). */
+  after: { final: number; calledBack: number; seconds: number };
+  finalPerAccepted: number;
+  calledBackPerFinal: number;
+  p50: number;
+  p99: number;
+  nonOk: number;
+}
+
+export function endToEndFigures(e: EndToEnd): EndToEndFigures {
+  const { accepted, final, calledBack } = e.timeline;
+  const loadS = e.loadMs / 1000;
+  const afterMs = e.drainMs ?? e.waitedMs;
+  const rate = (times: number[], from: number, to: number) => within(times, from, to) / ((to - from) / 1000);
+  return {
+    during: { accepted: within(accepted, -1, e.loadMs) / loadS, final: within(final, -1, e.loadMs) / loadS, calledBack: within(calledBack, -1, e.loadMs) / loadS },
+    after: { final: rate(final, e.loadMs, e.loadMs + afterMs), calledBack: rate(calledBack, e.loadMs, e.loadMs + afterMs), seconds: afterMs / 1000 },
+    finalPerAccepted: within(final, -1, e.loadMs) / Math.max(1, within(accepted, -1, e.loadMs)),
+    calledBackPerFinal: within(calledBack, -1, e.loadMs) / Math.max(1, within(final, -1, e.loadMs)),
+    p50: percentile(e.result.latenciesMs, 50),
+    p99: percentile(e.result.latenciesMs, 99),
+    nonOk: [...e.result.failures.values()].reduce((a, b) => a + b, 0),
+  };
+}
+
+export function endToEndSection(settings: Settings, e: EndToEnd): string[] {
+  const f = endToEndFigures(e);
+  const { accepted, final, calledBack } = e.timeline;
+  const drain = e.drainMs !== undefined ? `${(e.drainMs / 1000).toFixed(1)} s` : `not within ${settings.drainMaxS} s`;
+  const cores = (c: EndToEnd['coresDuringLoad']) =>
+    c
+      ? `service ${c.server.toFixed(2)}, Postgres ${c.postgres.toFixed(2)}, load generator and receiver ${c.bench.toFixed(2)}, ` +
+        `other ${Math.max(0, c.machine - c.server - c.postgres - c.bench).toFixed(2)}`
+      : 'n/a';
+  const atLoadEnd = (times: number[]) => within(times, -1, e.loadMs);
+  return [
+    `End to end: the service with its defaults (fulfilment on, simulator delay ${process.env.UPSTREAM_SIM_DELAY_MS ?? '200'} ms, callbacks to a receiver ` +
+      `in the benchmark), ${settings.merchants} merchants; open loop at ${e.ratePerS.toFixed(0)}/s (${settings.steadyFraction} of the service's median ` +
+      `"spread" rate above), sent for ${(e.sendMs / 1000).toFixed(1)} s, the last reply ${(e.loadMs / 1000).toFixed(1)} s after the first request ` +
+      `("the load" below); a ${e.warmupS} s warm-up before, whose orders ${e.warmupDrainMs === undefined ? 'had NOT all finished' : `had all finished ${(e.warmupDrainMs / 1000).toFixed(1)} s after it`}. ` +
+      'Final: the time of the final event (completed_at); called back: the first acknowledged callback.',
+    '',
+    ...table(
+      ['', 'accepted/s', 'final/s', 'called back/s'],
+      [
+        ['during the load', f.during.accepted.toFixed(1), f.during.final.toFixed(1), f.during.calledBack.toFixed(1)],
+        [`after it, ${f.after.seconds.toFixed(1)} s`, '-', f.after.final.toFixed(1), f.after.calledBack.toFixed(1)],
+      ],
+    ),
+    '',
+    `At the last reply: ${atLoadEnd(accepted)} accepted, ${atLoadEnd(final)} final (${readModelAt(e, e.loadMs)} of them final in the read model), ` +
+      `${atLoadEnd(calledBack)} called back. Drained (every accepted order final and called back): ${drain}; ` +
+      `in the end ${final.length} final, ${calledBack.length} called back of ${accepted.length}.`,
+    `Submits (latency from the moment each was due): p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms, non-2xx ${f.nonOk}.`,
+    `Cores during the load: ${cores(e.coresDuringLoad)}; after it: ${cores(e.coresDuringDrain)}.`,
+    `Service + Postgres CPU per order over its whole life (load and drain): ${e.cpuMsPerOrder === undefined ? 'n/a' : `${e.cpuMsPerOrder.toFixed(2)} ms`}.`,
+    '',
+    'Per second during the load, then per 5 s (orders in that span; "read model": final as a query shows it; backlog: accepted, not yet final):',
+    '',
+    ...table(['until s', 'accepted', 'final', 'read model', 'called back', 'backlog'], timelineRows(e)),
+  ];
+}
+
+function timelineRows(e: EndToEnd): string[][] {
+  const { accepted, final, calledBack } = e.timeline;
+  const endMs = e.loadMs + (e.drainMs ?? e.waitedMs);
+  const rows: string[][] = [];
+  for (let from = 0; from < endMs; ) {
+    const to = Math.min(endMs, from < e.loadMs ? Math.floor(from / 1000) * 1000 + 1000 : from + 5000);
+    const after = from === 0 ? -1 : from; // the first span includes 0
+    rows.push([
+      (to / 1000).toFixed(to % 1000 === 0 ? 0 : 1),
+      String(within(accepted, after, to)),
+      String(within(final, after, to)),
+      String(readModelAt(e, to) - readModelAt(e, from)),
+      String(within(calledBack, after, to)),
+      String(within(accepted, -1, to) - within(final, -1, to)),
+    ]);
+    from = to;
+  }
+  return rows;
+}

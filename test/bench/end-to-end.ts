@@ -1,0 +1,173 @@
+/**
+ * The end-to-end phase: the service with its defaults (fulfilment on, the
+ * simulator's delay, callbacks), merchants whose callback_url is a receiver in
+ * this process that acknowledges every callback, and a steady open-loop load.
+ * When each order was accepted (its 202), became final (completed_at, the
+ * time of its final event) and was called back (the receiver's first
+ * acknowledgement) is recorded; four times a second the orders the read
+ * model shows final (rm_orders, what a merchant's query sees) are counted.
+ * After the load: the time until every accepted order is final and called
+ * back.
+ */
+import http from 'node:http';
+import { AddressInfo } from 'node:net';
+import { log } from './clean-up';
+import { LoadResult, runLoad } from './load-generator';
+import { coresUsed, CpuSnapshot, cpuSnapshot, sleep } from './processes';
+import { SKU_ID, startProvisionedService } from './service';
+import { Settings } from './settings';
+import { freshDatabase } from './systems';
+
+const SAMPLE_MS = 250;
+/** Enough to have run every path once; longer only adds a backlog to wait out before the load. */
+const WARMUP_MAX_S = 1;
+
+/** Ms since the measured load started. */
+export interface Timeline {
+  accepted: number[];
+  final: number[];
+  calledBack: number[];
+  /** [ms, orders final in the read model] four times a second. */
+  readModel: Array<[number, number]>;
+}
+
+export interface EndToEnd {
+  ratePerS: number;
+  result: LoadResult;
+  /** Ms during which requests were sent. */
+  sendMs: number;
+  /** Ms until the last reply: "the load". */
+  loadMs: number;
+  warmupS: number;
+  timeline: Timeline;
+  /** Ms after the load until every accepted order was final and called back; undefined if that did not happen within --drain-max. */
+  drainMs?: number;
+  /** Ms after the load that the wait for the drain lasted. */
+  waitedMs: number;
+  coresDuringLoad?: CpuSnapshot;
+  coresDuringDrain?: CpuSnapshot;
+  /** Service + Postgres CPU from the start of the load to the end of the drain, per accepted order. */
+  cpuMsPerOrder?: number;
+  /** How long the warm-up's orders took to finish before the measured load. */
+  warmupDrainMs?: number;
+}
+
+/** A merchant's callback endpoint that acknowledges everything and notes when it first saw each order. */
+async function callbackReceiver() {
+  const firstSeen = new Map<string, { at: number; outTradeNo: string }>();
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      try {
+        const { order_no, out_trade_no } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+        if (typeof order_no === 'string' && !firstSeen.has(order_no)) firstSeen.set(order_no, { at: Date.now(), outTradeNo: String(out_trade_no) });
+      } catch {
+        // not a callback; acknowledged all the same
+      }
+      response.writeHead(200, { 'content-type': 'text/plain' }).end('success');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`,
+    count: () => firstSeen.size,
+    /** When the orders whose out_trade_no starts with `prefix` were first called back. */
+    times: (prefix: string) => [...firstSeen.values()].filter((c) => c.outTradeNo.startsWith(prefix)).map((c) => c.at),
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())).then(() => server.closeAllConnections()),
+  };
+}
+
+export async function endToEnd(settings: Settings, ratePerS: number): Promise<EndToEnd> {
+  const receiver = await callbackReceiver();
+  const db = await freshDatabase('topup_bench_e2e');
+  const { service, merchants } = await startProvisionedService('service (end to end)', db, {
+    env: { CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true' },
+    merchants: settings.merchants,
+    callbackUrl: receiver.url,
+  });
+  try {
+    const pid = service.child.process.pid!;
+    const acceptedAt: number[] = [];
+    const finalInReadModel = async () =>
+      Number((await db.pool.query<{ n: string }>(`select count(*) as n from rm_orders where stage in ('succeeded', 'failed')`)).rows[0].n);
+    const load = { baseUrl: service.url, concurrency: settings.concurrency, merchants, skuId: SKU_ID, ratePerSecond: ratePerS, onAccepted: () => acceptedAt.push(Date.now()) };
+    /** Waits until every order accepted so far reads final and was called back; the ms it took, or undefined after maxMs. */
+    const drained = async (maxMs: number, onFinal: (final: number) => void = () => undefined) => {
+      const started = Date.now();
+      for (;;) {
+        const final = await finalInReadModel();
+        onFinal(final);
+        if (final >= acceptedAt.length && receiver.count() >= acceptedAt.length) return Date.now() - started;
+        if (Date.now() - started >= maxMs) return undefined;
+        await sleep(SAMPLE_MS);
+      }
+    };
+
+    let warmupDrainMs: number | undefined;
+    const warmupS = Math.min(settings.warmupS, WARMUP_MAX_S);
+    if (warmupS > 0) {
+      log(`end to end: warm-up ${warmupS} s at ${ratePerS.toFixed(0)}/s`);
+      await runLoad({ ...load, durationMs: warmupS * 1000, tag: `e2e-warm-${Date.now().toString(36)}` });
+      warmupDrainMs = await drained(settings.drainMaxS * 1000);
+    }
+
+    const before = { accepted: acceptedAt.length, final: await finalInReadModel(), calledBack: receiver.count() };
+    const started = Date.now();
+    const readModel: Array<[number, number]> = [];
+    const sample = (final: number) => readModel.push([Date.now() - started, final - before.final]);
+    let loading = true;
+    const sampler = (async () => {
+      while (loading) {
+        sample(await finalInReadModel());
+        await sleep(SAMPLE_MS);
+      }
+    })();
+
+    log(`end to end: ${settings.endToEndS} s at ${ratePerS.toFixed(0)}/s, callbacks to ${receiver.url}`);
+    const cpuStart = cpuSnapshot(pid, db.name);
+    const tag = `e2e-${Date.now().toString(36)}`;
+    const result = await runLoad({ ...load, durationMs: settings.endToEndS * 1000, tag });
+    const loadMs = Date.now() - started;
+    loading = false;
+    await sampler;
+    const cpuLoadEnd = cpuSnapshot(pid, db.name);
+    log(`end to end: ${acceptedAt.length - before.accepted} accepted; waiting until all are final and called back`);
+    const drainWait = await drained(settings.drainMaxS * 1000, sample);
+    const waitedMs = Date.now() - started - loadMs;
+    const cpuEnd = cpuSnapshot(pid, db.name);
+
+    const since = (times: number[]) => times.map((t) => t - started).filter((ms) => ms >= 0).sort((a, b) => a - b);
+    const { rows } = await db.pool.query<{ ms: string }>(
+      `select (extract(epoch from completed_at) * 1000)::bigint as ms from rm_orders
+       where stage in ('succeeded', 'failed') and completed_at is not null and out_trade_no like $1`,
+      [`${tag}-%`],
+    );
+    const timeline: Timeline = {
+      accepted: since(acceptedAt.slice(before.accepted)),
+      final: since(rows.map((r) => Number(r.ms))),
+      calledBack: since(receiver.times(`${tag}-`)),
+      readModel,
+    };
+    const lastDone = Math.max(timeline.final[timeline.final.length - 1] ?? 0, timeline.calledBack[timeline.calledBack.length - 1] ?? 0);
+    const accepted = timeline.accepted.length;
+    return {
+      ratePerS,
+      result,
+      sendMs: result.elapsedMs,
+      loadMs,
+      warmupS,
+      timeline,
+      drainMs: drainWait === undefined ? undefined : Math.max(0, lastDone - loadMs),
+      waitedMs,
+      coresDuringLoad: cpuStart && cpuLoadEnd ? coresUsed(cpuStart, cpuLoadEnd, loadMs / 1000) : undefined,
+      coresDuringDrain: cpuLoadEnd && cpuEnd && waitedMs > 0 ? coresUsed(cpuLoadEnd, cpuEnd, waitedMs / 1000) : undefined,
+      cpuMsPerOrder:
+        cpuStart && cpuEnd && accepted > 0 ? ((cpuEnd.server - cpuStart.server + cpuEnd.postgres - cpuStart.postgres) * 1000) / accepted : undefined,
+      warmupDrainMs,
+    };
+  } finally {
+    await service.child.stop();
+    await receiver.stop();
+  }
+}

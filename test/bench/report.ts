@@ -1,0 +1,198 @@
+/**
+ * The benchmark's printout: the three systems side by side (the median over
+ * the passes, with the lowest and highest in parentheses), the ratios within
+ * each pass, the end-to-end phase, and the issue's targets next to what was
+ * measured.
+ */
+import os from 'node:os';
+import { EndToEnd } from './end-to-end';
+import { endToEndFigures, endToEndSection } from './end-to-end-report';
+import { percentile } from './load-generator';
+import { Measurement, ScenarioName } from './measure';
+import { Settings, SystemName } from './settings';
+import { LABELS } from './systems';
+import { median, Spread, table } from './tables';
+
+export const acceptedPerS = (m: Measurement) => (m.result.elapsedMs > 0 ? m.result.accepted / (m.result.elapsedMs / 1000) : Number.NaN);
+const p50 = (m: Measurement) => percentile(m.result.latenciesMs, 50);
+const p99 = (m: Measurement) => percentile(m.result.latenciesMs, 99);
+const nonOk = (m: Measurement) => [...m.result.failures.values()].reduce((a, b) => a + b, 0);
+const cpuTotal = (m: Measurement) => (m.cpuMs ? m.cpuMs.server + m.cpuMs.postgres : Number.NaN);
+const otherCores = (m: Measurement) => (m.cores ? Math.max(0, m.cores.machine - m.cores.server - m.cores.postgres - m.cores.bench) : Number.NaN);
+
+export class Results {
+  constructor(
+    readonly measurements: Measurement[],
+    readonly passes: number,
+  ) {}
+
+  of(system: SystemName, scenario: ScenarioName): Measurement[] {
+    return this.measurements.filter((m) => m.system === system && m.scenario === scenario).sort((a, b) => a.pass - b.pass);
+  }
+
+  figure(system: SystemName, scenario: ScenarioName, f: (m: Measurement) => number): Spread {
+    return new Spread(this.of(system, scenario).map(f));
+  }
+
+  /** a's figure over b's, within each pass. */
+  ratio(a: SystemName, b: SystemName, scenario: ScenarioName, f: (m: Measurement) => number = acceptedPerS): Spread {
+    const values: number[] = [];
+    for (let pass = 1; pass <= this.passes; pass++) {
+      const x = this.of(a, scenario).find((m) => m.pass === pass);
+      const y = this.of(b, scenario).find((m) => m.pass === pass);
+      if (x && y) values.push(f(x) / f(y));
+    }
+    return new Spread(values);
+  }
+
+  /** The system's median closed-loop rate over many merchants: what the open-loop rates are fractions of. */
+  maxRate(system: SystemName): number {
+    return this.figure(system, 'spread', acceptedPerS).median;
+  }
+}
+
+interface ReportInput {
+  settings: Settings;
+  results: Results;
+  endToEnd?: EndToEnd;
+  loadAtStart: number;
+  notes: string[];
+}
+
+export function report({ settings, results, endToEnd, loadAtStart, notes }: ReportInput): string {
+  const systems = settings.systems;
+  const cpus = os.cpus();
+  const lines = [
+    '',
+    `Machine: ${cpus.length} x ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, ${os.platform()} ${os.release()}; ` +
+      `Node ${process.version}; load average (1 min) before the run ${loadAtStart.toFixed(2)}`,
+    `Settings: ${settings.passes} pass${settings.passes === 1 ? '' : 'es'}, the order of the systems reversed every other pass; closed loop at concurrency ${settings.concurrency}, ` +
+      (settings.requests !== undefined ? `${settings.requests} requests` : `${settings.durationS} s`) +
+      ` per scenario after a ${settings.warmupS} s warm-up; ${settings.merchants} merchants in "spread"; event store ${process.env.EVENT_STORE ?? 'postgres'}; ` +
+      `service with fulfilment ${settings.withFulfilment ? 'on' : 'off (FULFILMENT_CONCURRENCY=0)'} in the submit scenarios.`,
+    'Figures: the median over the passes (lowest–highest). CPU ms: per accepted submit in the measured window, read at its edges under',
+    "steady load, so the work that trails the replies (the service's projections) is included; the server's process and the Postgres",
+    'processes for its database (Linux /proc). Commits: transactions committed in its database (pg_stat_database) per accepted submit over',
+    'the whole load. "other": cores used meanwhile by everything else on the machine; when high, the run shared the machine with other work.',
+    '',
+  ];
+
+  const row = (system: SystemName, scenario: ScenarioName, first: string[]) => {
+    const fig = (f: (m: Measurement) => number, digits: number) => results.figure(system, scenario, f).show(digits);
+    const runs = results.of(system, scenario);
+    return [
+      ...first,
+      fig(acceptedPerS, 0),
+      fig(p50, 1),
+      fig(p99, 1),
+      fig((m) => p99(m) / p50(m), 1),
+      String(runs.reduce((n, m) => n + nonOk(m), 0)),
+      fig(cpuTotal, 2),
+      fig((m) => m.cpuMs?.postgres ?? Number.NaN, 2),
+      fig((m) => m.commits ?? Number.NaN, 2),
+      fig(otherCores, 2),
+    ];
+  };
+  const figures = ['accepted/s', 'p50 ms', 'p99 ms', 'p99/p50', 'non-2xx', 'CPU ms/accepted', 'of it Postgres', 'commits/accepted', 'other cores'];
+
+  lines.push('Maximum rate: closed loop, "spread" over many merchants and "hot" on one merchant:', '');
+  const closedRows = (['spread', 'hot'] as const).flatMap((scenario) => systems.map((system) => row(system, scenario, [scenario, LABELS[system]])));
+  lines.push(...table(['scenario', 'system', ...figures], closedRows, 2), '');
+
+  const steadySystems = systems.filter((s) => results.of(s, 'steady').length > 0);
+  if (steadySystems.length > 0) {
+    lines.push(`Steady: open loop over many merchants at ${settings.steadyFraction} of the same system's "spread" rate in the same pass:`, '');
+    const steadyRows = steadySystems.map((system) => row(system, 'steady', [LABELS[system], results.figure(system, 'steady', (m) => m.ratePerS ?? Number.NaN).show(0)]));
+    lines.push(...table(['system', 'offered/s', ...figures], steadyRows, 1), '');
+  }
+
+  const pairs: Array<[SystemName, SystemName]> = [
+    ['service', 'crud'],
+    ['service', 'bare'],
+    ['crud', 'bare'],
+  ];
+  for (const [a, b] of pairs.filter(([a, b]) => systems.includes(a) && systems.includes(b))) {
+    lines.push(
+      `${LABELS[a]} ÷ ${LABELS[b]}, accepted/s within each pass: spread ${results.ratio(a, b, 'spread').show(3)}, hot ${results.ratio(a, b, 'hot').show(3)}`,
+    );
+  }
+  lines.push('');
+
+  if (endToEnd) lines.push(...endToEndSection(settings, endToEnd), '');
+  lines.push(...targets(settings, results, endToEnd), '');
+  lines.push(...notes);
+  return lines.join('\n');
+}
+
+function targets(settings: Settings, results: Results, e?: EndToEnd): string[] {
+  const has = (s: SystemName) => settings.systems.includes(s);
+  type Check = { what: string; target: string; ok: (v: number) => boolean; service?: Spread; crud?: Spread; digits: number };
+  const checks: Check[] = [];
+  const atMost = (limit: number) => (v: number) => v <= limit;
+  const atLeast = (limit: number) => (v: number) => v >= limit;
+  if (has('service') && has('crud')) {
+    checks.push(
+      { what: 'accepted/s ÷ CRUD, spread', target: '≥ 1.0', ok: atLeast(1), service: results.ratio('service', 'crud', 'spread'), digits: 3 },
+      { what: 'accepted/s ÷ CRUD, hot wallet', target: '≥ 1.0', ok: atLeast(1), service: results.ratio('service', 'crud', 'hot'), digits: 3 },
+    );
+  }
+  const both = (what: string, target: string, ok: (v: number) => boolean, scenario: ScenarioName, f: (m: Measurement) => number, digits: number) => {
+    if (!has('service')) return;
+    checks.push({ what, target, ok, service: results.figure('service', scenario, f), crud: has('crud') ? results.figure('crud', scenario, f) : undefined, digits });
+  };
+  both('CPU ms per accepted submit, spread (service + Postgres)', '≤ 1.5', atMost(1.5), 'spread', cpuTotal, 2);
+  both('CPU ms per accepted submit, hot wallet', '≤ 1.5', atMost(1.5), 'hot', cpuTotal, 2);
+  both('commits per accepted submit, spread', '≤ 2', atMost(2), 'spread', (m) => m.commits ?? Number.NaN, 2);
+  both('commits per accepted submit, hot wallet', '≤ 2', atMost(2), 'hot', (m) => m.commits ?? Number.NaN, 2);
+  both(`p99 ÷ p50 at ${settings.steadyFraction} of the maximum (steady)`, '≤ 4', atMost(4), 'steady', (m) => p99(m) / p50(m), 2);
+  both(`non-2xx at ${settings.steadyFraction} of the maximum (steady)`, '0', (v) => v === 0, 'steady', nonOk, 0);
+  if (e) {
+    const f = endToEndFigures(e);
+    const one = (v: number) => new Spread([v]);
+    checks.push(
+      { what: 'end to end: p99 ÷ p50 of the submits', target: '≤ 4', ok: atMost(4), service: one(f.p99 / f.p50), digits: 2 },
+      { what: 'end to end: non-2xx', target: '0', ok: (v) => v === 0, service: one(f.nonOk), digits: 0 },
+      { what: 'end to end: final/s ÷ accepted/s during the load', target: '≥ 0.95', ok: atLeast(0.95), service: one(f.finalPerAccepted), digits: 3 },
+      { what: 'end to end: called back ÷ final during the load', target: '≥ 0.95', ok: atLeast(0.95), service: one(f.calledBackPerFinal), digits: 3 },
+      { what: 'end to end: drain time after the load, s', target: '≤ 5', ok: atMost(5), service: one(e.drainMs === undefined ? Infinity : e.drainMs / 1000), digits: 1 },
+    );
+  }
+  if (checks.length === 0) return [];
+  const rows = checks.map((c) => {
+    const values = c.service!.values.filter((v) => !Number.isNaN(v));
+    const met = values.filter(c.ok).length;
+    const verdict = values.length === 0 ? 'n/a' : values.length === 1 ? (met ? 'yes' : 'NO') : met === values.length ? 'yes, every pass' : met === 0 ? 'NO, no pass' : `${met} of ${values.length} passes`;
+    const shown = values.some((v) => v === Infinity) ? `> ${settings.drainMaxS}` : c.service!.show(c.digits);
+    return [c.what, c.target, shown, c.crud ? c.crud.show(c.digits) : '', verdict];
+  });
+  return ['Targets: the service measured against them (CRUD in the same run for comparison):', '', ...table(['figure', 'target', 'service', 'CRUD', 'met'], rows, 1)];
+}
+
+/** The CPU table in cores, medians: who used the machine during each measured load. */
+export function coresTable(settings: Settings, results: Results): string[] {
+  const rows: string[][] = [];
+  for (const scenario of ['spread', 'hot', 'steady'] as const) {
+    for (const system of settings.systems) {
+      const runs = results.of(system, scenario).filter((m) => m.cores);
+      if (runs.length === 0) continue;
+      const f = (g: (c: NonNullable<Measurement['cores']>) => number) => median(runs.map((m) => g(m.cores!))).toFixed(2);
+      rows.push([
+        scenario,
+        LABELS[system],
+        f((c) => c.server),
+        f((c) => c.postgres),
+        f((c) => c.bench),
+        median(runs.map(otherCores)).toFixed(2),
+        f((c) => c.machine),
+        (median(runs.map((m) => m.idleAfterMs)) / 1000).toFixed(1),
+      ]);
+    }
+  }
+  if (rows.length === 0) return [];
+  return [
+    `CPU during the measured windows, in cores (of ${os.cpus().length}), medians: "server" the system's process, "postgres" the Postgres processes for its`,
+    'database; "idle after": from the end of the load until the server used under 5 % of a core for 1 s (1.0 = at once; more = a backlog):',
+    '',
+    ...table(['scenario', 'system', 'server', 'postgres', 'load generator', 'other', 'whole machine', 'idle after, s'], rows, 2),
+  ];
+}
