@@ -55,6 +55,8 @@ export function callbackPayload(state: OrderState) {
 export class CallbackWorker {
   private readonly dispatcher: JobDispatcher<Delivery>;
   private readonly perMerchant = new Map<string, number>();
+  /** Merchant and URL pairs whose refusal is in the log already: once each, not once per attempt. */
+  private readonly refusalsLogged = new Set<string>();
 
   constructor(
     private readonly pool: Pool,
@@ -63,6 +65,7 @@ export class CallbackWorker {
     private readonly options: CallbackOptions,
     private readonly send: typeof sendCallback = sendCallback,
     log: (message: string, error?: unknown) => void = () => undefined,
+    private readonly warn: (message: string) => void = () => undefined,
   ) {
     this.dispatcher = new JobDispatcher({
       concurrency: options.concurrency,
@@ -150,6 +153,7 @@ export class CallbackWorker {
     const result = url
       ? await this.sendSigned(url, merchant.rows[0], callbackPayload(state))
       : { acknowledged: false, statusCode: null, latencyMs: 0, replyExcerpt: '', error: 'the merchant has no callback_url' };
+    if (result.refusedAddress !== undefined) this.logRefusal(merchantId, url!, result.refusedAddress, delivery.order_no);
     await this.pool.query(
       `update callback_attempts set status_code = $3, latency_ms = $4, reply_excerpt = $5, acknowledged = $6, error = $7
        where order_no = $1 and attempt = $2`,
@@ -161,6 +165,22 @@ export class CallbackWorker {
          due_at = case when $2 = 'pending' then now() + make_interval(secs => $3::float8 / 1000) else due_at end
        where order_no = $1 and leased_by = $4`,
       [delivery.order_no, next, delays[attempt - 1] ?? 0, this.options.instanceId],
+    );
+  }
+
+  /**
+   * A refused address is a setting to fix, not a fault of the merchant's
+   * endpoint, and without this line it would show only in the delivery log.
+   */
+  private logRefusal(merchantId: string, url: string, address: string, orderNo: string): void {
+    const key = `${merchantId} ${url}`;
+    if (this.refusalsLogged.has(key)) return;
+    if (this.refusalsLogged.size >= 10_000) this.refusalsLogged.clear();
+    this.refusalsLogged.add(key);
+    this.warn(
+      `callbacks of merchant ${merchantId} to ${url} are refused: ${address} is not a public address. ` +
+        'CALLBACK_ALLOW_PRIVATE_NETWORKS=true allows it (development and tests only). ' +
+        `Every refused attempt is in the delivery log (GET /admin/v1/orders/${orderNo}/callbacks); this line is not repeated for this merchant and URL.`,
     );
   }
 
