@@ -78,7 +78,10 @@ describe('the documentation: every shell and TypeScript example, run as written 
     const test = blocks.length === 0 ? it.skip : it;
     test(`${doc}: ${blocks.length} example${blocks.length === 1 ? '' : 's'}`, async () => {
       const env = doc === 'docs/quick-start.md' ? { ...base, TOPUP_CALLBACK_URL: await callbackUrl() } : { ...base, ...(await sandboxMerchant()) };
-      const ran = await runner.runDocument(blocks, env);
+      const ran = await runner.runDocument(blocks, env).catch((error: Error) => {
+        error.message += `\n--- the service's last log lines ---\n${service.output().split('\n').slice(-30).join('\n')}`;
+        throw error;
+      });
       outcomes.push(...ran);
       if (RUN.includes(doc)) expect(ran.filter((o) => o.result === 'ran').length).toBeGreaterThan(0);
     }, 180_000);
