@@ -27,7 +27,11 @@ import { STATEMENT_CSV_COLUMNS } from './wallet-statement';
 export type ProblemKind = 'ALTERED' | 'MISSING' | 'REORDERED' | 'BROKEN_LINK' | 'MALFORMED';
 
 export interface StatementProblem {
-  /** 1-based data line (JSON: index in `lines`; CSV: record after the header). 0 for the file as a whole. */
+  /**
+   * Where the line is: in a CSV file, its line in the file (the header is line 1);
+   * in JSON, its place in the `lines` array counted from 1. 0 for the file as a whole.
+   * `lineLabel` turns it into what the report prints.
+   */
   line: number;
   revision?: number;
   kind: ProblemKind;
@@ -37,6 +41,8 @@ export interface StatementProblem {
 export interface CheckReport {
   ok: boolean;
   format: 'json' | 'csv' | 'unknown';
+  /** JSON: the path of the array the lines were read from (`lines`, or `data.lines` in the service's reply). */
+  linesAt?: string;
   lines: number;
   firstRevision?: number;
   lastRevision?: number;
@@ -62,6 +68,7 @@ export interface CheckOptions {
 
 /** A line as read from the file, before any check. */
 interface RawLine {
+  /** As StatementProblem.line. */
   line: number;
   fields?: Record<string, unknown>;
   /** Set when the line could not be read at all. */
@@ -115,6 +122,7 @@ function fileProblem(format: CheckReport['format'], message: string, notes: stri
 interface Read {
   ok: true;
   lines: RawLine[];
+  linesAt?: string;
   /** JSON header fields, when the file is the JSON export. */
   header?: { merchantId?: unknown; currency?: unknown; nextAfterRevision?: unknown };
 }
@@ -127,24 +135,38 @@ function readJson(text: string): Read | { ok: false; error: string } {
     return { ok: false, error: `the file is not valid JSON: ${(error as Error).message}` };
   }
   let lines: unknown;
+  let linesAt = 'lines';
   let header: Read['header'];
+  if (isObject(parsed) && parsed.success === false) {
+    return { ok: false, error: `the file is the service's refusal, not a statement: ${String(parsed.code)}: ${String(parsed.message)}` };
+  }
+  // The service's reply as it came ({"success": true, "code": "OK", "data": {...}}), or its data alone.
+  if (isObject(parsed) && isObject(parsed.data) && !('lines' in parsed)) {
+    parsed = parsed.data;
+    linesAt = 'data.lines';
+  }
   if (Array.isArray(parsed)) {
     lines = parsed;
-  } else if (parsed !== null && typeof parsed === 'object') {
-    const o = parsed as Record<string, unknown>;
-    lines = o.lines;
-    header = { merchantId: o.merchant_id, currency: o.currency, nextAfterRevision: o.next_after_revision };
+    linesAt = '';
+  } else if (isObject(parsed)) {
+    lines = parsed.lines;
+    header = { merchantId: parsed.merchant_id, currency: parsed.currency, nextAfterRevision: parsed.next_after_revision };
   }
   if (!Array.isArray(lines)) return { ok: false, error: 'the JSON has no "lines" array: it is not a wallet statement' };
   return {
     ok: true,
     header,
+    linesAt,
     lines: lines.map((value, i) =>
       value !== null && typeof value === 'object' && !Array.isArray(value)
         ? { line: i + 1, fields: value as Record<string, unknown> }
         : { line: i + 1, error: 'the line is not a JSON object' },
     ),
   };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /**
@@ -154,20 +176,23 @@ function readJson(text: string): Read | { ok: false; error: string } {
  * row (say, an unclosed quote) does not swallow the rows after it.
  */
 function readCsv(text: string): Read | { ok: false; error: string } {
-  const records: { fields?: string[]; error?: string; revisionHint?: number }[] = [];
+  const records: { fields?: string[]; error?: string; revisionHint?: number; fileLine: number }[] = [];
   let i = 0;
+  let fileLine = 1;
   while (i < text.length) {
     const start = i;
     const record = readCsvRecord(text, i);
     if ('error' in record) {
       const lead = /^(0|[1-9][0-9]*),/.exec(text.slice(start, start + 24));
-      records.push({ error: record.error, revisionHint: lead ? Number(lead[1]) : undefined });
+      records.push({ error: record.error, revisionHint: lead ? Number(lead[1]) : undefined, fileLine });
       const newline = text.indexOf('\n', start);
       i = newline < 0 ? text.length : newline + 1;
     } else {
-      records.push({ fields: record.fields });
+      records.push({ fields: record.fields, fileLine });
       i = record.next;
     }
+    // A quoted field may hold line breaks: count the file's lines, not the records.
+    for (let at = text.indexOf('\n', start); at >= 0 && at < i; at = text.indexOf('\n', at + 1)) fileLine++;
   }
   if (records.length === 0) return { ok: false, error: 'the file is empty' };
   const header = records[0];
@@ -177,8 +202,8 @@ function readCsv(text: string): Read | { ok: false; error: string } {
   const rows = records.slice(1);
   // The final CRLF is a record terminator, not an empty record; tolerate blank lines at the end only.
   while (rows.length > 0 && rows[rows.length - 1].fields?.length === 1 && rows[rows.length - 1].fields![0] === '') rows.pop();
-  const lines = rows.map((row, index): RawLine => {
-    const line = index + 1;
+  const lines = rows.map((row): RawLine => {
+    const line = row.fileLine;
     if (!row.fields) return { line, error: row.error, revisionHint: row.revisionHint };
     if (row.fields.length === 1 && row.fields[0] === '') return { line, error: 'the row is empty' };
     const revisionHint = /^(0|[1-9][0-9]*)$/.test(row.fields[0]) ? Number(row.fields[0]) : undefined;
@@ -288,16 +313,22 @@ function parseLine(raw: RawLine): ParsedLine | string {
 /** The last line the chain was followed to, and the amounts after it. */
 interface Tip {
   index: number;
-  line: number;
   revision: number;
   hash: string;
   balance: bigint;
   frozen: bigint;
 }
 
+/** "line 14" (CSV: the line of the file) or "data.lines[12]" (JSON: the place in the array). */
+export function lineLabel(report: Pick<CheckReport, 'linesAt'>, line: number): string {
+  return report.linesAt === undefined ? `line ${line}` : `${report.linesAt}[${line - 1}]`;
+}
+
 function checkLines(format: 'json' | 'csv', read: Read | { ok: false; error: string }, options: CheckOptions): CheckReport {
   if (!read.ok) return fileProblem(format, read.error);
   const raws = read.lines;
+  const name = (index: number) => lineLabel(read, raws[index].line);
+  const names = (a: number, b: number) => (read.linesAt === undefined ? `lines ${raws[a].line} and ${raws[b].line}` : `${name(a)} and ${name(b)}`);
   const total = raws.length;
   const maxProblems = options.maxProblems ?? 1000;
   const progressEvery = options.progressEvery ?? 10_000;
@@ -325,15 +356,15 @@ function checkLines(format: 'json' | 'csv', read: Read | { ok: false; error: str
 
   for (let index = 0; index < parsed.length; index++) {
     if (problems.length >= maxProblems) {
-      notes.push(`stopped listing after ${maxProblems} problems at line ${index}`);
+      notes.push(`stopped listing after ${maxProblems} problems at ${name(index - 1)}`);
       break;
     }
     if (options.onProgress && index > 0 && index % progressEvery === 0) options.onProgress(index, total);
     const p = parsed[index];
-    const lineNo = index + 1;
+    const lineNo = raws[index].line;
     if (typeof p === 'string') {
       report({ line: lineNo, revision: revisionOf(raws[index]), kind: 'MALFORMED', message: p });
-      if (tip) notes.push(`line ${lineNo + 1} is checked from its own prev_hash: the unreadable line ${lineNo} breaks the chain`);
+      if (tip && index + 1 < total) notes.push(`${name(index + 1)} is checked from its own prev_hash: the unreadable ${name(index)} breaks the chain`);
       tip = undefined;
       continue;
     }
@@ -366,7 +397,7 @@ function checkLines(format: 'json' | 'csv', read: Read | { ok: false; error: str
       const partner = earlierLater(p, index, parsed, byHash);
       if (partner !== undefined) {
         const other = parsed[partner] as ParsedLine;
-        at('REORDERED', `lines ${lineNo} and ${partner + 1} are out of order: revision ${p.revision} comes before revision ${other.revision}`);
+        at('REORDERED', `${names(index, partner)} are out of order: revision ${p.revision} comes before revision ${other.revision}`);
         const pairFits =
           partner === index + 1 &&
           other.revision === p.revision - 1 &&
@@ -393,14 +424,14 @@ function checkLines(format: 'json' | 'csv', read: Read | { ok: false; error: str
       } else {
         anchor = { kind: 'prev_hash', revision: p.revision, prevHash: p.prevHash };
         notes.push(
-          `the export starts mid-stream at revision ${p.revision}: it could only be checked from that anchor, line 1's prev_hash ${p.prevHash} ` +
-            `(the hash of revision ${p.revision - 1}, which this file alone cannot confirm), and line 1's balance_after and frozen_after are taken as given`,
+          `the export starts mid-stream at revision ${p.revision}: it could only be checked from that anchor, ${name(index)}'s prev_hash ${p.prevHash} ` +
+            `(the hash of revision ${p.revision - 1}, which this file alone cannot confirm), and ${name(index)}'s balance_after and frozen_after are taken as given`,
         );
       }
     } else if (tip) {
       const expected = tip.revision + 1;
       if (p.revision !== expected || p.prevHash !== tip.hash) {
-        const continuity = continuityProblem(p, index, tip, parsed, byRevision, byHash);
+        const continuity = continuityProblem(p, index, tip, parsed, byRevision, byHash, name, names);
         at(continuity.kind, continuity.message);
         if (continuity.kind === 'REORDERED') {
           const partner = continuity.partner;
@@ -435,7 +466,7 @@ function checkLines(format: 'json' | 'csv', read: Read | { ok: false; error: str
       const wrong = amountsProblem(p, balance, frozen, opening, movement);
       if (wrong) at('ALTERED', wrong);
       // With the data and the link verified, the computed amounts are the true ones.
-      tip = { index, line: lineNo, revision: p.revision, hash: p.hash, balance, frozen };
+      tip = { index, revision: p.revision, hash: p.hash, balance, frozen };
     } else {
       const balance = BigInt(p.balanceAfter.replace('.', ''));
       const frozen = BigInt(p.frozenAfter.replace('.', ''));
@@ -446,13 +477,14 @@ function checkLines(format: 'json' | 'csv', read: Read | { ok: false; error: str
     }
   }
   if (options.onProgress && total >= progressEvery && stoppedAt === undefined) options.onProgress(total, total);
-  if (stoppedAt !== undefined) notes.push(`checking stopped at line ${stoppedAt}: with lines out of order, later results would only repeat the problem`);
+  if (stoppedAt !== undefined) notes.push(`checking stopped at ${lineLabel(read, stoppedAt)}: with lines out of order, later results would only repeat the problem`);
 
   if (read.header) headerProblems(read.header, parsed, report, notes);
   problems.sort((a, b) => a.line - b.line);
   return {
     ok: problems.length === 0,
     format,
+    linesAt: read.linesAt,
     lines: total,
     firstRevision: first?.revision,
     lastRevision: last?.revision,
@@ -472,7 +504,6 @@ function revisionOf(raw: RawLine): number | undefined {
 function tipAfter(index: number, p: ParsedLine): Tip {
   return {
     index,
-    line: index + 1,
     revision: p.revision,
     hash: p.hash,
     balance: BigInt(p.balanceAfter.replace('.', '')),
@@ -556,11 +587,11 @@ function continuityProblem(
   parsed: (ParsedLine | string)[],
   byRevision: Map<number, number>,
   byHash: Map<string, number>,
+  name: (index: number) => string,
+  names: (a: number, b: number) => string,
 ): { kind: ProblemKind; message: string; partner?: number } {
   const expected = tip.revision + 1;
-  const lineNo = index + 1;
-  const pair = (j: number) =>
-    j === index + 1 ? `lines ${lineNo} and ${j + 1} are out of order` : `lines ${lineNo} and ${j + 1} are out of order (line ${j + 1} belongs here)`;
+  const pair = (j: number) => `${names(index, j)} are out of order${j === index + 1 ? '' : ` (${name(j)} belongs here)`}`;
 
   if (p.revision > expected) {
     // Is a skipped revision (or the line this one links to) further down the file?
@@ -576,7 +607,7 @@ function continuityProblem(
       return {
         kind: 'REORDERED',
         partner,
-        message: `${pair(partner)}: revision ${p.revision} comes before revision ${other.revision} (expected revision ${expected} after line ${tip.line})`,
+        message: `${pair(partner)}: revision ${p.revision} comes before revision ${other.revision} (expected revision ${expected} after ${name(tip.index)})`,
       };
     }
     const n = p.revision - expected;
@@ -587,23 +618,23 @@ function continuityProblem(
   }
   if (p.revision < expected) {
     if (p.revision === tip.revision && p.hash === tip.hash) {
-      return { kind: 'REORDERED', message: `it repeats line ${tip.line} (revision ${p.revision}): a duplicated line` };
+      return { kind: 'REORDERED', message: `it repeats ${name(tip.index)} (revision ${p.revision}): a duplicated line` };
     }
     const earlier = byRevision.get(p.revision);
-    const where = earlier !== undefined && earlier < index ? `; revision ${p.revision} already appeared at line ${earlier + 1}` : '';
+    const where = earlier !== undefined && earlier < index ? `; revision ${p.revision} already appeared at ${name(earlier)}` : '';
     return {
       kind: 'REORDERED',
-      message: `lines ${tip.line} and ${lineNo} are out of order: revision ${p.revision} comes after revision ${tip.revision}${where}`,
+      message: `${names(tip.index, index)} are out of order: revision ${p.revision} comes after revision ${tip.revision}${where}`,
     };
   }
   // Right revision, wrong link.
   const linked = byHash.get(p.prevHash);
   if (linked !== undefined && linked > index) {
-    return { kind: 'REORDERED', partner: linked, message: `${pair(linked)}: this line links to line ${linked + 1}, which comes after it` };
+    return { kind: 'REORDERED', partner: linked, message: `${pair(linked)}: this line links to ${name(linked)}, which comes after it` };
   }
   return {
     kind: 'BROKEN_LINK',
-    message: `its prev_hash ${p.prevHash} is not the hash of line ${tip.line} (revision ${tip.revision}) ${tip.hash}: line ${tip.line} was altered and re-hashed, or this line does not belong after it`,
+    message: `its prev_hash ${p.prevHash} is not the hash of ${name(tip.index)} (revision ${tip.revision}) ${tip.hash}: ${name(tip.index)} was altered and re-hashed, or this line does not belong after it`,
   };
 }
 

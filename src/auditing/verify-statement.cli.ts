@@ -3,17 +3,19 @@
  *
  *   npm run verify-statement -- statement.json      (or .csv; "-" reads stdin)
  *
- * Prints "OK: N lines, revisions A..B, chain intact, last hash H" and exits 0,
- * or prints every problem found ("line 7 (revision 12): ALTERED: ...") and
- * exits 1. Exits 2 on a usage error or a file it cannot read. Needs no
- * database, no network and no configuration.
+ * The JSON may be the service's whole reply or only its `data`. Prints "OK:
+ * N lines, revisions A..B, chain intact, last hash H" and exits 0, or prints
+ * every problem found and exits 1: "line 8 (revision 6): ALTERED: ..." names
+ * the line of a CSV file, "data.lines[6] (revision 6): ..." the place in the
+ * JSON. Exits 2 on a usage error or a file it cannot read. Needs no database,
+ * no network and no configuration.
  */
 import { readFileSync } from 'node:fs';
-import { checkStatement, CheckReport } from './statement-check';
+import { checkStatement, CheckReport, lineLabel, StatementProblem } from './statement-check';
 
 const USAGE = [
   'usage: npm run verify-statement -- FILE',
-  '       (FILE is a statement exported as JSON or CSV; "-" reads it from stdin)',
+  '       (FILE is a statement exported as JSON or CSV, as the service gave it; "-" reads it from stdin)',
   'exit status: 0 chain intact, 1 problems found, 2 usage error or unreadable file',
 ].join('\n');
 
@@ -21,6 +23,7 @@ const USAGE = [
 const PROGRESS_ABOVE = 10_000;
 
 export function formatReport(report: CheckReport): string[] {
+  const where = (p: StatementProblem) => `${lineLabel(report, p.line)}${p.revision !== undefined ? ` (revision ${p.revision})` : ''}`;
   const out: string[] = [];
   if (report.ok) {
     out.push(
@@ -30,14 +33,13 @@ export function formatReport(report: CheckReport): string[] {
     );
   } else {
     for (const p of report.problems) {
-      const where = p.line === 0 ? 'file' : `line ${p.line}${p.revision !== undefined ? ` (revision ${p.revision})` : ''}`;
-      out.push(`${where}: ${p.kind}: ${p.message}`);
+      out.push(`${p.line === 0 ? 'file' : where(p)}: ${p.kind}: ${p.message}`);
     }
     const first = report.problems[0];
     const n = report.problems.length;
     out.push(
       `FAILED: ${n} problem${n === 1 ? '' : 's'} in ${report.lines} line${report.lines === 1 ? '' : 's'}` +
-        (first && first.line > 0 ? `; the first is at line ${first.line}${first.revision !== undefined ? ` (revision ${first.revision})` : ''}` : ''),
+        (first && first.line > 0 ? `; the first is at ${where(first)}` : ''),
     );
   }
   for (const note of report.notes) out.push(`note: ${note}`);

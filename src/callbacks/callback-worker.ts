@@ -67,6 +67,8 @@ export class CallbackWorker {
     maxBatch: 200,
     maxInFlight: 2,
   });
+  /** Merchant and URL pairs whose refusal is in the log already: once each, not once per attempt. */
+  private readonly refusalsLogged = new Set<string>();
 
   constructor(
     private readonly pool: Pool,
@@ -75,6 +77,7 @@ export class CallbackWorker {
     private readonly options: CallbackOptions,
     private readonly send: typeof sendCallback = sendCallback,
     log: (message: string, error?: unknown) => void = () => undefined,
+    private readonly warn: (message: string) => void = () => undefined,
   ) {
     this.dispatcher = new JobDispatcher({
       concurrency: options.concurrency,
@@ -159,6 +162,7 @@ export class CallbackWorker {
     const result = url
       ? await this.sendSigned(url, merchant!, callbackPayload(state))
       : { acknowledged: false, statusCode: null, latencyMs: 0, replyExcerpt: '', error: 'the merchant has no callback_url' };
+    if (result.refusedAddress !== undefined) this.logRefusal(merchantId, url!, result.refusedAddress, delivery.order_no);
     const next = result.acknowledged ? 'acknowledged' : attempt >= maxAttempts ? 'exhausted' : 'pending';
     // The attempt's result and the delivery's next state, in one statement and one commit.
     await this.pool.query(
@@ -191,6 +195,22 @@ export class CallbackWorker {
     );
     const byId = new Map(rows.map((row) => [row.merchant_id, row]));
     return ids.map((id) => byId.get(id));
+  }
+
+  /**
+   * A refused address is a setting to fix, not a fault of the merchant's
+   * endpoint, and without this line it would show only in the delivery log.
+   */
+  private logRefusal(merchantId: string, url: string, address: string, orderNo: string): void {
+    const key = `${merchantId} ${url}`;
+    if (this.refusalsLogged.has(key)) return;
+    if (this.refusalsLogged.size >= 10_000) this.refusalsLogged.clear();
+    this.refusalsLogged.add(key);
+    this.warn(
+      `callbacks of merchant ${merchantId} to ${url} are refused: ${address} is not a public address. ` +
+        'CALLBACK_ALLOW_PRIVATE_NETWORKS=true allows it (development and tests only). ' +
+        `Every refused attempt is in the delivery log (GET /admin/v1/orders/${orderNo}/callbacks); this line is not repeated for this merchant and URL.`,
+    );
   }
 
   /** Signed like a merchant request, with the merchant's own secret, over the callback URL's path. */

@@ -56,6 +56,7 @@ class CallbackLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
           },
           undefined,
           (message, error) => logFailure(logger, message, error),
+          (message) => logger.warn(message),
         );
       },
     },

@@ -1,5 +1,6 @@
 import { GlobalPosition, parsePosition } from '../infrastructure/event-store/event-store.port';
 import { IDENTIFIER, IDENTIFIER_RULE } from '../back-office/http/identifier';
+import { parseInstant } from '../shared/clock';
 
 /** Wrong arguments: the CLI prints the message and the command's usage, and exits 2. */
 export class UsageError extends Error {
@@ -51,8 +52,8 @@ export function merchantIdArgument(raw: string | undefined, what = 'MERCHANT_ID'
 /** ISO 8601 with an offset, as the back office takes it: a bare local time would be ambiguous. */
 export function instantArgument(raw: string | undefined, name: string): Date | undefined {
   if (raw === undefined) return undefined;
-  const date = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,6})?)?(Z|[+-]\d\d:\d\d)$/.test(raw) ? new Date(raw) : new Date(NaN);
-  if (Number.isNaN(date.getTime())) throw new UsageError(`--${name} must be an ISO 8601 time with an offset, e.g. 2026-11-22T10:00:00Z`);
+  const date = parseInstant(raw);
+  if (!date) throw new UsageError(`--${name} must be an ISO 8601 time with an offset, e.g. 2026-11-22T10:00:00Z`);
   return date;
 }
 

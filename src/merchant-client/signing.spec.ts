@@ -214,12 +214,12 @@ describe('verifyCallback', () => {
 
 describe('docs/signing.md example', () => {
   const doc = readFileSync(join(__dirname, '../../docs/signing.md'), 'utf8');
-  const snippet = /```bash\n([\s\S]*?)```/.exec(doc)?.[1] ?? '';
+  const snippet = /```bash\n(req_path=[\s\S]*?)```/.exec(doc)?.[1] ?? '';
   const sigLine = /^sig=\$\(.*$/m.exec(snippet)?.[0] ?? '';
 
   it('has a curl snippet with a sig= line', () => {
     expect(snippet).toContain('curl');
-    expect(sigLine).toContain('openssl dgst -sha256 -hmac "$APP_SECRET"');
+    expect(sigLine).toContain('openssl dgst -sha256 -hmac "$TOPUP_APP_SECRET"');
   });
 
   it.each([
@@ -228,7 +228,7 @@ describe('docs/signing.md example', () => {
     ['{"note":"Café – 東京 🎮 100%s \\n"}'],
     ['{\n  "pretty": true\n}\n'],
   ])('its sig= line computes what sign() does for the body %p', (body) => {
-    const env = { ...process.env, APP_SECRET: SECRET, ts: TS, nonce: NONCE, req_path: PATH, body };
+    const env = { ...process.env, TOPUP_APP_SECRET: SECRET, ts: TS, nonce: NONCE, req_path: PATH, body };
     const shell = execFileSync('bash', ['-c', `${sigLine}\nprintf '%s' "$sig"`], { env }).toString();
     expect(shell).toBe(sign(SECRET, TS, NONCE, PATH, body));
   });
@@ -246,12 +246,9 @@ describe('docs/signing.md example', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = server.address() as AddressInfo;
-      // The snippet as published, with its three placeholders replaced.
-      const script = snippet
-        .replace(/^API_KEY=.*$/m, "API_KEY='key-1'")
-        .replace(/^APP_SECRET=.*$/m, `APP_SECRET='${SECRET}'`)
-        .replace(/^BASE_URL=.*$/m, `BASE_URL='http://127.0.0.1:${port}'`);
-      const { stdout } = await promisify(execFile)('bash', ['-c', script]);
+      // The snippet as published, with the credentials it reads from the environment.
+      const env = { ...process.env, TOPUP_API_KEY: 'key-1', TOPUP_APP_SECRET: SECRET, TOPUP_BASE_URL: `http://127.0.0.1:${port}` };
+      const { stdout } = await promisify(execFile)('bash', ['-c', snippet], { env });
       expect(stdout).toBe('{"success":true,"code":"OK","data":{}}');
 
       expect(received).toHaveLength(1);

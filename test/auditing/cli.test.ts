@@ -143,6 +143,10 @@ describe('the operators\' and auditors\' CLI (src/cli/main.ts), as a child proce
       last_revision: Number(cut.revision),
       last_position: formatPosition(cut.position),
     });
+
+    const now = await cli(['balance-as-of', merchant.merchantId], env);
+    expect(now.code).toBe(0);
+    expect(JSON.parse(now.stdout)).toMatchObject({ ...handFold(events), events_applied: events.length });
   });
 
   it('rebuild: exit 0 with progress on stderr, the service answering from the rebuilt tables', async () => {
@@ -165,7 +169,7 @@ describe('the operators\' and auditors\' CLI (src/cli/main.ts), as a child proce
     const cases: [string[], RegExp][] = [
       [['frobnicate'], /unknown command "frobnicate"/],
       [[], /usage: cli <command>/],
-      [['balance-as-of', merchant.merchantId], /exactly one of --at or --position/],
+      [['balance-as-of', merchant.merchantId, '--at', '2026-11-22T10:00:00Z', '--position', '1/1'], /--at or --position, not both/],
       [['balance-as-of', merchant.merchantId, '--at', 'yesterday'], /--at must be an ISO 8601 time/],
       [['statement', merchant.merchantId, '--format', 'xml'], /--format must be one of json, csv/],
       [['statement'], /MERCHANT_ID is required/],

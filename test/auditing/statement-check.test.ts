@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { checkStatement } from '../../src/auditing/statement-check';
+import { formatReport } from '../../src/auditing/verify-statement.cli';
 import { Statement, statementCsv, StatementLine } from '../../src/auditing/wallet-statement';
 import { WalletEvent, walletMovement } from '../../src/ledger/wallet/wallet.decider';
 import { isoTimestamp } from '../../src/shared/clock';
@@ -83,6 +84,16 @@ function buildStatement(orders = 16): Statement {
 
 const clone = (s: Statement): Statement => JSON.parse(JSON.stringify(s));
 const asJson = (s: Statement) => JSON.stringify(s, null, 2);
+const escape = (text: string) => text.replace(/[[\]()]/g, '\\$&');
+
+/** How a report names the k-th line (from 0): CSV by the line of the file (the header is line 1), JSON by the place in `lines`. */
+const csv = { line: (k: number) => k + 2, name: (k: number) => `line ${k + 2}`, names: (a: number, b: number) => `lines ${a + 2} and ${b + 2}` };
+const json = { line: (k: number) => k + 1, name: (k: number) => `lines[${k}]`, names: (a: number, b: number) => `lines[${a}] and lines[${b}]` };
+/** Both exports of a statement, each with its way of naming lines. */
+const exportsOf = (s: Statement) => [
+  { text: asJson(s), ...json },
+  { text: statementCsv(s), ...csv },
+];
 /** Index (0-based) of the n-th line of a type. */
 const indexOf = (s: Statement, type: string, n = 0) => s.lines.map((l, i) => (l.type === type ? i : -1)).filter((i) => i >= 0)[n];
 /** Re-hashes every line from `from` on, as a forger who edits a line and recomputes the chain after it would. */
@@ -160,17 +171,15 @@ describe('checkStatement', () => {
   });
 
   describe('pinpoints the first altered, missing or reordered line', () => {
-    const both = (s: Statement) => [asJson(s), statementCsv(s)];
-
     it('an altered amount column: ALTERED at that line', () => {
       const k = indexOf(statement, 'FundsFrozen', 3);
       const s = clone(statement);
       s.lines[k].amount = '1.99';
-      for (const text of both(s)) {
+      for (const { text, line } of exportsOf(s)) {
         const report = checkStatement(text);
         expect(report.ok).toBe(false);
         expect(report.problems).toEqual([
-          { line: k + 1, revision: k, kind: 'ALTERED', message: expect.stringMatching(/^amount is 1\.99 but the event's data says/) },
+          { line: line(k), revision: k, kind: 'ALTERED', message: expect.stringMatching(/^amount is 1\.99 but the event's data says/) },
         ]);
       }
     });
@@ -179,9 +188,9 @@ describe('checkStatement', () => {
       const k = indexOf(statement, 'FrozenFundsDeducted', 2);
       const s = clone(statement);
       s.lines[k].data.amount = '1';
-      for (const text of both(s)) {
+      for (const { text, line } of exportsOf(s)) {
         const report = checkStatement(text);
-        expect(report.problems[0]).toEqual({ line: k + 1, revision: k, kind: 'ALTERED', message: expect.stringMatching(/does not match its hash/) });
+        expect(report.problems[0]).toEqual({ line: line(k), revision: k, kind: 'ALTERED', message: expect.stringMatching(/does not match its hash/) });
         expect(report.problems).toHaveLength(1);
       }
     });
@@ -191,10 +200,10 @@ describe('checkStatement', () => {
       const s = clone(statement);
       s.lines[k].balance_after = '9999.00';
       s.lines[k].available_after = formatAmount(999900n - BigInt(s.lines[k].frozen_after.replace('.', '')));
-      for (const text of both(s)) {
+      for (const { text, line } of exportsOf(s)) {
         const report = checkStatement(text);
         expect(report.problems).toEqual([
-          { line: k + 1, revision: k, kind: 'ALTERED', message: expect.stringMatching(/^balance_after is 9999\.00 but the balance before/) },
+          { line: line(k), revision: k, kind: 'ALTERED', message: expect.stringMatching(/^balance_after is 9999\.00 but the balance before/) },
         ]);
       }
     });
@@ -206,14 +215,14 @@ describe('checkStatement', () => {
       expect(checkStatement(asJson(s)).problems).toEqual([{ line: k + 1, revision: k, kind: 'ALTERED', message: expect.stringMatching(/^frozen_after is 0\.00/) }]);
       const t = clone(statement);
       t.lines[k].available_after = '0.01';
-      expect(checkStatement(statementCsv(t)).problems).toEqual([{ line: k + 1, revision: k, kind: 'ALTERED', message: expect.stringMatching(/^available_after is 0\.01/) }]);
+      expect(checkStatement(statementCsv(t)).problems).toEqual([{ line: csv.line(k), revision: k, kind: 'ALTERED', message: expect.stringMatching(/^available_after is 0\.01/) }]);
     });
 
     it('an altered derived text column (order_no, reason): ALTERED at that line', () => {
       const k = indexOf(statement, 'FrozenFundsReleased', 0);
       const s = clone(statement);
       s.lines[k].reason = 'customer cancelled';
-      expect(checkStatement(statementCsv(s)).problems).toEqual([{ line: k + 1, revision: k, kind: 'ALTERED', message: expect.stringMatching(/^reason is/) }]);
+      expect(checkStatement(statementCsv(s)).problems).toEqual([{ line: csv.line(k), revision: k, kind: 'ALTERED', message: expect.stringMatching(/^reason is/) }]);
       const t = clone(statement);
       t.lines[k - 1].order_no = 'ORD-99999';
       expect(checkStatement(asJson(t)).problems).toEqual([{ line: k, revision: k - 1, kind: 'ALTERED', message: expect.stringMatching(/^order_no is/) }]);
@@ -223,10 +232,10 @@ describe('checkStatement', () => {
       const k = indexOf(statement, 'FundsFrozen', 4);
       const s = clone(statement);
       s.lines.splice(k, 1);
-      for (const text of both(s)) {
+      for (const { text, line } of exportsOf(s)) {
         const report = checkStatement(text);
         expect(report.problems).toEqual([
-          { line: k + 1, revision: k + 1, kind: 'MISSING', message: expect.stringMatching(new RegExp(`^1 line missing between revision ${k - 1} and ${k + 1}`)) },
+          { line: line(k), revision: k + 1, kind: 'MISSING', message: expect.stringMatching(new RegExp(`^1 line missing between revision ${k - 1} and ${k + 1}`)) },
         ]);
         expect(report.lines).toBe(n - 1);
       }
@@ -244,10 +253,10 @@ describe('checkStatement', () => {
       const k = indexOf(statement, 'FundsFrozen', 6);
       const s = clone(statement);
       [s.lines[k], s.lines[k + 1]] = [s.lines[k + 1], s.lines[k]];
-      for (const text of both(s)) {
+      for (const { text, line, names } of exportsOf(s)) {
         const report = checkStatement(text);
         expect(report.problems).toEqual([
-          { line: k + 1, revision: k + 1, kind: 'REORDERED', message: expect.stringMatching(new RegExp(`^lines ${k + 1} and ${k + 2} are out of order`)) },
+          { line: line(k), revision: k + 1, kind: 'REORDERED', message: expect.stringMatching(new RegExp(`^${escape(names(k, k + 1))} are out of order`)) },
         ]);
       }
     });
@@ -256,40 +265,40 @@ describe('checkStatement', () => {
       const s = clone(statement);
       [s.lines[0], s.lines[1]] = [s.lines[1], s.lines[0]];
       const report = checkStatement(statementCsv(s));
-      expect(report.problems).toEqual([{ line: 1, revision: 1, kind: 'REORDERED', message: expect.stringMatching(/^lines 1 and 2 are out of order/) }]);
+      expect(report.problems).toEqual([{ line: 2, revision: 1, kind: 'REORDERED', message: expect.stringMatching(/^lines 2 and 3 are out of order/) }]);
       expect(report.anchor).toEqual({ kind: 'genesis' });
     });
 
     it('at every position, each kind of tampering is reported first at the right line', () => {
       const misses: string[] = [];
-      const expectFirst = (what: string, s: Statement, line: number, kinds: string[]) => {
-        for (const [format, text] of [['json', asJson(s)], ['csv', statementCsv(s)]]) {
+      const expectFirst = (what: string, s: Statement, k: number, kinds: string[]) => {
+        for (const { text, line } of exportsOf(s)) {
           const first = checkStatement(text).problems[0];
-          if (!first || first.line !== line || !kinds.includes(first.kind)) misses.push(`${what} (${format}): got ${JSON.stringify(first)}`);
+          if (!first || first.line !== line(k) || !kinds.includes(first.kind)) misses.push(`${what} (${text.slice(0, 1)}): got ${JSON.stringify(first)}`);
         }
       };
       for (let k = 0; k < n; k++) {
         const amount = clone(statement);
         amount.lines[k].amount = '123456.78';
-        expectFirst(`amount of line ${k + 1}`, amount, k + 1, ['ALTERED']);
+        expectFirst(`amount of line ${k + 1}`, amount, k, ['ALTERED']);
         const data = clone(statement);
         data.lines[k].data.at = '2030-01-01T00:00:00.000Z';
-        expectFirst(`data of line ${k + 1}`, data, k + 1, ['ALTERED']);
+        expectFirst(`data of line ${k + 1}`, data, k, ['ALTERED']);
         const balance = clone(statement);
         balance.lines[k].balance_after = '123456.78';
-        expectFirst(`balance_after of line ${k + 1}`, balance, k + 1, ['ALTERED']);
+        expectFirst(`balance_after of line ${k + 1}`, balance, k, ['ALTERED']);
         const link = clone(statement);
         link.lines[k].prev_hash = '1'.repeat(64);
-        expectFirst(`prev_hash of line ${k + 1}`, link, k + 1, ['ALTERED', 'BROKEN_LINK']);
+        expectFirst(`prev_hash of line ${k + 1}`, link, k, ['ALTERED', 'BROKEN_LINK']);
         if (k > 0 && k < n - 1) {
           const deleted = clone(statement);
           deleted.lines.splice(k, 1);
-          expectFirst(`deleting line ${k + 1}`, deleted, k + 1, ['MISSING']);
+          expectFirst(`deleting line ${k + 1}`, deleted, k, ['MISSING']);
         }
         if (k < n - 1) {
           const swapped = clone(statement);
           [swapped.lines[k], swapped.lines[k + 1]] = [swapped.lines[k + 1], swapped.lines[k]];
-          expectFirst(`swapping lines ${k + 1} and ${k + 2}`, swapped, k + 1, ['REORDERED']);
+          expectFirst(`swapping lines ${k + 1} and ${k + 2}`, swapped, k, ['REORDERED']);
         }
       }
       expect(misses).toEqual([]);
@@ -300,22 +309,23 @@ describe('checkStatement', () => {
       const [moved] = s.lines.splice(7, 1);
       s.lines.splice(20, 0, moved);
       const report = checkStatement(asJson(s));
-      expect(report.problems[0]).toEqual({ line: 8, revision: 8, kind: 'REORDERED', message: expect.stringMatching(/^lines 8 and 21 are out of order/) });
+      expect(report.problems[0]).toEqual({ line: 8, revision: 8, kind: 'REORDERED', message: expect.stringMatching(/^lines\[7\] and lines\[20\] are out of order/) });
     });
 
     it('a duplicated line: REORDERED at the copy', () => {
       const s = clone(statement);
       s.lines.splice(9, 0, clone(statement).lines[8]);
-      expect(checkStatement(asJson(s)).problems[0]).toEqual({ line: 10, revision: 8, kind: 'REORDERED', message: expect.stringMatching(/repeats line 9/) });
+      expect(checkStatement(asJson(s)).problems[0]).toEqual({ line: 10, revision: 8, kind: 'REORDERED', message: expect.stringMatching(/repeats lines\[8\]/) });
+      expect(checkStatement(statementCsv(s)).problems[0]).toEqual({ line: 11, revision: 8, kind: 'REORDERED', message: expect.stringMatching(/repeats line 10 /) });
     });
 
     it('an edited prev_hash: ALTERED at that line', () => {
       const k = 14;
       const s = clone(statement);
       s.lines[k].prev_hash = s.lines[k].prev_hash.replace(/^./, (c) => (c === 'a' ? 'b' : 'a'));
-      for (const text of both(s)) {
+      for (const { text, line } of exportsOf(s)) {
         const problem = checkStatement(text).problems[0];
-        expect(problem.line).toBe(k + 1);
+        expect(problem.line).toBe(line(k));
         expect(['ALTERED', 'BROKEN_LINK']).toContain(problem.kind);
       }
     });
@@ -326,9 +336,9 @@ describe('checkStatement', () => {
       s.lines[k].data.at = '2025-03-01T08:00:00.000Z';
       s.lines[k].occurred_at = '2025-03-01T08:00:00.000+00:00';
       rehashFrom(s, k, k);
-      for (const text of both(s)) {
+      for (const { text, line, name } of exportsOf(s)) {
         expect(checkStatement(text).problems).toEqual([
-          { line: k + 2, revision: k + 1, kind: 'BROKEN_LINK', message: expect.stringMatching(new RegExp(`is not the hash of line ${k + 1} \\(revision ${k}\\)`)) },
+          { line: line(k + 1), revision: k + 1, kind: 'BROKEN_LINK', message: expect.stringMatching(new RegExp(`is not the hash of ${escape(name(k))} \\(revision ${k}\\)`)) },
         ]);
       }
     });
@@ -354,7 +364,7 @@ describe('checkStatement', () => {
       const tail = { ...clone(statement), lines: statement.lines.slice(5) };
       tail.lines.splice(10, 1);
       expect(checkStatement(statementCsv(tail)).problems).toEqual([
-        { line: 11, revision: 16, kind: 'MISSING', message: expect.stringMatching(/^1 line missing between revision 14 and 16/) },
+        { line: 12, revision: 16, kind: 'MISSING', message: expect.stringMatching(/^1 line missing between revision 14 and 16/) },
       ]);
     });
 
@@ -369,15 +379,56 @@ describe('checkStatement', () => {
     });
   });
 
+  describe('names each line as the file shows it', () => {
+    it("CSV: the line of the file, which an editor's line numbers show", () => {
+      const k = indexOf(statement, 'FundsFrozen', 2);
+      const s = clone(statement);
+      s.lines[k].amount = '4.44';
+      const text = statementCsv(s);
+      const [problem] = checkStatement(text).problems;
+      expect(text.split('\r\n')[problem.line - 1]).toMatch(new RegExp(`^${k},.*,4\\.44,`));
+    });
+
+    it('CSV: a quoted value with a line break counts as the lines it takes', () => {
+      const s = clone(statement);
+      const k = indexOf(s, 'FrozenFundsReleased', 0);
+      s.lines[k].reason = s.lines[k].data.reason = 'refused:\nno stock';
+      rehashFrom(s, k);
+      s.lines[k + 3].amount = '4.44';
+      const text = statementCsv(s);
+      const [problem] = checkStatement(text).problems;
+      expect(problem).toMatchObject({ line: k + 6, revision: k + 3, kind: 'ALTERED' });
+      expect(text.split('\n')[problem.line - 1]).toMatch(new RegExp(`^${k + 3},`));
+    });
+
+    it("JSON: the service's whole reply is read as it came, and lines are named by their place in data.lines", () => {
+      const s = clone(statement);
+      s.lines[6].amount = '5.00';
+      const reply = JSON.stringify({ success: true, code: 'OK', data: s });
+      const report = checkStatement(reply);
+      expect(report).toMatchObject({ format: 'json', linesAt: 'data.lines', lines: n });
+      expect(report.problems).toEqual([{ line: 7, revision: 6, kind: 'ALTERED', message: expect.stringMatching(/^amount is 5\.00/) }]);
+      expect(formatReport(report)[0]).toMatch(/^data\.lines\[6\] \(revision 6\): ALTERED: /);
+      expect(checkStatement(JSON.stringify({ success: true, code: 'OK', data: statement })).ok).toBe(true);
+    });
+
+    it("JSON: a refusal from the service says so", () => {
+      const report = checkStatement(JSON.stringify({ success: false, code: 'WALLET_NOT_FOUND', message: 'No wallet for merchant m-1' }));
+      expect(report.problems).toEqual([
+        { line: 0, kind: 'MALFORMED', message: "the file is the service's refusal, not a statement: WALLET_NOT_FOUND: No wallet for merchant m-1" },
+      ]);
+    });
+  });
+
   describe('MALFORMED', () => {
     const rowsOf = (csv: string) => csv.split('\r\n');
 
     it('a truncated CSV row (cut inside the data JSON)', () => {
       const rows = rowsOf(statementCsv(statement));
-      const k = 9; // data line 9 is rows[9]
+      const k = 9; // rows[9] is line 10 of the file
       rows[k] = rows[k].slice(0, Math.floor(rows[k].length / 2));
       const report = checkStatement(rows.join('\r\n'));
-      expect(report.problems[0]).toEqual({ line: k, revision: k - 1, kind: 'MALFORMED', message: expect.any(String) });
+      expect(report.problems[0]).toEqual({ line: k + 1, revision: k - 1, kind: 'MALFORMED', message: expect.any(String) });
       expect(report.problems).toHaveLength(1);
       expect(report.lines).toBe(n);
     });
@@ -385,13 +436,13 @@ describe('checkStatement', () => {
     it('a CSV row missing its last columns', () => {
       const rows = rowsOf(statementCsv(statement));
       rows[3] = rows[3].slice(0, rows[3].lastIndexOf(','));
-      expect(checkStatement(rows.join('\n')).problems[0]).toEqual({ line: 3, revision: 2, kind: 'MALFORMED', message: 'the row has 14 of 15 columns (truncated or damaged)' });
+      expect(checkStatement(rows.join('\n')).problems[0]).toEqual({ line: 4, revision: 2, kind: 'MALFORMED', message: 'the row has 14 of 15 columns (truncated or damaged)' });
     });
 
     it('bad JSON in the data column, a bad amount, a JSON line without a column', () => {
       const rows = rowsOf(statementCsv(statement));
       rows[6] = rows[6].replace('"{', '"{x');
-      expect(checkStatement(rows.join('\r\n')).problems[0]).toMatchObject({ line: 6, kind: 'MALFORMED' });
+      expect(checkStatement(rows.join('\r\n')).problems[0]).toMatchObject({ line: 7, kind: 'MALFORMED' });
 
       const s = clone(statement);
       s.lines[4].balance_after = '12.5';
@@ -463,8 +514,8 @@ describe('verify-statement CLI', () => {
     const result = run(file);
     expect(result.status).toBe(1);
     const out = result.stdout.split('\n');
-    expect(out[0]).toMatch(/^line 7 \(revision 6\): ALTERED: amount is 5\.00 but the event's data says /);
-    expect(out[1]).toBe(`FAILED: 1 problem in ${n} lines; the first is at line 7 (revision 6)`);
+    expect(out[0]).toMatch(/^lines\[6\] \(revision 6\): ALTERED: amount is 5\.00 but the event's data says /);
+    expect(out[1]).toBe(`FAILED: 1 problem in ${n} lines; the first is at lines[6] (revision 6)`);
   });
 
   it('a deleted line: exit 1, MISSING', () => {
@@ -474,7 +525,7 @@ describe('verify-statement CLI', () => {
     writeFileSync(file, statementCsv(s));
     const result = run(file);
     expect(result.status).toBe(1);
-    expect(result.stdout).toMatch(/^line 13 \(revision 13\): MISSING: 1 line missing between revision 11 and 13/);
+    expect(result.stdout).toMatch(/^line 14 \(revision 13\): MISSING: 1 line missing between revision 11 and 13/);
   });
 
   it('usage errors and unreadable files: exit 2', () => {

@@ -120,7 +120,7 @@ describe('auditors: statements and balances as of any instant, replayed from the
     const reconciler = await admin.createStaff('reconciler');
     expect((await admin('GET', `/admin/v1/wallets/${merchant.merchantId}/statement`, undefined, { token: reconciler.token })).status).toBe(403);
     expect((await admin('GET', `/admin/v1/wallets/${merchant.merchantId}/statement?from=yesterday`, undefined, auditor)).body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'from' });
-    expect((await admin('GET', `/admin/v1/wallets/${merchant.merchantId}/balance`, undefined, auditor)).status).toBe(422);
+    expect((await admin('GET', `/admin/v1/wallets/${merchant.merchantId}/balance?at=2000-01-01T00:00:00Z&position=1/1`, undefined, auditor)).status).toBe(422);
     expect((await admin('GET', '/admin/v1/wallets/mch_nobody/statement', undefined, auditor)).body).toMatchObject({ code: 'WALLET_NOT_FOUND' });
   });
 
@@ -141,16 +141,16 @@ describe('auditors: statements and balances as of any instant, replayed from the
     const altered = [...rows];
     altered[k] = altered[k].replace(/,50\.00,/, ',500.00,');
     expect(altered[k]).not.toBe(rows[k]);
-    expect(first(checkStatement(altered.join('\r\n')))).toEqual({ line: k, kind: 'ALTERED' });
+    expect(first(checkStatement(altered.join('\r\n')))).toEqual({ line: k + 1, kind: 'ALTERED' });
 
     // One deleted line.
     const deleted = [...rows.slice(0, 700), ...rows.slice(701)];
-    expect(first(checkStatement(deleted.join('\r\n')))).toEqual({ line: 700, kind: 'MISSING' });
+    expect(first(checkStatement(deleted.join('\r\n')))).toEqual({ line: 701, kind: 'MISSING' });
 
     // One swapped pair.
     const swapped = [...rows];
     [swapped[900], swapped[901]] = [swapped[901], swapped[900]];
-    expect(first(checkStatement(swapped.join('\r\n')))).toEqual({ line: 900, kind: 'REORDERED' });
+    expect(first(checkStatement(swapped.join('\r\n')))).toEqual({ line: 901, kind: 'REORDERED' });
   });
 });
 

@@ -1,7 +1,7 @@
 import { createServer, IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo, createServer as createNetServer, Socket } from 'node:net';
 import { isAcknowledged } from '../../src/callbacks/delivery/acknowledgement';
-import { isForbiddenAddress } from '../../src/callbacks/delivery/address-policy';
+import { isForbiddenAddress, refusedCallbackHost } from '../../src/callbacks/delivery/address-policy';
 import { ResolvedAddress, sendCallback, SendCallbackOptions } from '../../src/callbacks/delivery/callback-sender';
 
 /**
@@ -352,5 +352,23 @@ describe('isForbiddenAddress', () => {
     ['', true],
   ])('%s -> forbidden: %s', (ip, forbidden) => {
     expect(isForbiddenAddress(ip)).toBe(forbidden);
+  });
+});
+
+describe('refusedCallbackHost: what a callback URL alone shows', () => {
+  it.each<[string, string | undefined]>([
+    ['https://shop.example/topup/callback', undefined],
+    ['http://8.8.8.8/cb', undefined],
+    ['http://127.0.0.1:3000/topup/callback', '127.0.0.1 is a loopback address'],
+    ['http://127.1.2.3/cb', '127.1.2.3 is a loopback address'],
+    ['http://[::1]:3000/cb', '::1 is a loopback address'],
+    ['http://[::ffff:127.0.0.1]/cb', '::ffff:7f00:1 is a loopback address'],
+    ['http://localhost:3000/cb', 'localhost is a loopback name'],
+    ['http://shop.localhost/cb', 'shop.localhost is a loopback name'],
+    ['http://192.168.1.10/cb', '192.168.1.10 is not a public address'],
+    ['http://169.254.169.254/latest/meta-data', '169.254.169.254 is not a public address'],
+    ['not a url', undefined],
+  ])('%s', (url, expected) => {
+    expect(refusedCallbackHost(url)).toBe(expected);
   });
 });

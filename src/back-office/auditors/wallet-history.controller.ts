@@ -3,16 +3,22 @@ import type { Response } from 'express';
 import { balanceAsOf, statementCsv, walletStatement } from '../../auditing/wallet-statement';
 import { EVENT_STORE, EventStore, parsePosition } from '../../infrastructure/event-store/event-store.port';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
+import { parseInstant } from '../../shared/clock';
 import { Roles } from '../auth/roles.decorator';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
 
 const invalid = (field: string, message: string) => new ApiError(422, 'VALIDATION_FAILED', message, field);
 
+/**
+ * A `+` pasted unencoded into a query string arrives as a space
+ * (`?at=2026-11-22T10:00:00+00:00`). A space before the offset can mean
+ * nothing else, so it is read as the `+` it was.
+ */
 function instant(raw: string | undefined, field: string): Date | undefined {
   if (raw === undefined) return undefined;
-  const date = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,6})?)?(Z|[+-]\d\d:\d\d)$/.test(raw) ? new Date(raw) : new Date(NaN);
-  if (Number.isNaN(date.getTime())) throw invalid(field, `${field} must be an ISO 8601 time with an offset, e.g. 2026-11-22T10:00:00+00:00`);
+  const date = parseInstant(raw.replace(/ (\d\d:\d\d)$/, '+$1'));
+  if (!date) throw invalid(field, `${field} must be an ISO 8601 time with an offset, e.g. 2026-11-22T10:00:00Z or 2026-11-22T10:00:00+00:00`);
   return date;
 }
 
@@ -62,7 +68,7 @@ export class WalletHistoryController {
 
   @Get(':merchant_id/balance')
   async balance(@Param(PathIdsPipe) { merchant_id: merchantId }: PathIds, @Query('at') at?: string, @Query('position') position?: string) {
-    if ((at === undefined) === (position === undefined)) throw invalid('at', 'give exactly one of at (ISO 8601) or position (commit/prepare)');
+    if (at !== undefined && position !== undefined) throw invalid('at', 'give at (ISO 8601) or position (commit/prepare), not both');
     let parsed;
     if (position !== undefined) {
       try {
@@ -71,6 +77,7 @@ export class WalletHistoryController {
         throw invalid('position', 'position must be a global position like 1234/56');
       }
     }
+    // Neither: the balance now, from every event recorded so far.
     const result = await balanceAsOf(this.store, merchantId, { at: instant(at, 'at'), position: parsed });
     if (!result) throw new ApiError(404, 'WALLET_NOT_FOUND', `No wallet for merchant ${merchantId}`);
     return successEnvelope('OK', result);

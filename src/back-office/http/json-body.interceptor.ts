@@ -3,6 +3,7 @@ import type { Request } from 'express';
 import { from, Observable, switchMap } from 'rxjs';
 import { ApiError } from '../../infrastructure/http/api-error';
 import { readRawBody } from '../../infrastructure/http/raw-body';
+import { invalidJson } from '../../infrastructure/http/request-errors';
 import { parseStrictJson } from '../../infrastructure/http/strict-json';
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -42,6 +43,6 @@ async function readJsonBody(request: Request): Promise<unknown> {
   });
   if (raw.length === 0) return undefined;
   const parsed = parseStrictJson(raw);
-  if (!parsed.ok) throw new ApiError(400, 'INVALID_JSON', parsed.reason);
+  if (!parsed.ok) throw invalidJson(parsed.reason);
   return parsed.value;
 }

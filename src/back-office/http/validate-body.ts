@@ -1,7 +1,9 @@
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { getMetadataStorage, validate, ValidationError } from 'class-validator';
 import { ApiError } from '../../infrastructure/http/api-error';
+import { invalidJson, missingField, unknownField } from '../../infrastructure/http/request-errors';
 import { assertStorableText } from '../../infrastructure/http/storable-text';
+import { EMPTY_BODY, NOT_AN_OBJECT } from '../../infrastructure/http/strict-json';
 
 type Dto<T> = new () => T;
 
@@ -15,14 +17,13 @@ type Dto<T> = new () => T;
  * format, named by its dotted path (`ip_whitelist.0`).
  */
 export async function validateBody<T extends object>(dto: Dto<T>, body: unknown): Promise<T> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ApiError(400, 'INVALID_JSON', 'The body must be a JSON object');
-  }
+  if (body === undefined) throw invalidJson(EMPTY_BODY);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidJson(NOT_AN_OBJECT);
   const declared = declaredFields(dto);
   const instance = copyInto(Object.create(dto.prototype) as T, body as Record<string, unknown>, declared);
   const errors = await validate(instance, { forbidUnknownValues: true });
   const missing = errors.find((e) => !Object.hasOwn(body, e.property));
-  if (missing) throw new ApiError(400, 'MISSING_REQUIRED_FIELD', `${missing.property} is required`, missing.property);
+  if (missing) throw missingField(missing.property);
   for (const field of declared) {
     if (!Object.hasOwn(body, field)) continue;
     assertStorableText((body as Record<string, unknown>)[field], field);
@@ -30,7 +31,7 @@ export async function validateBody<T extends object>(dto: Dto<T>, body: unknown)
     if (error) throw new ApiError(422, 'VALIDATION_FAILED', messageOf(error), field);
   }
   const unknown = Object.keys(body).find((key) => !declared.has(key));
-  if (unknown !== undefined) throw new ApiError(422, 'VALIDATION_FAILED', `${unknown} is not a field of this request`, unknown);
+  if (unknown !== undefined) throw unknownField(unknown);
   return instance;
 }
 

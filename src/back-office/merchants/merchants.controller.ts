@@ -1,7 +1,10 @@
-import { Body, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Inject, Logger, Param, Patch, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { OpenWallet } from '../../ledger/commands/ledger.commands';
-import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
+import { AppConfig } from '../../config/config';
+import { refusedCallbackHost } from '../../callbacks/delivery/address-policy';
+import { ApiError, successEnvelope, Warning } from '../../infrastructure/http/api-error';
+import { APP_CONFIG } from '../../infrastructure/infrastructure.tokens';
 import { parseAmount } from '../../shared/money';
 import { CurrentStaff } from '../auth/current-staff.decorator';
 import { Roles } from '../auth/roles.decorator';
@@ -21,10 +24,13 @@ const notFound = (merchantId: string) => new ApiError(404, 'MERCHANT_NOT_FOUND',
 @BackOfficeController('merchants')
 @Roles()
 export class MerchantsController {
+  private readonly logger = new Logger('Merchants');
+
   constructor(
     private readonly merchants: MerchantsRepository,
     private readonly deposits: DepositsService,
     private readonly commands: CommandBus,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
@@ -47,7 +53,7 @@ export class MerchantsController {
     };
     await this.commands.execute(new OpenWallet(credentials.merchantId, merchant.currency));
     const row = await this.merchants.create(merchant, credentials, by.staffId);
-    return successEnvelope('OK', { ...merchantView(row), app_secret: credentials.appSecret });
+    return successEnvelope('OK', { ...merchantView(row), app_secret: credentials.appSecret }, this.callbackWarnings(row.merchant_id, body.callback_url));
   }
 
   @Get(':merchant_id')
@@ -64,7 +70,21 @@ export class MerchantsController {
     }
     const row = await this.merchants.update(merchantId, body, by.staffId);
     if (!row) throw notFound(merchantId);
-    return successEnvelope('OK', merchantView(row));
+    return successEnvelope('OK', merchantView(row), this.callbackWarnings(merchantId, body.callback_url));
+  }
+
+  /**
+   * A callback URL on a private or loopback address is stored as given (the
+   * setting may change, and DNS between now and a callback), but said to be
+   * refused while CALLBACK_ALLOW_PRIVATE_NETWORKS is off: in the reply, and in
+   * the service log for whoever runs it.
+   */
+  private callbackWarnings(merchantId: string, callbackUrl: string | null | undefined): Warning[] {
+    const refused = callbackUrl && !this.config.callbackAllowPrivateNetworks ? refusedCallbackHost(callbackUrl) : undefined;
+    if (refused === undefined) return [];
+    const message = `callbacks to ${callbackUrl} will be refused: ${refused}, and the service runs without CALLBACK_ALLOW_PRIVATE_NETWORKS=true`;
+    this.logger.warn(`merchant ${merchantId}: ${message}`);
+    return [{ code: 'CALLBACK_URL_NOT_PUBLIC', field: 'callback_url', message }];
   }
 
   /** The new secret is in this reply only, like a new merchant's. Callbacks are signed with it from now on. */

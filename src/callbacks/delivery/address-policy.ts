@@ -42,6 +42,29 @@ for (const [network, bits] of [
   ['8000::', 1],
 ] as const) ipv6.addSubnet(network, bits, 'ipv6');
 
+/**
+ * Why callbacks to `url` will be refused, when its host alone shows it: an
+ * address that is not public, or localhost (RFC 6761 keeps it on loopback).
+ * Other names are resolved when each callback is sent, since DNS can change
+ * in between, so a name that resolves to a private address is not caught here.
+ */
+export function refusedCallbackHost(url: string): string | undefined {
+  let host: string;
+  try {
+    host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+  } catch {
+    return undefined;
+  }
+  if (host === 'localhost' || host.endsWith('.localhost')) return `${host} is a loopback name`;
+  if (isIP(host) === 0 || !isForbiddenAddress(host)) return undefined;
+  return isLoopback(host) ? `${host} is a loopback address` : `${host} is not a public address`;
+}
+
+function isLoopback(address: string): boolean {
+  const embedded = isIP(address) === 6 ? embeddedIPv4(address) : address;
+  return embedded === undefined ? address === '::1' : embedded.startsWith('127.');
+}
+
 export function isForbiddenAddress(ip: string): boolean {
   const address = ip.split('%')[0]; // a zone id (fe80::1%eth0) only says which interface
   switch (isIP(address)) {

@@ -32,6 +32,15 @@ export interface CallbackAttemptResult {
   replyExcerpt: string;
   /** Why the attempt failed before a complete reply, or null. A complete but unacknowledging reply is not an error. */
   error: string | null;
+  /** Set when the attempt was refused because the URL's host is not a public address. */
+  refusedAddress?: string;
+}
+
+/** The address rule refused the callback's host: no connection was tried. */
+class ForbiddenAddressError extends Error {
+  constructor(readonly address: string) {
+    super(`forbidden address ${address}`);
+  }
 }
 
 type Outcome = Omit<CallbackAttemptResult, 'latencyMs'>;
@@ -47,6 +56,7 @@ export async function sendCallback(options: SendCallbackOptions): Promise<Callba
     outcome = await attempt(options, deadline.signal);
   } catch (error) {
     outcome = { acknowledged: false, statusCode: null, replyExcerpt: '', error: messageOf(error) };
+    if (error instanceof ForbiddenAddressError) outcome.refusedAddress = error.address;
   } finally {
     deadline.clear();
   }
@@ -60,7 +70,7 @@ async function attempt(options: SendCallbackOptions, signal: AbortSignal): Promi
   const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await untilAborted(resolve(options.lookup ?? defaultLookup, host), signal);
   if (!options.allowPrivateNetworks) {
     const forbidden = addresses.find((a) => isForbiddenAddress(a.address));
-    if (forbidden) throw new Error(`forbidden address ${forbidden.address}`);
+    if (forbidden) throw new ForbiddenAddressError(forbidden.address);
   }
   signal.throwIfAborted();
   return exchange(url, addresses, options, signal);

@@ -23,8 +23,16 @@ export function failureEnvelope(code: string, message: string, field?: string): 
   return field === undefined ? { success: false, code, message } : { success: false, code, message, field };
 }
 
-export function successEnvelope<T>(code: 'OK' | 'ACCEPTED' | 'DUPLICATE', data: T) {
-  return { success: true as const, code, data };
+/** Something done as asked that will probably not work as meant, said beside the data rather than refused. */
+export interface Warning {
+  code: string;
+  message: string;
+  field?: string;
+}
+
+/** `warnings` is in the envelope only when there are some. */
+export function successEnvelope<T>(code: 'OK' | 'ACCEPTED' | 'DUPLICATE', data: T, warnings: Warning[] = []) {
+  return warnings.length === 0 ? { success: true as const, code, data } : { success: true as const, code, data, warnings };
 }
 
 /**

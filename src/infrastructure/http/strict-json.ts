@@ -1,4 +1,9 @@
+import { describeJsonSyntaxError, findJsonSyntaxError } from './json-syntax';
+
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+export const EMPTY_BODY = 'The body is empty: send a JSON object, {} when there is nothing in it';
+export const NOT_AN_OBJECT = 'The body must be a JSON object';
 
 export type JsonResult<T = unknown> = { ok: true; value: T } | { ok: false; reason: string };
 
@@ -16,11 +21,13 @@ export function parseStrictJson(raw: Buffer): JsonResult {
   } catch {
     return { ok: false, reason: 'The body is not valid UTF-8' };
   }
+  if (text.trim() === '') return { ok: false, reason: EMPTY_BODY };
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return { ok: false, reason: 'The body is not valid JSON' };
+    const error = findJsonSyntaxError(text);
+    return { ok: false, reason: `The body is not valid JSON${error ? ` ${describeJsonSyntaxError(error)}` : ''}` };
   }
   const duplicate = findDuplicateKey(text);
   if (duplicate !== undefined) return { ok: false, reason: `The key ${JSON.stringify(duplicate)} appears twice in one object` };
@@ -31,7 +38,7 @@ export function parseStrictJson(raw: Buffer): JsonResult {
 export function parseJsonObject(raw: Buffer): JsonResult<Record<string, unknown>> {
   const parsed = parseStrictJson(raw);
   if (parsed.ok && (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value))) {
-    return { ok: false, reason: 'The body must be a JSON object' };
+    return { ok: false, reason: NOT_AN_OBJECT };
   }
   return parsed as JsonResult<Record<string, unknown>>;
 }

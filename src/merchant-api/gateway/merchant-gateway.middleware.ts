@@ -6,6 +6,7 @@ import { APP_CONFIG } from '../../infrastructure/infrastructure.tokens';
 import { MerchantCredentials, MerchantDirectory } from '../../merchants/merchant-directory';
 import { ApiError, ON_UNEXPECTED_ERROR } from '../../infrastructure/http/api-error';
 import { readRawBody } from '../../infrastructure/http/raw-body';
+import { invalidJson } from '../../infrastructure/http/request-errors';
 import { parseJsonObject } from '../../infrastructure/http/strict-json';
 import { MERCHANT_REQUEST, MerchantRequest } from './merchant-request';
 import { ReplayGuard } from './replay-guard';
@@ -102,7 +103,7 @@ export class MerchantGatewayMiddleware implements NestMiddleware {
     let body: Record<string, unknown> = {};
     if (!verifyOnly) {
       const parsed = parseJsonObject(rawBody);
-      if (!parsed.ok) throw new ApiError(400, 'INVALID_JSON', parsed.reason);
+      if (!parsed.ok) throw invalidJson(parsed.reason);
       body = parsed.value;
     }
     const context: MerchantRequest = { merchant, rawBody, body, signing };

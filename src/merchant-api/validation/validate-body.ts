@@ -1,5 +1,6 @@
 import { ValidateBy, validate, ValidationOptions } from 'class-validator';
 import { ApiError } from '../../infrastructure/http/api-error';
+import { missingField, unknownField } from '../../infrastructure/http/request-errors';
 import { assertStorableText } from '../../infrastructure/http/storable-text';
 
 export interface FieldSpec<T> {
@@ -23,7 +24,7 @@ export async function validateBody<T extends object>(dto: new () => T, body: Rec
   for (const { name, required } of fields) {
     const value = body[name];
     if (value === undefined || value === null) {
-      if (required) throw new ApiError(400, 'MISSING_REQUIRED_FIELD', `${name} is required`, name);
+      if (required) throw missingField(name);
       continue;
     }
     assertStorableText(value, name);
@@ -32,7 +33,7 @@ export async function validateBody<T extends object>(dto: new () => T, body: Rec
   }
   const known = new Set<string>(fields.map((f) => f.name));
   const unknown = Object.keys(body).find((key) => !known.has(key));
-  if (unknown !== undefined) throw new ApiError(422, 'VALIDATION_FAILED', `Unknown field ${JSON.stringify(unknown)}`, unknown);
+  if (unknown !== undefined) throw unknownField(unknown);
   return instance;
 }
 
