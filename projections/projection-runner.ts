@@ -79,6 +79,7 @@ export class ProjectionRunner {
   private readonly subscriptions: Subscription[] = [];
   private readonly reached = new Map<string, GlobalPosition>();
   private readonly waiters = new Map<string, Set<Waiter>>();
+  private readonly appliedListeners: ((events: readonly RecordedEvent[]) => void)[] = [];
 
   constructor(
     private readonly pool: Pool,
@@ -116,6 +117,7 @@ export class ProjectionRunner {
           for (const [i, { projection }] of targets.entries()) {
             this.advanceTo(projection.name, comparePositions(reached[i], last) > 0 ? reached[i] : last);
           }
+          for (const listener of this.appliedListeners) listener(events);
         },
         onError: (error) => this.log('projections failed a batch; retrying', error),
       }),
@@ -124,6 +126,14 @@ export class ProjectionRunner {
 
   async stop(): Promise<void> {
     await Promise.all(this.subscriptions.splice(0).map((s) => s.stop()));
+  }
+
+  /**
+   * Called after each batch is in the read models (applied here or, by another
+   * instance, before): workers wake on the events that give them work.
+   */
+  onApplied(listener: (events: readonly RecordedEvent[]) => void): void {
+    this.appliedListeners.push(listener);
   }
 
   position(name: string): GlobalPosition {

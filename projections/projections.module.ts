@@ -1,5 +1,5 @@
 import { Global, Injectable, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { allProjections } from './all-projections';
+import { fedProjections } from './all-projections';
 import { ProjectionRunner } from './projection-runner';
 import { projectionRunnerProvider } from './projection-runner.provider';
 
@@ -19,7 +19,7 @@ class ProjectionLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
 @Global()
 @Module({
   providers: [
-    projectionRunnerProvider(ProjectionRunner, allProjections, 'Projections'),
+    projectionRunnerProvider(ProjectionRunner, fedProjections, 'Projections'),
     ProjectionLifecycle,
   ],
   exports: [ProjectionRunner],

@@ -1,6 +1,4 @@
-import { allProjections } from '../projections/all-projections';
-import { callbackScheduleProjection } from '../projections/callback-schedule.projection';
-import { fulfilmentJobsProjection } from '../projections/fulfilment-jobs.projection';
+import { fedProjections } from '../projections/all-projections';
 import { projectionMigrations } from '../projections/projection-runner';
 import { rebuildRunMigrations } from './back-office/auditors/rebuild-runs';
 import { callbackMigrations } from './callbacks/callbacks.migrations';
@@ -15,7 +13,7 @@ import { provisioningMigrations } from './merchants/provisioning.migrations';
 export function allMigrations(config: Pick<AppConfig, 'eventStore' | 'upstreamSimulator'>): Migration[] {
   return [
     ...(config.eventStore === 'postgres' ? eventStoreMigrations : []),
-    ...projectionMigrations([...allProjections, fulfilmentJobsProjection, callbackScheduleProjection]),
+    ...projectionMigrations(fedProjections),
     ...provisioningMigrations,
     ...merchantApiMigrations,
     ...callbackMigrations,

@@ -100,6 +100,11 @@ export class CallbackWorker {
     return this.dispatcher.stop();
   }
 
+  /** Work was just added: claim now rather than at the next poll. */
+  nudge(): void {
+    this.dispatcher.nudge();
+  }
+
   private async claim(limit: number, saturated: string[]): Promise<Delivery[]> {
     const { rows } = await this.pool.query<Delivery>(
       `update callback_deliveries set lease_until = now() + make_interval(secs => $2::float8 / 1000), leased_by = $3

@@ -1,8 +1,6 @@
 import { Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { Pool } from 'pg';
-import { callbackScheduleProjection } from '../../projections/callback-schedule.projection';
 import { ProjectionRunner } from '../../projections/projection-runner';
-import { projectionRunnerProvider } from '../../projections/projection-runner.provider';
 import { instanceId } from '../infrastructure/jobs/instance-id';
 import { AppConfig } from '../config/config';
 import { EVENT_STORE, EventStore } from '../infrastructure/event-store/event-store.port';
@@ -12,30 +10,29 @@ import { CallbackLog } from './callback-log';
 import { CallbackWorker } from './callback-worker';
 import { logFailure } from '../infrastructure/logging/log-failure';
 
-const SCHEDULE_FEED = Symbol('CallbackScheduleFeed');
-
+/** Starts the worker after start-up, woken when the projections schedule a callback; stops it first on shutdown. */
 @Injectable()
 class CallbackLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
-    @Inject(SCHEDULE_FEED) private readonly feed: ProjectionRunner,
+    private readonly projections: ProjectionRunner,
     private readonly worker: CallbackWorker,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.feed.start();
+    this.projections.onApplied((events) => {
+      if (events.some((event) => event.type === 'OrderSucceeded' || event.type === 'OrderFailed')) this.worker.nudge();
+    });
     this.worker.start();
   }
 
   async onModuleDestroy(): Promise<void> {
     await this.worker.stop();
-    await this.feed.stop();
   }
 }
 
 /** Merchant callbacks: a durable schedule fed from the event store, delivered by competing workers. */
 @Module({
   providers: [
-    projectionRunnerProvider(SCHEDULE_FEED, [callbackScheduleProjection], 'CallbackSchedule'),
     {
       provide: CallbackWorker,
       inject: [PG_POOL, EVENT_STORE, AppSecretCipher, APP_CONFIG],
@@ -51,7 +48,7 @@ class CallbackLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
             allowPrivateNetworks: config.callbackAllowPrivateNetworks,
             concurrency: config.callbackConcurrency,
             perMerchant: config.callbackConcurrencyPerMerchant,
-            pollMs: 25,
+            pollMs: 100,
             instanceId: instanceId(),
           },
           undefined,

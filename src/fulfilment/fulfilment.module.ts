@@ -1,9 +1,7 @@
 import { Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { Pool } from 'pg';
-import { fulfilmentJobsProjection } from '../../projections/fulfilment-jobs.projection';
 import { ProjectionRunner } from '../../projections/projection-runner';
-import { projectionRunnerProvider } from '../../projections/projection-runner.provider';
 import { instanceId } from '../infrastructure/jobs/instance-id';
 import { AppConfig } from '../config/config';
 import { EVENT_STORE, EventStore } from '../infrastructure/event-store/event-store.port';
@@ -17,25 +15,25 @@ import { FulfilmentWorker } from './worker/fulfilment-worker';
 import { logFailure } from '../infrastructure/logging/log-failure';
 
 const SIMULATOR = Symbol('UpstreamSimulator');
-const JOB_FEED = Symbol('FulfilmentJobFeed');
 
-/** Starts the job feed and the worker after start-up; stops both (and the simulator) first on shutdown. */
+/** Starts the worker after start-up, woken when the projections add a job; stops it (and the simulator) first on shutdown. */
 @Injectable()
 class FulfilmentLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
-    @Inject(JOB_FEED) private readonly feed: ProjectionRunner,
+    private readonly projections: ProjectionRunner,
     private readonly worker: FulfilmentWorker,
     @Inject(SIMULATOR) private readonly simulator: UpstreamSimulator | undefined,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.feed.start();
+    this.projections.onApplied((events) => {
+      if (events.some((event) => event.type === 'OrderAccepted')) this.worker.nudge();
+    });
     this.worker.start();
   }
 
   async onModuleDestroy(): Promise<void> {
     await this.worker.stop();
-    await this.feed.stop();
     await this.simulator?.stop();
   }
 }
@@ -65,7 +63,6 @@ class FulfilmentLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
           connectTimeoutMs: config.upstreamConnectTimeoutMs,
         }),
     },
-    projectionRunnerProvider(JOB_FEED, [fulfilmentJobsProjection], 'FulfilmentJobs'),
     {
       provide: FulfilmentWorker,
       inject: [PG_POOL, EVENT_STORE, CommandBus, UPSTREAM, APP_CONFIG],
@@ -81,7 +78,7 @@ class FulfilmentLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
             maxAttempts: config.fulfilmentMaxAttempts,
             retryBaseMs: config.fulfilmentRetryBaseMs,
             leaseMs: config.upstreamConnectTimeoutMs + config.upstreamTimeoutMs + 5_000,
-            pollMs: 100,
+            pollMs: 500,
             instanceId: instanceId(),
           },
           (message, error) => (error ? logFailure(logger, message, error) : logger.warn(message)),

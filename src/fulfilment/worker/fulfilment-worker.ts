@@ -64,6 +64,11 @@ export class FulfilmentWorker {
     return this.dispatcher.stop();
   }
 
+  /** Work was just added: claim now rather than at the next poll. */
+  nudge(): void {
+    this.dispatcher.nudge();
+  }
+
   private async claim(limit: number): Promise<Job[]> {
     // SKIP LOCKED plus the re-check of the lease on the locked row's newest
     // version: two instances never hold one job at once.

@@ -42,6 +42,11 @@ export class JobDispatcher<Job> {
     await Promise.all(this.inFlight);
   }
 
+  /** New work may be due: claim shortly, without waiting for the poll. */
+  nudge(): void {
+    if (this.running) this.wakeSoon();
+  }
+
   private wakeSoon(): void {
     if (this.wakeTimer) return;
     this.wakeTimer = setTimeout(() => {
