@@ -125,7 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
     callbackRetryDelaysMs: read('CALLBACK_RETRY_DELAYS', DEFAULT_CALLBACK_DELAYS, durationList, 'a comma-separated list of durations like 100ms,30s,2m,1h, each at most 24h'),
     callbackAllowPrivateNetworks: read('CALLBACK_ALLOW_PRIVATE_NETWORKS', 'false', boolean, '"true" or "false"'),
     callbackTimeoutMs: read('CALLBACK_TIMEOUT_MS', '10000', integerIn(50, 600_000), 'an integer of milliseconds from 50 to 600000'),
-    callbackConcurrency: read('CALLBACK_CONCURRENCY', '32', integerIn(0, 1000), 'an integer from 0 (off) to 1000'),
+    callbackConcurrency: read('CALLBACK_CONCURRENCY', '128', integerIn(0, 10_000), 'an integer from 0 (off) to 10000'),
     callbackConcurrencyPerMerchant: read('CALLBACK_CONCURRENCY_PER_MERCHANT', '4', integerIn(1, 1000), 'an integer from 1 to 1000'),
     trustProxy: read('TRUST_PROXY', '0', integerIn(0, 10), 'a hop count from 0 to 10'),
     secretsKey,
