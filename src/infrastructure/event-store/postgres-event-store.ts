@@ -147,12 +147,24 @@ export class PostgresEventStore implements EventStore {
     return rows[0].last === null ? undefined : BigInt(rows[0].last);
   }
 
-  async readStream(streamId: string, fromRevision: StreamRevision = 0n): Promise<RecordedEvent[]> {
+  async readStream(streamId: string, fromRevision: StreamRevision = 0n, maxCount?: number): Promise<RecordedEvent[]> {
     const { rows } = await this.pool.query<EventRow>(
-      `${SELECT_EVENT} where e.stream_id = $1 and e.stream_revision >= $2 order by e.stream_revision`,
-      [streamId, fromRevision.toString()],
+      `${SELECT_EVENT} where e.stream_id = $1 and e.stream_revision >= $2 order by e.stream_revision limit $3`,
+      [streamId, fromRevision.toString(), maxCount ?? null],
     );
     return rows.map(toRecordedEvent);
+  }
+
+  /** One query for many streams: far fewer round trips than a read per stream. */
+  async readStreams(streamIds: readonly string[]): Promise<RecordedEvent[][]> {
+    const byStream = new Map<string, RecordedEvent[]>(streamIds.map((id) => [id, []]));
+    if (streamIds.length === 0) return [];
+    const { rows } = await this.pool.query<EventRow>(
+      `${SELECT_EVENT} where e.stream_id = any($1::text[]) order by e.stream_id, e.stream_revision`,
+      [streamIds],
+    );
+    for (const row of rows) byStream.get(row.stream_id)!.push(toRecordedEvent(row));
+    return streamIds.map((id) => byStream.get(id)!);
   }
 
   /**
