@@ -131,7 +131,10 @@ function readJson(text: string): Read | { ok: false; error: string } {
   if (Array.isArray(parsed)) {
     lines = parsed;
   } else if (parsed !== null && typeof parsed === 'object') {
-    const o = parsed as Record<string, unknown>;
+    // A page saved from the API is the statement inside its success envelope.
+    const envelope = parsed as Record<string, unknown>;
+    const enveloped = envelope.success === true && envelope.data !== null && typeof envelope.data === 'object';
+    const o = (enveloped ? envelope.data : parsed) as Record<string, unknown>;
     lines = o.lines;
     header = { merchantId: o.merchant_id, currency: o.currency, nextAfterRevision: o.next_after_revision };
   }
