@@ -4,6 +4,7 @@ import { walletStream } from '../ledger/streams';
 import { WalletEvent, walletMovement } from '../ledger/wallet/wallet.decider';
 import { chainHash, GENESIS_HASH } from '../shared/hash-chain';
 import { Minor } from '../shared/money';
+import { readAhead } from './read-ahead';
 import { SnapshotBound, WalletSnapshot, WalletSnapshots } from './wallet-snapshots';
 
 /** Events read per round trip: a wallet of any length is replayed in slices this big. */
@@ -56,24 +57,15 @@ export async function replayStart(store: EventStore, snapshots: WalletSnapshots 
 }
 
 /**
- * A wallet's events after revision `after`, a slice at a time. From the
- * second slice on, the next one is read while the caller works through the
- * current one; a caller that stops early leaves at most one slice unread.
+ * A wallet's events after revision `after`, a slice at a time (never an
+ * empty one). From the second slice on, the next is read while the caller
+ * works through the current one.
  */
 export async function* walletSlices(store: EventStore, merchantId: string, after: bigint, sliceSize = REPLAY_SLICE): AsyncGenerator<RecordedEvent[]> {
   const stream = walletStream(merchantId);
-  let next: Promise<RecordedEvent[]> | undefined = store.readStream(stream, after + 1n, sliceSize);
-  for (let first = true; next; first = false) {
-    const slice: RecordedEvent[] = await next;
-    next = undefined;
-    if (slice.length === 0) return;
-    const readAhead = slice.length === sliceSize ? () => store.readStream(stream, slice[slice.length - 1].revision + 1n, sliceSize) : undefined;
-    if (readAhead && !first) {
-      next = readAhead();
-      // Awaited on the next turn; a caller that stops early must not leave an unhandled rejection behind.
-      next.catch(() => undefined);
-    }
-    yield slice;
-    if (readAhead && first) next = readAhead();
-  }
+  const read = (from: bigint) => () => store.readStream(stream, from, sliceSize);
+  const slices = readAhead(read(after + 1n), (slice) => (slice.length === sliceSize ? read(slice[slice.length - 1].revision + 1n) : undefined), {
+    afterFirst: true,
+  });
+  for await (const slice of slices) if (slice.length > 0) yield slice;
 }

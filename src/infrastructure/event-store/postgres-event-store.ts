@@ -148,10 +148,16 @@ export class PostgresEventStore implements EventStore {
   }
 
   async readStream(streamId: string, fromRevision: StreamRevision = 0n, maxCount?: number): Promise<RecordedEvent[]> {
-    const { rows } = await this.pool.query<EventRow>(
-      `${SELECT_EVENT} where e.stream_id = $1 and e.stream_revision >= $2 order by e.stream_revision limit $3`,
-      [streamId, fromRevision.toString(), maxCount ?? null],
-    );
+    const from = fromRevision.toString();
+    // Revisions have no gaps, so a slice is a closed range of them: the planner then
+    // walks the index for that range instead of sorting the rest of a long stream.
+    const { rows } =
+      maxCount === undefined
+        ? await this.pool.query<EventRow>(`${SELECT_EVENT} where e.stream_id = $1 and e.stream_revision >= $2 order by e.stream_revision`, [streamId, from])
+        : await this.pool.query<EventRow>(
+            `${SELECT_EVENT} where e.stream_id = $1 and e.stream_revision >= $2 and e.stream_revision < $2::bigint + $3 order by e.stream_revision`,
+            [streamId, from, maxCount],
+          );
     return rows.map(toRecordedEvent);
   }
 
