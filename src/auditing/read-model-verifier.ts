@@ -162,10 +162,11 @@ async function merchantOrderNos(pool: Pool, merchantId: string, fromWallet: Set<
 }
 
 /** The orders' streams, many per read. */
-function orderStreams(store: EventStore, orderNos: readonly string[]): AsyncGenerator<RecordedEvent[][]> {
+async function* orderStreams(store: EventStore, orderNos: readonly string[]): AsyncGenerator<RecordedEvent[][]> {
+  if (orderNos.length === 0) return;
   let from = 0;
   const read = () => store.readStreams(orderNos.slice(from, from + ORDER_STREAMS_PER_READ).map(orderStream));
-  return readAhead(read, () => ((from += ORDER_STREAMS_PER_READ) < orderNos.length ? read : undefined));
+  yield* readAhead(read, () => ((from += ORDER_STREAMS_PER_READ) < orderNos.length ? read : undefined));
 }
 
 // ---------------------------------------------------------------------------

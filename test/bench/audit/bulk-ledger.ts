@@ -10,7 +10,10 @@
  * statement per chunk), then the read models are derived with set-based SQL.
  */
 import { Pool } from 'pg';
-import { WALLET_SNAPSHOT_INTERVAL } from '../../../projections/wallets.projection';
+import { callbackScheduleProjection } from '../../../projections/callback-schedule.projection';
+import { fulfilmentJobsProjection } from '../../../projections/fulfilment-jobs.projection';
+import { ordersProjection } from '../../../projections/orders.projection';
+import { WALLET_SNAPSHOT_INTERVAL, walletsProjection } from '../../../projections/wallets.projection';
 import { deriveOrderNo } from '../../../src/ledger/order/order-number';
 import { walletStream, orderStream } from '../../../src/ledger/streams';
 import { isoTimestamp } from '../../../src/shared/clock';
@@ -280,11 +283,15 @@ async function deriveReadModels(pool: Pool): Promise<void> {
           order by stream_id, stream_revision desc) l using (stream_id)
     left join (select stream_id, (data->>'at')::timestamptz as at from es_events where event_type = 'OrderAccepted') a using (stream_id)
     where p.stream_id like 'order-%' and p.stream_revision = 0`);
-  await pool.query(`
-    insert into projection_checkpoints (name, position_commit, position_prepare)
-    select name, transaction_id::text::bigint, global_position
-    from (select transaction_id, global_position from es_events order by transaction_id desc, global_position desc limit 1) last,
-      unnest(array['orders', 'wallets']) as name
-    on conflict (name) do update set position_commit = excluded.position_commit, position_prepare = excluded.position_prepare`);
+  // The read models are at the last event. The workflow feeds (fulfilment jobs, callbacks)
+  // start after it too: nothing in a built ledger is to be sent anywhere.
+  await pool.query(
+    `insert into projection_checkpoints (name, position_commit, position_prepare)
+     select name, transaction_id::text::bigint, global_position
+     from (select transaction_id, global_position from es_events order by transaction_id desc, global_position desc limit 1) last,
+       unnest($1::text[]) as name
+     on conflict (name) do update set position_commit = excluded.position_commit, position_prepare = excluded.position_prepare`,
+    [[ordersProjection, walletsProjection, fulfilmentJobsProjection, callbackScheduleProjection].map((p) => p.name)],
+  );
   await pool.query('vacuum analyze');
 }
