@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 import { Credentials, LoadResult, percentile, runLoad } from './load-generator';
 import { Child, coresUsed, CpuSnapshot, cpuSnapshot, freePort, sleep, startNodeChild, waitForHttp200, waitUntilIdle } from './processes';
+import { markdownTable } from './markdown-table';
 import { summariseProfile } from './profile-summary';
 
 const PRODUCT_ID = 'bench';
@@ -324,13 +325,6 @@ function statementSummary(taken: ProfileTaken, accepted: number, top = 12): stri
 
 // ---------------------------------------------------------------- report
 
-/** A Markdown table: the first column left-aligned, the others right-aligned. */
-function table(header: string[], rows: string[][]): string[] {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const line = (cells: string[]) => `| ${cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ')} |`;
-  return [line(header), `|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...rows.map(line)];
-}
-
 const rate = (r: LoadResult) => (r.elapsedMs > 0 ? r.accepted / (r.elapsedMs / 1000) : 0);
 const sum = (map: Map<string, number>) => [...map.values()].reduce((a, b) => a + b, 0);
 
@@ -354,7 +348,7 @@ function report(settings: Settings, results: ScenarioResult[], baseline: Scenari
       ` per scenario after a ${settings.warmupS} s warm-up, ${settings.merchants} merchants in "many merchants", ` +
       `event store ${process.env.EVENT_STORE ?? 'postgres'}, upstream simulator delay ${process.env.UPSTREAM_SIM_DELAY_MS ?? '200'} ms`,
     '',
-    ...table(header, rows),
+    ...markdownTable(header, rows),
     '',
   ];
   const baseRate = rate(baseline.result);
@@ -378,7 +372,7 @@ function report(settings: Settings, results: ScenarioResult[], baseline: Scenari
       `CPU during the measured runs, in cores (of ${cpus.length}): "server" is the service or the baseline server, "postgres" the local ` +
         `server's work for the benchmark's database, "other" everything else on the machine (Linux /proc):`,
       '',
-      ...table(cpuHeader, cpuRows),
+      ...markdownTable(cpuHeader, cpuRows),
       '',
     );
   }
