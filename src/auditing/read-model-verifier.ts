@@ -2,7 +2,7 @@ import { Pool } from 'pg';
 import { comparePositions, EventStore, formatPosition, GlobalPosition, RecordedEvent, START } from '../infrastructure/event-store/event-store.port';
 import { orderStream } from '../ledger/streams';
 import { readAhead } from './read-ahead';
-import { Difference, DifferenceList, EventReference, Row, without } from './verification/differences';
+import { Difference, DifferenceList, EventReference, referenceOf, Row, without } from './verification/differences';
 import { expectedOrderRow, ExpectedWalletRows, isFinalStage, LedgerFold, OrderFacts } from './verification/ledger-fold';
 import {
   differingOrders,
@@ -12,8 +12,12 @@ import {
   readTablesAtCheckpoints,
   strayWalletRows,
   TablesAtCheckpoints,
+  lineDigest,
+  lineDigests,
+  linesIn,
+  snapshotsIn,
+  walletRanges,
   walletRowKey,
-  walletRowsAt,
 } from './verification/read-model-tables';
 import { walletSlices } from './wallet-replay';
 
@@ -66,6 +70,8 @@ export class WalletNotFoundError extends Error {
 }
 
 const LOG_BATCH = 2000;
+/** A wallet is read this many slices ahead: its events lie scattered over the log, so each read waits on the disk or the cache. */
+const VERIFY_SLICES_AHEAD = 3;
 const ORDER_STREAMS_PER_READ = 500;
 const ROWS_PER_LOOKUP = 1000;
 
@@ -140,7 +146,7 @@ function logBatches(store: EventStore, until: GlobalPosition): AsyncGenerator<Re
 async function replayWallet(store: EventStore, fold: LedgerFold, merchantId: string, checkBatch: () => Promise<void>) {
   const orderNos = new Set<string>();
   let read = 0;
-  for await (const slice of walletSlices(store, merchantId, -1n)) {
+  for await (const slice of walletSlices(store, merchantId, -1n, { ahead: VERIFY_SLICES_AHEAD })) {
     read += slice.length;
     // Positions grow with revisions: the first event past the checkpoint ends the replay.
     const applied = slice.findIndex((event) => !fold.apply(event));
@@ -172,16 +178,33 @@ async function* orderStreams(store: EventStore, orderNos: readonly string[]): As
 // ---------------------------------------------------------------------------
 // Comparing.
 
-/** Statement lines and snapshots: insert-only, so compared batch by batch as the replay goes. */
+/**
+ * Statement lines and snapshots: insert-only, so compared batch by batch as
+ * the replay goes. Lines are compared a wallet at a time by digest, and read
+ * one by one only for a wallet whose digest differs.
+ */
 async function compareWalletRows(pool: Pool, expected: ExpectedWalletRows[], out: DifferenceList): Promise<void> {
-  const { lines, snapshots } = await walletRowsAt(pool, expected);
+  // A line at WalletOpened is reported with the other lines no event explains.
+  const lines = new Map<string, ExpectedWalletRows[]>();
   for (const e of expected) {
-    const key = { merchant_id: e.merchantId, revision: e.revision };
-    // A line at WalletOpened is reported with the other lines no event explains.
-    if (e.line) out.compareRow('rm_statement_lines', key, e.line, lines.get(walletRowKey(e)), e.by, e.by);
+    if (!e.hasLine) continue;
+    const ofWallet = lines.get(e.merchantId) ?? [];
+    lines.set(e.merchantId, ofWallet);
+    ofWallet.push(e);
+  }
+  const ranges = walletRanges(expected);
+  const [digests, snapshots] = await Promise.all([lineDigests(pool, ranges), snapshotsIn(pool, ranges)]);
+  const differing = new Map([...ranges].filter(([merchantId]) => digests.get(merchantId) !== lineDigest((lines.get(merchantId) ?? []).map((e) => e.lineDigestText()))));
+  const found = await linesIn(pool, differing);
+  for (const [merchantId] of differing) {
+    for (const e of lines.get(merchantId) ?? []) {
+      out.compareRow('rm_statement_lines', { merchant_id: e.merchantId, revision: e.revision }, e.line(), found.get(walletRowKey(e)), e.by, e.by);
+    }
+  }
+  for (const e of expected) {
     const snapshot = snapshots.get(walletRowKey(e));
     // A snapshot is due at every interval; one elsewhere (from another interval) must be right too.
-    if (snapshot || e.snapshotDue) out.compareRow('rm_wallet_snapshots', key, e.snapshot(), snapshot, e.by, e.by);
+    if (snapshot || e.snapshotDue) out.compareRow('rm_wallet_snapshots', { merchant_id: e.merchantId, revision: e.revision }, e.snapshot(), snapshot, e.by, e.by);
   }
 }
 
@@ -189,22 +212,24 @@ function compareWallets(fold: LedgerFold, tables: TablesAtCheckpoints, out: Diff
   for (const [merchantId, facts] of fold.wallets) {
     const { balance, frozen } = facts.state;
     const expected = { balance: balance.toString(), frozen: frozen.toString(), available: (balance - frozen).toString() };
-    out.compareRow('rm_wallets', { merchant_id: merchantId }, expected, tables.wallets.get(merchantId), facts.lastBy!, facts.openedBy ?? facts.lastBy!);
+    const last = referenceOf(facts.last!);
+    out.compareRow('rm_wallets', { merchant_id: merchantId }, expected, tables.wallets.get(merchantId), last, facts.opened ? referenceOf(facts.opened) : last);
     tables.wallets.delete(merchantId);
 
-    for (const [key, by] of facts.holdsBy) {
+    for (const [key, frozenBy] of facts.holdsBy) {
       const at = key.lastIndexOf('#');
       const rowKey = `${merchantId}|${key}`;
       const amount = facts.state.holds.get(key)!.toString();
       const holdRow = { merchant_id: merchantId, order_no: key.slice(0, at), attempt: Number(key.slice(at + 1)) };
+      const by = referenceOf(frozenBy);
       out.compareRow('rm_wallet_holds', holdRow, { amount }, tables.holds.get(rowKey), by, by);
       tables.holds.delete(rowKey);
     }
   }
   for (const [merchantId, row] of tables.wallets) out.stray('rm_wallets', { merchant_id: merchantId }, without(row, 'merchant_id'), null);
   for (const [rowKey, row] of tables.holds) {
-    const closedBy = fold.wallets.get(row.merchant_id)?.closedBy.get(rowKey.slice(row.merchant_id.length + 1)) ?? null;
-    out.stray('rm_wallet_holds', { merchant_id: row.merchant_id, order_no: row.order_no, attempt: row.attempt }, { amount: row.amount }, closedBy);
+    const closedBy = fold.wallets.get(row.merchant_id)?.closedBy.get(rowKey.slice(row.merchant_id.length + 1));
+    out.stray('rm_wallet_holds', { merchant_id: row.merchant_id, order_no: row.order_no, attempt: row.attempt }, { amount: row.amount }, closedBy ? referenceOf(closedBy) : null);
   }
 }
 

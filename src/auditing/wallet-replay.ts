@@ -4,7 +4,6 @@ import { walletStream } from '../ledger/streams';
 import { WalletEvent, walletMovement } from '../ledger/wallet/wallet.decider';
 import { chainHash, GENESIS_HASH } from '../shared/hash-chain';
 import { Minor } from '../shared/money';
-import { readAhead } from './read-ahead';
 import { SnapshotBound, WalletSnapshot, WalletSnapshots } from './wallet-snapshots';
 
 /** Events read per round trip: a wallet of any length is replayed in slices this big. */
@@ -58,14 +57,31 @@ export async function replayStart(store: EventStore, snapshots: WalletSnapshots 
 
 /**
  * A wallet's events after revision `after`, a slice at a time (never an
- * empty one). From the second slice on, the next is read while the caller
- * works through the current one.
+ * empty one). A stream's revisions have no gaps, so every slice's range is
+ * known in advance: from the second slice on, `ahead` more are read while
+ * the caller works through the current one. A caller that needs one slice
+ * (a page, a balance) pays for one read.
  */
-export async function* walletSlices(store: EventStore, merchantId: string, after: bigint, sliceSize = REPLAY_SLICE): AsyncGenerator<RecordedEvent[]> {
+export async function* walletSlices(
+  store: EventStore,
+  merchantId: string,
+  after: bigint,
+  { sliceSize = REPLAY_SLICE, ahead = 1 }: { sliceSize?: number; ahead?: number } = {},
+): AsyncGenerator<RecordedEvent[]> {
   const stream = walletStream(merchantId);
-  const read = (from: bigint) => () => store.readStream(stream, from, sliceSize);
-  const slices = readAhead(read(after + 1n), (slice) => (slice.length === sliceSize ? read(slice[slice.length - 1].revision + 1n) : undefined), {
-    afterFirst: true,
-  });
-  for await (const slice of slices) if (slice.length > 0) yield slice;
+  const read = (index: number) => {
+    const slice = store.readStream(stream, after + 1n + BigInt(index * sliceSize), sliceSize);
+    // Awaited in turn; a caller that stops early must not leave an unhandled rejection behind.
+    slice.catch(() => undefined);
+    return slice;
+  };
+  const pending = [read(0)];
+  for (let index = 0; pending.length > 0; index++) {
+    const slice = await pending.shift()!;
+    const last = slice.length < sliceSize;
+    if (!last && index > 0) while (pending.length < ahead) pending.push(read(index + 1 + pending.length));
+    if (slice.length > 0) yield slice;
+    if (last) return;
+    if (pending.length === 0) pending.push(read(index + 1));
+  }
 }

@@ -1,5 +1,5 @@
 import { isSnapshotRevision } from '../../../projections/wallets.projection';
-import { comparePositions, GlobalPosition, RecordedEvent, START } from '../../infrastructure/event-store/event-store.port';
+import { comparePositions, formatPosition, GlobalPosition, RecordedEvent, START } from '../../infrastructure/event-store/event-store.port';
 import { decodeEvent } from '../../ledger/event-codec';
 import { OrderEvent, orderDecider, OrderState } from '../../ledger/order/order.decider';
 import { ORDER_STREAM_PREFIX, WALLET_STREAM_PREFIX } from '../../ledger/streams';
@@ -7,6 +7,7 @@ import { holdKey, WalletEvent, walletDecider, WalletState } from '../../ledger/w
 import { isoTimestamp } from '../../shared/clock';
 import { chainHash, GENESIS_HASH } from '../../shared/hash-chain';
 import { EventReference, referenceOf, Row } from './differences';
+import { lineDigestText } from './read-model-tables';
 
 export interface Checkpoints {
   orders: GlobalPosition;
@@ -17,14 +18,15 @@ export interface WalletFacts {
   state: WalletState;
   /** The hash of the wallet's last event, as the snapshots record it. */
   chainHead: string;
-  openedBy?: EventReference;
+  opened?: RecordedEvent;
   /** The wallet's last event: the one the projection last wrote the row for. */
-  lastBy?: EventReference;
+  last?: RecordedEvent;
   openedRevision: number;
   lastRevision: number;
-  holdsBy: Map<string, EventReference>;
+  /** The events that froze the open holds. */
+  holdsBy: Map<string, RecordedEvent>;
   /** What closed the holds the read model still lists: it explains those rows. */
-  closedBy: Map<string, EventReference>;
+  closedBy: Map<string, RecordedEvent>;
 }
 
 export interface OrderFacts {
@@ -37,17 +39,65 @@ export interface OrderFacts {
   failCodeWritten: boolean;
 }
 
-/** The rows the wallets projection writes for one wallet event. */
-export interface ExpectedWalletRows {
-  merchantId: string;
-  revision: number;
-  by: EventReference;
-  /** null for WalletOpened, which has no statement line. */
-  line: Row | null;
-  /** The wallet after this event, as a snapshot here must record it (built only when a snapshot is there to compare). */
-  snapshot: () => Row;
-  /** Whether the projection writes a snapshot at this event. */
-  snapshotDue: boolean;
+/**
+ * The rows the wallets projection writes for one wallet event. Kept as the
+ * raw amounts: a clean batch needs only each line's digest text, so the rows
+ * themselves are built only when there is a difference to show.
+ */
+export class ExpectedWalletRows {
+  constructor(
+    readonly merchantId: string,
+    readonly event: RecordedEvent,
+    /** null for WalletOpened, which has no statement line. */
+    private readonly entry: { orderNo: string | null; amount: bigint } | null,
+    private readonly balance: bigint,
+    private readonly frozen: bigint,
+    private readonly hash: string,
+    /** Whether the projection writes a snapshot at this event. */
+    readonly snapshotDue: boolean,
+  ) {}
+
+  get revision(): number {
+    return Number(this.event.revision);
+  }
+
+  get by(): EventReference {
+    return referenceOf(this.event);
+  }
+
+  get hasLine(): boolean {
+    return this.entry !== null;
+  }
+
+  /** The statement line's text in the digest of its wallet's lines. */
+  lineDigestText(): string {
+    const { position } = this.event;
+    return lineDigestText(this.event.revision, this.event.type, this.entry!.orderNo, this.entry!.amount, this.balance, this.frozen, `${position.commit}/${position.prepare}`);
+  }
+
+  line(): Row {
+    const { balance, frozen } = this;
+    return {
+      entry_type: this.event.type,
+      order_no: this.entry!.orderNo,
+      amount: this.entry!.amount.toString(),
+      balance_after: balance.toString(),
+      frozen_after: frozen.toString(),
+      available_after: (balance - frozen).toString(),
+      position: formatPosition(this.event.position),
+    };
+  }
+
+  /** The wallet after this event, as a snapshot here must record it. */
+  snapshot(): Row {
+    return {
+      position: formatPosition(this.event.position),
+      recorded_at: isoTimestamp(this.event.createdAt),
+      event_hash: this.hash,
+      balance: this.balance.toString(),
+      frozen: this.frozen.toString(),
+    };
+  }
 }
 
 const FINAL_STAGES: ReadonlySet<string> = new Set(['succeeded', 'failed']);
@@ -104,7 +154,6 @@ export class LedgerFold {
   }
 
   private applyWallet(merchantId: string, recorded: RecordedEvent): void {
-    const by = referenceOf(recorded);
     const facts: WalletFacts = this.wallets.get(merchantId) ?? {
       state: walletDecider.initialState(),
       chainHead: GENESIS_HASH,
@@ -120,47 +169,26 @@ export class LedgerFold {
     // holds and deposit references would grow with the log.
     facts.state.closedHolds.clear();
     facts.state.deposits.clear();
-    facts.chainHead = typeof recorded.metadata.hash === 'string' ? recorded.metadata.hash : chainHash(facts.chainHead, recorded.revision, recorded.type, recorded.data);
-    facts.lastBy = by;
-    facts.lastRevision = by.revision;
+    const hashed = typeof recorded.metadata.hash === 'string';
+    facts.chainHead = hashed ? (recorded.metadata.hash as string) : chainHash(facts.chainHead, recorded.revision, recorded.type, recorded.data);
+    facts.last = recorded;
+    facts.lastRevision = Number(recorded.revision);
+    const snapshotDue = hashed && isSnapshotRevision(recorded.revision);
     const { balance, frozen } = facts.state;
-    const hash = facts.chainHead;
-    const expected: ExpectedWalletRows = {
-      merchantId,
-      revision: by.revision,
-      by,
-      line: null,
-      snapshot: () => ({
-        position: by.position,
-        recorded_at: isoTimestamp(recorded.createdAt),
-        event_hash: hash,
-        balance: balance.toString(),
-        frozen: frozen.toString(),
-      }),
-      snapshotDue: isSnapshotRevision(recorded.revision) && typeof recorded.metadata.hash === 'string',
-    };
-    this.walletRows.push(expected);
     if (event.type === 'WalletOpened') {
-      facts.openedBy = by;
-      facts.openedRevision = by.revision;
+      facts.opened = recorded;
+      facts.openedRevision = facts.lastRevision;
+      this.walletRows.push(new ExpectedWalletRows(merchantId, recorded, null, balance, frozen, facts.chainHead, snapshotDue));
       return;
     }
     const orderNo = event.type === 'FundsDeposited' ? null : event.data.orderNo;
-    if (event.type === 'FundsFrozen') facts.holdsBy.set(holdKey(event.data.orderNo, event.data.attempt), by);
+    if (event.type === 'FundsFrozen') facts.holdsBy.set(holdKey(event.data.orderNo, event.data.attempt), recorded);
     if (event.type === 'FrozenFundsDeducted' || event.type === 'FrozenFundsReleased') {
       const key = holdKey(event.data.orderNo, event.data.attempt);
       facts.holdsBy.delete(key);
-      if (this.listedHolds.has(`${merchantId}|${key}`)) facts.closedBy.set(key, by);
+      if (this.listedHolds.has(`${merchantId}|${key}`)) facts.closedBy.set(key, recorded);
     }
-    expected.line = {
-      entry_type: event.type,
-      order_no: orderNo,
-      amount: event.data.amount.toString(),
-      balance_after: balance.toString(),
-      frozen_after: frozen.toString(),
-      available_after: (balance - frozen).toString(),
-      position: by.position,
-    };
+    this.walletRows.push(new ExpectedWalletRows(merchantId, recorded, { orderNo, amount: event.data.amount }, balance, frozen, facts.chainHead, snapshotDue));
   }
 
   private applyOrder(orderNo: string, recorded: RecordedEvent): void {

@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto';
 import { Pool } from 'pg';
 import { GlobalPosition, START } from '../../infrastructure/event-store/event-store.port';
 import { holdKey } from '../../ledger/wallet/wallet.decider';
 import { Row } from './differences';
-import { Checkpoints, WalletFacts } from './ledger-fold';
+import type { Checkpoints, WalletFacts } from './ledger-fold';
 
 export type HoldRow = Row & { merchant_id: string; order_no: string; attempt: number };
 
@@ -82,48 +83,93 @@ export interface WalletRowKey {
 
 export const walletRowKey = (key: WalletRowKey) => `${key.merchantId}|${key.revision}`;
 
-/** A snapshot's recorded_at in the form isoTimestamp gives it. */
-const recordedAtText = (alias: string) => `to_char(${alias}.recorded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"+00:00"')`;
-
-export interface WalletRowsFound {
-  lines: Map<string, Row>;
-  snapshots: Map<string, Row>;
-}
+/** Each wallet's revisions among some keys, first to last. */
+export type WalletRanges = Map<string, { first: number; last: number }>;
 
 /**
- * The statement lines and snapshots at these (merchant, revision) keys. The
- * revisions of one wallet within a batch of the log, or a slice of its
- * stream, are consecutive, so each wallet's rows are read as one index range.
+ * The revisions of one wallet within a batch of the log, or a slice of its
+ * stream, are consecutive: each wallet's rows are read as one index range.
  */
-export async function walletRowsAt(pool: Pool, keys: readonly WalletRowKey[]): Promise<WalletRowsFound> {
-  const ranges = new Map<string, { first: number; last: number }>();
+export function walletRanges(keys: readonly WalletRowKey[]): WalletRanges {
+  const ranges: WalletRanges = new Map();
   for (const { merchantId, revision } of keys) {
     const range = ranges.get(merchantId);
     if (!range) ranges.set(merchantId, { first: revision, last: revision });
     else (range.first = Math.min(range.first, revision)), (range.last = Math.max(range.last, revision));
   }
-  if (ranges.size === 0) return { lines: new Map(), snapshots: new Map() };
-  const params = [[...ranges.keys()], [...ranges.values()].map((r) => r.first), [...ranges.values()].map((r) => r.last)];
-  // One index range scan per wallet: "offset 0" keeps the planner from flattening the
-  // subquery into a join, which it would run as a scan of the whole table.
-  const inRanges = (table: string) =>
-    `from unnest($1::text[], $2::bigint[], $3::bigint[]) as r(merchant_id, first, last)
-     cross join lateral (select * from ${table} t where t.merchant_id = r.merchant_id and t.revision between r.first and r.last offset 0) x`;
-  const byKey = ({ rows }: { rows: (Row & { merchant_id: string; revision: string })[] }) =>
-    new Map(rows.map(({ merchant_id, revision, ...row }) => [walletRowKey({ merchantId: merchant_id, revision: Number(revision) }), row as Row]));
-  const [lines, snapshots] = await Promise.all([
-    pool.query<Row & { merchant_id: string; revision: string }>(
-      `select x.merchant_id, x.revision::text, x.entry_type, x.order_no, x.amount::text, x.balance_after::text, x.frozen_after::text,
-         x.available_after::text, x.position_commit || '/' || x.position_prepare as position ${inRanges('rm_statement_lines')}`,
-      params,
-    ),
-    pool.query<Row & { merchant_id: string; revision: string }>(
-      `select x.merchant_id, x.revision::text, x.position_commit || '/' || x.position_prepare as position, ${recordedAtText('x')} as recorded_at,
-         x.event_hash, x.balance::text, x.frozen::text ${inRanges('rm_wallet_snapshots')}`,
-      params,
-    ),
-  ]);
-  return { lines: byKey(lines), snapshots: byKey(snapshots) };
+  return ranges;
+}
+
+const rangeParams = (ranges: WalletRanges) => [[...ranges.keys()], [...ranges.values()].map((r) => r.first), [...ranges.values()].map((r) => r.last)];
+
+// One index range scan per wallet: "offset 0" keeps the planner from flattening the
+// subquery into a join, which it would run as a scan of the whole table.
+const inRanges = (table: string) =>
+  `from unnest($1::text[], $2::bigint[], $3::bigint[]) as r(merchant_id, first, last)
+   cross join lateral (select * from ${table} t where t.merchant_id = r.merchant_id and t.revision between r.first and r.last offset 0) x`;
+
+type KeyedRow = Row & { merchant_id: string; revision: string };
+
+const byKey = (rows: KeyedRow[]) =>
+  new Map(rows.map(({ merchant_id, revision, ...row }) => [walletRowKey({ merchantId: merchant_id, revision: Number(revision) }), row as Row]));
+
+/**
+ * A digest of a wallet's statement lines: MD5 over one text line per
+ * statement line, in revision order, of its revision and compared columns
+ * joined by "|" (a null as \N). Postgres computes it over the table with
+ * the same formula, so equal digests mean equal lines, and only a wallet
+ * whose digests differ has its lines read and compared one by one.
+ */
+export function lineDigestText(
+  revision: bigint | number,
+  entryType: string,
+  orderNo: string | null,
+  amount: bigint,
+  balance: bigint,
+  frozen: bigint,
+  position: string,
+): string {
+  return `${revision}|${entryType}|${orderNo ?? '\\N'}|${amount}|${balance}|${frozen}|${balance - frozen}|${position}`;
+}
+
+export function lineDigest(texts: readonly string[]): string {
+  return createHash('md5').update(texts.join('\n')).digest('hex');
+}
+
+export async function lineDigests(pool: Pool, ranges: WalletRanges): Promise<Map<string, string>> {
+  if (ranges.size === 0) return new Map();
+  const { rows } = await pool.query<{ merchant_id: string; digest: string }>(
+    `select r.merchant_id, md5(string_agg(concat_ws('|', x.revision, x.entry_type, coalesce(x.order_no, '\\N'), x.amount, x.balance_after,
+       x.frozen_after, x.available_after, x.position_commit || '/' || x.position_prepare), E'\\n' order by x.revision)) as digest
+     ${inRanges('rm_statement_lines')}
+     group by r.merchant_id`,
+    rangeParams(ranges),
+  );
+  return new Map(rows.map((r) => [r.merchant_id, r.digest]));
+}
+
+export async function linesIn(pool: Pool, ranges: WalletRanges): Promise<Map<string, Row>> {
+  if (ranges.size === 0) return new Map();
+  const { rows } = await pool.query<KeyedRow>(
+    `select x.merchant_id, x.revision::text, x.entry_type, x.order_no, x.amount::text, x.balance_after::text, x.frozen_after::text,
+       x.available_after::text, x.position_commit || '/' || x.position_prepare as position ${inRanges('rm_statement_lines')}`,
+    rangeParams(ranges),
+  );
+  return byKey(rows);
+}
+
+/** A snapshot's recorded_at in the form isoTimestamp gives it. */
+const recordedAtText = (alias: string) => `to_char(${alias}.recorded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"+00:00"')`;
+
+/** Snapshots are one in a thousand rows or so: read, not digested. */
+export async function snapshotsIn(pool: Pool, ranges: WalletRanges): Promise<Map<string, Row>> {
+  if (ranges.size === 0) return new Map();
+  const { rows } = await pool.query<KeyedRow>(
+    `select x.merchant_id, x.revision::text, x.position_commit || '/' || x.position_prepare as position, ${recordedAtText('x')} as recorded_at,
+       x.event_hash, x.balance::text, x.frozen::text ${inRanges('rm_wallet_snapshots')}`,
+    rangeParams(ranges),
+  );
+  return byKey(rows);
 }
 
 /** The columns of an order row the verification compares. */
