@@ -98,8 +98,9 @@ export async function verifyReadModels(pool: Pool, store: EventStore, options: V
       await checkBatch();
     }
   } else {
-    const walletEvents = await replayWallet(store, fold, merchantId, checkBatch);
-    const orderNos = options.scope === 'wallet' ? [] : await merchantOrderNos(pool, merchantId, walletEvents.orderNos);
+    const withOrders = options.scope !== 'wallet';
+    const walletEvents = await replayWallet(store, fold, merchantId, checkBatch, withOrders);
+    const orderNos = withOrders ? await merchantOrderNos(pool, merchantId, walletEvents.orderNos) : [];
     if (walletEvents.read === 0 && orderNos.length === 0 && tables.wallets.size === 0 && tables.holds.size === 0) {
       throw new WalletNotFoundError(merchantId);
     }
@@ -142,15 +143,16 @@ function logBatches(store: EventStore, until: GlobalPosition): AsyncGenerator<Re
   });
 }
 
-/** Folds the wallet's events up to the checkpoint; returns how many were read and the orders they name. */
-async function replayWallet(store: EventStore, fold: LedgerFold, merchantId: string, checkBatch: () => Promise<void>) {
+/** Folds the wallet's events up to the checkpoint; returns how many were read and, if asked, the orders they name. */
+async function replayWallet(store: EventStore, fold: LedgerFold, merchantId: string, checkBatch: () => Promise<void>, withOrders: boolean) {
   const orderNos = new Set<string>();
   let read = 0;
   for await (const slice of walletSlices(store, merchantId, -1n, { ahead: VERIFY_SLICES_AHEAD })) {
     read += slice.length;
     // Positions grow with revisions: the first event past the checkpoint ends the replay.
     const applied = slice.findIndex((event) => !fold.apply(event));
-    for (const event of applied < 0 ? slice : slice.slice(0, applied)) if (typeof event.data.orderNo === 'string') orderNos.add(event.data.orderNo);
+    const folded = applied < 0 ? slice : slice.slice(0, applied);
+    if (withOrders) for (const event of folded) if (typeof event.data.orderNo === 'string') orderNos.add(event.data.orderNo);
     await checkBatch();
     if (applied >= 0) break;
   }

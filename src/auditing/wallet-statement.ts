@@ -4,7 +4,7 @@ import { walletStream } from '../ledger/streams';
 import { WalletEvent } from '../ledger/wallet/wallet.decider';
 import { isoTimestamp } from '../shared/clock';
 import { formatAmount } from '../shared/money';
-import { OPENING_TALLY, replayStart, tallyAfter, walletSlices, WalletTally } from './wallet-replay';
+import { OPENING_TALLY, REPLAY_SLICE, replayStart, tallyAfter, walletSlices, WalletTally } from './wallet-replay';
 import { WalletSnapshots } from './wallet-snapshots';
 
 /** One line per wallet event, with the amounts after it and its link in the hash chain. */
@@ -84,7 +84,9 @@ export async function openStatement(
           recordedBefore: window.from,
         })
       : { tally: OPENING_TALLY };
-  const lines = statementLines(store, merchantId, tally, window)[Symbol.asyncIterator]();
+  // Without a time window a page needs a known number of events: read no more than that.
+  const needed = limit === undefined || window.from || window.to ? REPLAY_SLICE : (window.afterRevision ?? -1) - Number(tally.revision) + limit;
+  const lines = statementLines(store, merchantId, tally, window, Math.min(REPLAY_SLICE, needed))[Symbol.asyncIterator]();
   const first = await lines.next();
   if (first.done) return { merchant_id: merchantId, currency, lines: noLines(), next_after_revision: null };
 
@@ -111,9 +113,9 @@ export async function openStatement(
 
 async function* noLines(): AsyncGenerator<StatementLine> {}
 
-async function* statementLines(store: EventStore, merchantId: string, start: WalletTally, window: StatementWindow): AsyncGenerator<StatementLine> {
+async function* statementLines(store: EventStore, merchantId: string, start: WalletTally, window: StatementWindow, sliceSize: number): AsyncGenerator<StatementLine> {
   let tally = start;
-  for await (const slice of walletSlices(store, merchantId, start.revision)) {
+  for await (const slice of walletSlices(store, merchantId, start.revision, { sliceSize })) {
     for (const event of slice) {
       if (window.to && event.createdAt >= window.to) return;
       const domain = decodeEvent<WalletEvent>(event);

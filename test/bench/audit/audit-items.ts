@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { Pool } from 'pg';
+import { WALLET_SNAPSHOT_INTERVAL } from '../../../projections/wallets.projection';
 import { verifyReadModels } from '../../../src/auditing/read-model-verifier';
 import { writableSink, writeStatement } from '../../../src/auditing/statement-writer';
 import { PostgresWalletSnapshots } from '../../../src/auditing/wallet-snapshots';
@@ -83,16 +84,17 @@ export const AUDIT_ITEMS: readonly AuditItem[] = [
   { name: 'export-small', label: 'statement export, short wallet (CSV)', repeat: false, run: exportStatement((l) => l.smallMerchant) },
   { name: 'export-hot', label: 'statement export, whole wallet (CSV)', repeat: false, run: exportStatement((l) => l.hotMerchant) },
   { name: 'balance-start', label: 'balance as of the start', repeat: true, run: balanceAt('start') },
-  { name: 'balance-middle', label: 'balance as of the middle', repeat: true, run: balanceAt('middle') },
+  { name: 'balance-middle', label: 'balance as of the middle (worst case)', repeat: true, run: balanceAt('middle') },
   { name: 'balance-end', label: 'balance as of the end', repeat: true, run: balanceAt('end') },
 ];
 
-/** The instants and the short wallet the items need, read from the built ledger. */
+/**
+ * The instants and the short wallet the items need, read from the built
+ * ledger. The middle is the worst case: the last event before the snapshot
+ * past the middle, 999 events after the one before it.
+ */
 export async function describeLedger(store: EventStore, hotMerchant: string, smallMerchant: string, hotEvents: number): Promise<AuditBenchLedger> {
   const at = async (revision: number) => (await store.readStream(walletStream(hotMerchant), BigInt(revision), 1))[0].createdAt.toISOString();
-  return {
-    hotMerchant,
-    smallMerchant,
-    instants: { start: await at(0), middle: await at(Math.floor(hotEvents / 2)), end: await at(hotEvents - 1) },
-  };
+  const middle = Math.min(hotEvents - 1, Math.ceil(hotEvents / 2 / WALLET_SNAPSHOT_INTERVAL) * WALLET_SNAPSHOT_INTERVAL + WALLET_SNAPSHOT_INTERVAL - 2);
+  return { hotMerchant, smallMerchant, instants: { start: await at(0), middle: await at(middle), end: await at(hotEvents - 1) } };
 }
