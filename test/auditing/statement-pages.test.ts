@@ -7,9 +7,9 @@ import { STATEMENT_PAGE_SIZE } from '../../src/auditing/wallet-statement';
 import { walletStream } from '../../src/ledger/streams';
 import { GENESIS_HASH } from '../../src/shared/hash-chain';
 import { adminClient, failure, Reply } from '../back-office/admin-client';
-import { provisionMerchant, TestMerchant } from '../support/merchant-fixture';
-import { RunningService, serviceOnFreshDatabase } from '../support/service';
-import { buildWalletHistory } from '../support/wallet-history';
+import { TestMerchant } from '../support/merchant-fixture';
+import { RunningService } from '../support/service';
+import { auditedWallet } from '../support/wallet-history';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -22,13 +22,8 @@ describe('statements: screen-sized pages with a cursor, and a streamed export of
   let statementUrl: string;
 
   beforeAll(async () => {
-    ({ service, teardown } = await serviceOnFreshDatabase());
-    merchant = await provisionMerchant(service, { deposit: 100_000n });
-    admin = adminClient(service.url);
-    auditor = await admin.createStaff('auditor');
     // More than two snapshot intervals (1,000 events each) of mixed movements.
-    await buildWalletHistory(service.commands, merchant.merchantId, 1350, 'SP');
-    await service.catchUp();
+    ({ service, teardown, merchant, admin, auditor } = await auditedWallet(1350, 'SP'));
     statementUrl = `${service.url}/admin/v1/wallets/${merchant.merchantId}/statement`;
   });
   afterAll(async () => teardown());

@@ -3,10 +3,10 @@ import { walletStream } from '../../src/ledger/streams';
 import { checkStatement } from '../../src/auditing/statement-check';
 import { chainHash, GENESIS_HASH } from '../../src/shared/hash-chain';
 import { adminClient } from '../back-office/admin-client';
-import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
-import { RunningService, serviceOnFreshDatabase } from '../support/service';
+import { signedFetch, TestMerchant } from '../support/merchant-fixture';
+import { RunningService } from '../support/service';
 import { handFold } from '../support/expectations';
-import { buildWalletHistory } from '../support/wallet-history';
+import { auditedWallet } from '../support/wallet-history';
 
 
 describe('auditors: statements and balances as of any instant, replayed from the events', () => {
@@ -17,12 +17,8 @@ describe('auditors: statements and balances as of any instant, replayed from the
   let auditor: { token: string };
 
   beforeAll(async () => {
-    ({ service, teardown } = await serviceOnFreshDatabase());
-    merchant = await provisionMerchant(service, { deposit: 100_000n });
-    admin = adminClient(service.url);
-    auditor = await admin.createStaff('auditor');
     // Thousands of mixed movements: freezes, deductions, releases and deposits.
-    await buildWalletHistory(service.commands, merchant.merchantId, 1200, 'ST');
+    ({ service, teardown, merchant, admin, auditor } = await auditedWallet(1200, 'ST'));
   });
   afterAll(async () => teardown());
 

@@ -3,9 +3,9 @@ import { formatPosition, RecordedEvent } from '../../src/infrastructure/event-st
 import { walletStream } from '../../src/ledger/streams';
 import { adminClient } from '../back-office/admin-client';
 import { handFold } from '../support/expectations';
-import { provisionMerchant, TestMerchant } from '../support/merchant-fixture';
-import { RunningService, serviceOnFreshDatabase } from '../support/service';
-import { buildWalletHistory } from '../support/wallet-history';
+import { TestMerchant } from '../support/merchant-fixture';
+import { RunningService } from '../support/service';
+import { auditedWallet } from '../support/wallet-history';
 
 const VERIFY = '/admin/v1/audit/verify';
 
@@ -21,12 +21,8 @@ describe('wallet snapshots: balance as of any moment from the nearest one, each 
   let events: RecordedEvent[];
 
   beforeAll(async () => {
-    ({ service, teardown } = await serviceOnFreshDatabase());
-    merchant = await provisionMerchant(service, { deposit: 100_000n });
-    admin = adminClient(service.url);
-    auditor = await admin.createStaff('auditor');
-    await buildWalletHistory(service.commands, merchant.merchantId, 1300, 'SN');
-    await service.catchUp();
+    // More than two snapshot intervals (1,000 events each) of mixed movements.
+    ({ service, teardown, merchant, admin, auditor } = await auditedWallet(1300, 'SN'));
     events = await service.store.readStream(walletStream(merchant.merchantId));
   });
   afterAll(async () => teardown());

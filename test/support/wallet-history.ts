@@ -1,6 +1,9 @@
 import { CommandBus } from '@nestjs/cqrs';
 import { DepositFunds, ReleaseFunds, SettleOrder, SubmitOrder } from '../../src/ledger/commands/ledger.commands';
+import { adminClient } from '../back-office/admin-client';
 import { orderInput } from './fixtures';
+import { provisionMerchant } from './merchant-fixture';
+import { serviceOnFreshDatabase } from './service';
 
 /**
  * Mixed movements on one wallet, 16 submits at a time: a 50.00 deposit every
@@ -23,4 +26,15 @@ export async function buildWalletHistory(commands: CommandBus, merchantId: strin
       }
     }),
   );
+}
+
+/** A service on a fresh database, an auditor, and a merchant whose wallet has `orders` orders' worth of history, all projected. */
+export async function auditedWallet(orders: number, prefix: string) {
+  const { service, teardown } = await serviceOnFreshDatabase();
+  const merchant = await provisionMerchant(service, { deposit: 100_000n });
+  const admin = adminClient(service.url);
+  const auditor = await admin.createStaff('auditor');
+  await buildWalletHistory(service.commands, merchant.merchantId, orders, prefix);
+  await service.catchUp();
+  return { service, teardown, merchant, admin, auditor };
 }
