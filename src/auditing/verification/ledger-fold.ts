@@ -48,8 +48,10 @@ export class ExpectedWalletRows {
   constructor(
     readonly merchantId: string,
     readonly event: RecordedEvent,
-    /** null for WalletOpened, which has no statement line. */
-    private readonly entry: { orderNo: string | null; amount: bigint } | null,
+    /** Whether the event has a statement line (all but WalletOpened). */
+    readonly hasLine: boolean,
+    private readonly orderNo: string | null,
+    private readonly amount: bigint,
     private readonly balance: bigint,
     private readonly frozen: bigint,
     private readonly hash: string,
@@ -65,22 +67,18 @@ export class ExpectedWalletRows {
     return referenceOf(this.event);
   }
 
-  get hasLine(): boolean {
-    return this.entry !== null;
-  }
-
   /** The statement line's text in the digest of its wallet's lines. */
   lineDigestText(): string {
     const { position } = this.event;
-    return lineDigestText(this.event.revision, this.event.type, this.entry!.orderNo, this.entry!.amount, this.balance, this.frozen, `${position.commit}/${position.prepare}`);
+    return lineDigestText(this.event.revision, this.event.type, this.orderNo, this.amount, this.balance, this.frozen, `${position.commit}/${position.prepare}`);
   }
 
   line(): Row {
     const { balance, frozen } = this;
     return {
       entry_type: this.event.type,
-      order_no: this.entry!.orderNo,
-      amount: this.entry!.amount.toString(),
+      order_no: this.orderNo,
+      amount: this.amount.toString(),
       balance_after: balance.toString(),
       frozen_after: frozen.toString(),
       available_after: (balance - frozen).toString(),
@@ -178,7 +176,7 @@ export class LedgerFold {
     if (event.type === 'WalletOpened') {
       facts.opened = recorded;
       facts.openedRevision = facts.lastRevision;
-      this.walletRows.push(new ExpectedWalletRows(merchantId, recorded, null, balance, frozen, facts.chainHead, snapshotDue));
+      this.walletRows.push(new ExpectedWalletRows(merchantId, recorded, false, null, 0n, balance, frozen, facts.chainHead, snapshotDue));
       return;
     }
     const orderNo = event.type === 'FundsDeposited' ? null : event.data.orderNo;
@@ -188,7 +186,7 @@ export class LedgerFold {
       facts.holdsBy.delete(key);
       if (this.listedHolds.has(`${merchantId}|${key}`)) facts.closedBy.set(key, recorded);
     }
-    this.walletRows.push(new ExpectedWalletRows(merchantId, recorded, { orderNo, amount: event.data.amount }, balance, frozen, facts.chainHead, snapshotDue));
+    this.walletRows.push(new ExpectedWalletRows(merchantId, recorded, true, orderNo, event.data.amount, balance, frozen, facts.chainHead, snapshotDue));
   }
 
   private applyOrder(orderNo: string, recorded: RecordedEvent): void {

@@ -58,13 +58,16 @@ interface EventRow {
   event_type: string;
   data: JsonObject;
   metadata: JsonObject;
-  created_at: Date;
+  /** Milliseconds since the epoch. */
+  created_ms: string;
 }
 
 // Columns are cast to text for exact bigints; ORDER BY and WHERE must therefore
-// name the table's columns (e.*), not these same-named text outputs.
+// name the table's columns (e.*), not these same-named text outputs. The time
+// comes as whole milliseconds (what a Date holds): parsing a timestamp's text
+// was a noticeable share of replaying a long stream.
 const SELECT_EVENT = `select e.stream_id, e.stream_revision::text, e.transaction_id::text, e.global_position::text,
-  e.event_id::text, e.event_type, e.data, e.metadata, e.created_at from es_events e`;
+  e.event_id::text, e.event_type, e.data, e.metadata, floor(extract(epoch from e.created_at) * 1000)::bigint::text as created_ms from es_events e`;
 
 const INSERT_EVENTS = `
   insert into es_events (stream_id, stream_revision, event_id, event_type, data, metadata)
@@ -273,6 +276,6 @@ function toRecordedEvent(row: EventRow): RecordedEvent {
     type: row.event_type,
     data: row.data,
     metadata: row.metadata,
-    createdAt: row.created_at,
+    createdAt: new Date(Number(row.created_ms)),
   };
 }
