@@ -2,20 +2,20 @@ import { Pool } from 'pg';
 import { comparePositions, EventStore, formatPosition, GlobalPosition, RecordedEvent, START } from '../infrastructure/event-store/event-store.port';
 import { orderStream } from '../ledger/streams';
 import { readAhead } from './read-ahead';
-import { Difference, DifferenceList, EventReference, referenceOf, Row, without } from './verification/differences';
+import { Difference, DifferenceList, referenceOf, Row, without } from './verification/differences';
 import { expectedOrderRow, ExpectedWalletRows, isFinalStage, LedgerFold, OrderFacts } from './verification/ledger-fold';
 import {
   differingOrders,
   finalOrderRowsOf,
-  orderNosOf,
-  orderRows,
-  readTablesAtCheckpoints,
-  strayWalletRows,
-  TablesAtCheckpoints,
   lineDigest,
   lineDigests,
   linesIn,
+  orderNosOf,
+  orderRows,
+  readTablesAtCheckpoints,
   snapshotsIn,
+  strayWalletRows,
+  TablesAtCheckpoints,
   walletRanges,
   walletRowKey,
 } from './verification/read-model-tables';
@@ -254,18 +254,7 @@ class OrderComparison {
 
   /** Orders the fold saw become final: Postgres compares them with their rows, which can no longer change. */
   async compareSettled(settled: OrderFacts[], out: DifferenceList): Promise<void> {
-    const current: { facts: OrderFacts; orderNo: string; row: Row; explainers: Record<string, EventReference> }[] = [];
-    for (const facts of settled) {
-      const expected = expectedOrderRow(facts);
-      const atCheckpoints = this.tables.pendingOrders.get(facts.orderNo);
-      if (!atCheckpoints) {
-        current.push({ facts, orderNo: facts.orderNo, ...expected });
-        continue;
-      }
-      // Listed as open at the checkpoints, though the events up to them say final.
-      this.tables.pendingOrders.delete(facts.orderNo);
-      out.compareRow('rm_orders', { order_no: facts.orderNo }, expected.row, atCheckpoints, expected.explainers, facts.placedBy);
-    }
+    const current = settled.filter((facts) => !this.compareListed(facts, out)).map((facts) => ({ facts, orderNo: facts.orderNo, ...expectedOrderRow(facts) }));
     for (let i = 0; i < current.length; i += ROWS_PER_LOOKUP) {
       const part = current.slice(i, i + ROWS_PER_LOOKUP);
       const differing = await differingOrders(this.pool, part);
@@ -279,17 +268,7 @@ class OrderComparison {
 
   /** Orders still open at the checkpoints: against the rows read with the checkpoints, and what is left of those rows is stray. */
   async compareOpen(open: OrderFacts[], out: DifferenceList): Promise<void> {
-    const unlisted: OrderFacts[] = [];
-    for (const facts of open) {
-      const atCheckpoints = this.tables.pendingOrders.get(facts.orderNo);
-      if (!atCheckpoints) {
-        unlisted.push(facts);
-        continue;
-      }
-      this.tables.pendingOrders.delete(facts.orderNo);
-      const { row, explainers } = expectedOrderRow(facts);
-      out.compareRow('rm_orders', { order_no: facts.orderNo }, row, atCheckpoints, explainers, facts.placedBy);
-    }
+    const unlisted = open.filter((facts) => !this.compareListed(facts, out));
     // Missing at the checkpoints, or already final there: either way a difference, shown with the row as it is now.
     for (let i = 0; i < unlisted.length; i += ROWS_PER_LOOKUP) {
       const part = unlisted.slice(i, i + ROWS_PER_LOOKUP);
@@ -325,37 +304,49 @@ class OrderComparison {
     }
   }
 
+  /** Compares an order with the row read with the checkpoints, if the read model listed it as open then. */
+  private compareListed(facts: OrderFacts, out: DifferenceList): boolean {
+    const atCheckpoints = this.tables.pendingOrders.get(facts.orderNo);
+    if (!atCheckpoints) return false;
+    this.tables.pendingOrders.delete(facts.orderNo);
+    const { row, explainers } = expectedOrderRow(facts);
+    out.compareRow('rm_orders', { order_no: facts.orderNo }, row, atCheckpoints, explainers, facts.placedBy);
+    return true;
+  }
+
   private countFinal(merchantId: string): void {
     this.matchedFinal.set(merchantId, (this.matchedFinal.get(merchantId) ?? 0) + 1);
   }
 }
 
 /**
- * Batch checks under way, at most DEPTH at a time. Each collects its own
- * differences; they join the report in batch order, so which differences a
- * long report lists does not depend on timing.
+ * A batch's checks run while the next batch is read and folded; handing in
+ * the next batch's checks waits for the previous batch's. Each collects its
+ * own differences, which join the report in batch order, so which
+ * differences a long report lists does not depend on timing.
  */
 class CheckPipeline {
-  private static readonly DEPTH = 2;
-  private readonly running: { done: Promise<void>; found: DifferenceList }[] = [];
+  private running?: { done: Promise<void>; found: DifferenceList };
 
   constructor(private readonly out: DifferenceList) {}
 
   async push(check: (out: DifferenceList) => Promise<void>): Promise<void> {
     const found = new DifferenceList();
     const done = check(found);
-    done.catch(() => undefined); // awaited in turn below
-    this.running.push({ done, found });
-    while (this.running.length >= CheckPipeline.DEPTH) await this.settleOldest();
+    done.catch(() => undefined); // awaited in turn
+    const previous = this.running;
+    this.running = { done, found };
+    if (previous) await this.settle(previous);
   }
 
   async drain(): Promise<void> {
-    while (this.running.length > 0) await this.settleOldest();
+    const last = this.running;
+    this.running = undefined;
+    if (last) await this.settle(last);
   }
 
-  private async settleOldest(): Promise<void> {
-    const oldest = this.running.shift()!;
-    await oldest.done;
-    this.out.absorb(oldest.found);
+  private async settle({ done, found }: { done: Promise<void>; found: DifferenceList }): Promise<void> {
+    await done;
+    this.out.absorb(found);
   }
 }

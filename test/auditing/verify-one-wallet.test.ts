@@ -124,6 +124,44 @@ describe('verifying one wallet reads that wallet, whatever else the log holds', 
     }
   });
 
+  it('names a final order row no order explains and an altered final row; the wallet alone does not look at orders', async () => {
+    const { rows } = await service.pool.query<{ order_no: string }>(
+      `select order_no from rm_orders where merchant_id = $1 and stage = 'succeeded' order by order_no limit 1`,
+      [merchant.merchantId],
+    );
+    const altered = rows[0].order_no;
+    await service.pool.query(`update rm_orders set fail_code = 'ALTERED' where order_no = $1`, [altered]);
+    await service.pool.query(
+      `insert into rm_orders (order_no, merchant_id, out_trade_no, attempt, stage, sku_id, account_id, account_fields, amount, currency, created_at, updated_at, completed_at)
+       values ('TGHOSTFINAL', $1, 'ghost-final', 1, 'succeeded', 'mlbb-86', '1', '{}', 250, 'USD', now(), now(), now())`,
+      [merchant.merchantId],
+    );
+    try {
+      for (const body of [{ merchant_id: merchant.merchantId }, {}]) {
+        const reply = await verify(body);
+        expect(reply.body.data.differences).toHaveLength(2);
+        expect({ body, differences: reply.body.data.differences }).toEqual({
+          body,
+          differences: expect.arrayContaining([
+            {
+              table: 'rm_orders',
+              key: { order_no: 'TGHOSTFINAL' },
+              column: null,
+              expected: null,
+              actual: { merchant_id: merchant.merchantId, stage: 'succeeded', attempt: 1, amount: '250', fail_code: null },
+              explained_by: null,
+            },
+            expect.objectContaining({ table: 'rm_orders', key: { order_no: altered }, column: 'fail_code', expected: null, actual: 'ALTERED' }),
+          ]),
+        });
+      }
+      expect((await verify({ merchant_id: merchant.merchantId, scope: 'wallet' })).body.data.clean).toBe(true);
+    } finally {
+      await service.pool.query(`update rm_orders set fail_code = null where order_no = $1`, [altered]);
+      await service.pool.query(`delete from rm_orders where order_no = 'TGHOSTFINAL'`);
+    }
+  });
+
   it('a wallet nobody has is 404, and scope needs a merchant', async () => {
     expect((await verify({ merchant_id: 'mch_nobody', scope: 'wallet' })).body).toMatchObject({ code: 'WALLET_NOT_FOUND' });
     expect((await verify({ scope: 'wallet' })).body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'scope' });
