@@ -4,16 +4,28 @@ import { WALLET_STREAM_PREFIX } from '../src/ledger/streams';
 import { WalletEvent, walletMovement } from '../src/ledger/wallet/wallet.decider';
 import { Projection, Statement, TableNames } from './projection';
 
-type Tables = 'rm_wallets' | 'rm_wallet_holds' | 'rm_statement_lines';
+type Tables = 'rm_wallets' | 'rm_wallet_holds' | 'rm_statement_lines' | 'rm_wallet_snapshots';
 
 /**
- * Wallet balances, the holds behind the frozen amount, and the statement:
- * one line per movement with the amounts after it. One projection, so a
- * statement line and the balance it reports move in the same transaction.
+ * A wallet snapshot after every this many events of the wallet (revisions
+ * 999, 1999, ...), so a balance as of any moment replays at most this many
+ * events from the nearest one. Snapshots written under another interval stay
+ * valid: the verification checks every snapshot against a replay.
+ */
+export const WALLET_SNAPSHOT_INTERVAL = 1000;
+
+export const isSnapshotRevision = (revision: bigint | number) => (BigInt(revision) + 1n) % BigInt(WALLET_SNAPSHOT_INTERVAL) === 0n;
+
+/**
+ * Wallet balances, the holds behind the frozen amount, the statement (one
+ * line per movement with the amounts after it) and periodic snapshots. One
+ * projection, so a statement line, a snapshot and the balance they report
+ * move in the same transaction. It runs after the events are committed, so
+ * none of it costs a submit anything.
  */
 export const walletsProjection: Projection<Tables> = {
   name: 'wallets',
-  tables: ['rm_wallets', 'rm_wallet_holds', 'rm_statement_lines'],
+  tables: ['rm_wallets', 'rm_wallet_holds', 'rm_statement_lines', 'rm_wallet_snapshots'],
   schema: [
     (t) => `
     create table ${t.rm_wallets} (
@@ -53,6 +65,20 @@ export const walletsProjection: Projection<Tables> = {
       primary key (merchant_id, revision)
     );
     create index on ${t.rm_statement_lines} (merchant_id, occurred_at);`,
+    // The wallet after the event at `revision`, and which event that is: its
+    // global position, the time the log recorded it and its chain hash.
+    (t) => `
+    create table ${t.rm_wallet_snapshots} (
+      merchant_id      text        not null,
+      revision         bigint      not null,
+      position_commit  bigint      not null,
+      position_prepare bigint      not null,
+      recorded_at      timestamptz not null,
+      event_hash       text        not null,
+      balance          bigint      not null,
+      frozen           bigint      not null,
+      primary key (merchant_id, revision)
+    );`,
   ],
   apply: applyWalletEvent,
 };
@@ -109,5 +135,18 @@ function applyWalletEvent(event: RecordedEvent, t: TableNames<Tables>): Statemen
       ],
     },
     ...(event.type === 'FundsDeposited' ? [] : [hold]),
+    ...snapshotAfter(event, merchantId, t),
+  ];
+}
+
+/** At a snapshot revision, the wallet as the statements before this one left it. An event stored without its chain link has no hash to anchor a snapshot on. */
+function snapshotAfter(event: RecordedEvent, merchantId: string, t: TableNames<Tables>): Statement[] {
+  if (!isSnapshotRevision(event.revision) || typeof event.metadata.hash !== 'string') return [];
+  return [
+    {
+      text: `insert into ${t.rm_wallet_snapshots} (merchant_id, revision, position_commit, position_prepare, recorded_at, event_hash, balance, frozen)
+             select merchant_id, $2::bigint, $3::bigint, $4::bigint, $5::timestamptz, $6, balance, frozen from ${t.rm_wallets} where merchant_id = $1`,
+      values: [merchantId, event.revision, event.position.commit, event.position.prepare, event.createdAt.toISOString(), event.metadata.hash],
+    },
   ];
 }

@@ -1,53 +1,44 @@
 import { Pool } from 'pg';
+import { comparePositions, EventStore, formatPosition, GlobalPosition, RecordedEvent, START } from '../infrastructure/event-store/event-store.port';
+import { orderStream } from '../ledger/streams';
+import { readAhead } from './read-ahead';
+import { Difference, DifferenceList, referenceOf, Row, without } from './verification/differences';
+import { expectedOrderRow, ExpectedWalletRows, isFinalStage, LedgerFold, OrderFacts } from './verification/ledger-fold';
 import {
-  comparePositions,
-  EventStore,
-  formatPosition,
-  GlobalPosition,
-  RecordedEvent,
-  START,
-} from '../infrastructure/event-store/event-store.port';
-import { decodeEvent } from '../ledger/event-codec';
-import { OrderEvent, orderDecider, OrderState } from '../ledger/order/order.decider';
-import { ORDER_STREAM_PREFIX, orderStream, WALLET_STREAM_PREFIX, walletStream } from '../ledger/streams';
-import { holdKey, WalletEvent, walletDecider, WalletState } from '../ledger/wallet/wallet.decider';
+  differingOrders,
+  finalOrderRowsOf,
+  lineDigest,
+  lineDigests,
+  linesIn,
+  orderNosOf,
+  orderRows,
+  readTablesAtCheckpoints,
+  snapshotsIn,
+  strayWalletRows,
+  TablesAtCheckpoints,
+  walletRanges,
+  walletRowKey,
+} from './verification/read-model-tables';
+import { walletSlices } from './wallet-replay';
+
+export type { Cell, Difference, EventReference, ReadModelTable, Row } from './verification/differences';
+export { MAX_LISTED_DIFFERENCES } from './verification/differences';
 
 /**
  * Replays the log with the deciders' own evolve and compares the result with
  * the read models, row by row and column by column. Amounts are compared in
- * minor units, as the tables store them.
+ * minor units, as the tables store them. Only what the projections have
+ * applied is compared: each projection's events up to its own checkpoint.
  *
- * Only what the projections have applied is compared: each projection's
- * events up to its own checkpoint. The checkpoints and the mutable rows
- * (wallets, holds, orders) are read in one short repeatable-read snapshot, so
- * they agree with each other however far the projections move meanwhile.
- * Statement lines are only ever inserted, so they are checked batch by batch
- * during the replay, outside that snapshot; holding a snapshot (and its table
- * locks) for the whole replay would block a rebuild's table swap, and every
- * request queued behind it, for as long.
+ * Three scopes, each reading only what it checks:
+ * - the whole log, in global order, a batch at a time;
+ * - one wallet ("wallet"): its stream, a slice at a time, against its
+ *   balance, holds, statement lines and snapshots;
+ * - one merchant ("merchant", the default with a merchant): the wallet and
+ *   the merchant's orders, their streams read many at a time.
+ * Memory stays flat in all three (see LedgerFold), and the next read is
+ * under way while a batch is folded and checked.
  */
-
-export type ReadModelTable = 'rm_wallets' | 'rm_wallet_holds' | 'rm_statement_lines' | 'rm_orders';
-export type Cell = string | number | null;
-export type Row = Record<string, Cell>;
-
-export interface EventReference {
-  stream: string;
-  revision: number;
-  type: string;
-  position: string;
-}
-
-export interface Difference {
-  table: ReadModelTable;
-  key: Record<string, string | number>;
-  /** null when the whole row is missing (actual null) or has no event behind it (expected null). */
-  column: string | null;
-  expected: Cell | Row;
-  actual: Cell | Row;
-  /** The last event that set the expected value; null for a row no event explains. */
-  explained_by: EventReference | null;
-}
 
 export interface VerificationReport {
   clean: boolean;
@@ -61,8 +52,12 @@ export interface VerificationReport {
   differences_total: number;
 }
 
+export type VerificationScope = 'wallet' | 'merchant';
+
 export interface VerifyOptions {
   merchantId?: string;
+  /** With a merchant: its wallet alone, or the wallet and its orders (the default). */
+  scope?: VerificationScope;
   /** Called after each replayed batch with the events checked so far. */
   onProgress?: (events: number) => void;
 }
@@ -74,386 +69,284 @@ export class WalletNotFoundError extends Error {
   }
 }
 
-export const MAX_LISTED_DIFFERENCES = 1000;
-const BATCH = 1000;
-const TABLE_ORDER: readonly ReadModelTable[] = ['rm_wallets', 'rm_wallet_holds', 'rm_statement_lines', 'rm_orders'];
+const LOG_BATCH = 2000;
+/** A wallet is read this many slices ahead: its events lie scattered over the log, so each read waits on the disk or the cache. */
+const VERIFY_SLICES_AHEAD = 3;
+const ORDER_STREAMS_PER_READ = 500;
+const ROWS_PER_LOOKUP = 1000;
 
 export async function verifyReadModels(pool: Pool, store: EventStore, options: VerifyOptions = {}): Promise<VerificationReport> {
-  const merchantId = options.merchantId;
-  const snapshot = await readSnapshot(pool, merchantId);
+  const { merchantId } = options;
+  const tables = await readTablesAtCheckpoints(pool, merchantId);
   const differences = new DifferenceList();
-  const fold = new LedgerFold(snapshot.checkpoints);
-  const checkLines = () => compareStatementLines(pool, fold.takeLines(), differences);
+  const fold = new LedgerFold(tables.checkpoints, new Set(tables.holds.keys()));
+  const orders = new OrderComparison(pool, tables);
+  const checks = new CheckPipeline(differences);
+  // Checks a batch's rows while the next batch is folded; the batches' differences are kept in order.
+  const checkBatch = () => {
+    const [walletRows, settled, events] = [fold.takeWalletRows(), fold.takeSettledOrders(), fold.events];
+    return checks.push(async (out) => {
+      await Promise.all([compareWalletRows(pool, walletRows, out), orders.compareSettled(settled, out)]);
+      options.onProgress?.(events);
+    });
+  };
 
   if (merchantId === undefined) {
-    const until = comparePositions(snapshot.checkpoints.orders, snapshot.checkpoints.wallets) > 0 ? snapshot.checkpoints.orders : snapshot.checkpoints.wallets;
-    for (let after = START; ; ) {
-      const batch = await store.readAll(after, BATCH);
-      const relevant = batch.filter((e) => comparePositions(e.position, until) <= 0);
-      for (const event of relevant) fold.apply(event);
-      await checkLines();
-      options.onProgress?.(fold.events);
-      if (relevant.length < batch.length || batch.length === 0) break;
-      after = batch[batch.length - 1].position;
+    const { orders: o, wallets: w } = tables.checkpoints;
+    for await (const batch of logBatches(store, comparePositions(o, w) > 0 ? o : w)) {
+      for (const event of batch) fold.apply(event);
+      await checkBatch();
     }
   } else {
-    const wallet = await store.readStream(walletStream(merchantId));
-    // The merchant's orders: those the read model lists, and those the wallet ever held money for.
-    // (An order refused before any freeze whose row is missing as well is found by the whole-log check only.)
-    const orderNos = new Set(snapshot.orders.keys());
-    for (const event of wallet) if (typeof event.data.orderNo === 'string') orderNos.add(event.data.orderNo);
-    if (wallet.length === 0 && orderNos.size === 0 && snapshot.wallets.size === 0 && snapshot.holds.size === 0) {
+    const withOrders = options.scope !== 'wallet';
+    const walletEvents = await replayWallet(store, fold, merchantId, checkBatch, withOrders);
+    const orderNos = withOrders ? await merchantOrderNos(pool, merchantId, walletEvents.orderNos) : [];
+    if (walletEvents.read === 0 && orderNos.length === 0 && tables.wallets.size === 0 && tables.holds.size === 0) {
       throw new WalletNotFoundError(merchantId);
     }
-    for (let i = 0; i < wallet.length; i += BATCH) {
-      for (const event of wallet.slice(i, i + BATCH)) fold.apply(event);
-      await checkLines();
-      options.onProgress?.(fold.events);
-    }
-    const streams = [...orderNos];
-    for (let i = 0; i < streams.length; i += 16) {
-      const read = await Promise.all(streams.slice(i, i + 16).map((no) => store.readStream(orderStream(no))));
+    for await (const streams of orderStreams(store, orderNos)) {
       // Another merchant's order (a read-model row under the wrong merchant) is not this merchant's to fold.
-      for (const events of read) if (events[0]?.data.merchantId === merchantId) for (const event of events) fold.apply(event);
-      options.onProgress?.(fold.events);
+      for (const events of streams) if (events[0]?.data.merchantId === merchantId) for (const event of events) fold.apply(event);
+      await checkBatch();
     }
   }
+  await checks.drain();
 
-  compareWallets(fold, snapshot, differences);
-  compareOrders(fold, snapshot, differences);
-  await findStrayStatementLines(pool, fold, snapshot.checkpoints.wallets, merchantId, differences);
-  const listed = differences.sorted();
+  compareWallets(fold, tables, differences);
+  if (options.scope !== 'wallet' || merchantId === undefined) {
+    await orders.compareOpen([...fold.orders.values()], differences);
+    await orders.findStrays(store, merchantId, differences);
+  }
+  for (const stray of await strayWalletRows(pool, fold.wallets, tables.checkpoints.wallets, merchantId)) {
+    differences.stray(stray.table, { merchant_id: stray.merchantId, revision: stray.revision }, stray.row, null);
+  }
   return {
     clean: differences.total === 0,
     merchant_id: merchantId ?? null,
     events_checked: fold.events,
     last_position: formatPosition(fold.last),
-    projection_positions: { orders: formatPosition(snapshot.checkpoints.orders), wallets: formatPosition(snapshot.checkpoints.wallets) },
-    differences: listed,
+    projection_positions: { orders: formatPosition(tables.checkpoints.orders), wallets: formatPosition(tables.checkpoints.wallets) },
+    differences: differences.sorted(),
     differences_total: differences.total,
   };
 }
 
 // ---------------------------------------------------------------------------
-// The fold: what the log says each row should be, and which event said it.
+// Reading: the log, a wallet, a merchant's orders.
 
-interface WalletFacts {
-  state: WalletState;
-  openedBy?: EventReference;
-  /** The wallet's last event: the one the projection last wrote the row for. */
-  lastBy?: EventReference;
-  openedRevision: number;
-  lastRevision: number;
-  holdsBy: Map<string, EventReference>;
-  closedBy: Map<string, EventReference>;
+/** The log in global order up to `until`, a batch at a time. */
+function logBatches(store: EventStore, until: GlobalPosition): AsyncGenerator<RecordedEvent[]> {
+  const read = (after: GlobalPosition) => () => store.readAll(after, LOG_BATCH);
+  return readAhead(read(START), (batch) => {
+    const last = batch[batch.length - 1];
+    return last && comparePositions(last.position, until) < 0 ? read(last.position) : undefined;
+  });
 }
 
-interface OrderFacts {
-  state: OrderState;
-  lastBy: EventReference;
-  placedBy: EventReference;
-  failBy?: EventReference;
-  /** The projection writes fail_code on OrderDeliveryFailed and OrderFailed, not on a staff resolution. */
-  failCodeWritten: boolean;
+/** Folds the wallet's events up to the checkpoint; returns how many were read and, if asked, the orders they name. */
+async function replayWallet(store: EventStore, fold: LedgerFold, merchantId: string, checkBatch: () => Promise<void>, withOrders: boolean) {
+  const orderNos = new Set<string>();
+  let read = 0;
+  for await (const slice of walletSlices(store, merchantId, -1n, { ahead: VERIFY_SLICES_AHEAD })) {
+    read += slice.length;
+    // Positions grow with revisions: the first event past the checkpoint ends the replay.
+    const applied = slice.findIndex((event) => !fold.apply(event));
+    const folded = applied < 0 ? slice : slice.slice(0, applied);
+    if (withOrders) for (const event of folded) if (typeof event.data.orderNo === 'string') orderNos.add(event.data.orderNo);
+    await checkBatch();
+    if (applied >= 0) break;
+  }
+  return { read, orderNos };
 }
 
-export interface ExpectedLine {
-  merchantId: string;
-  revision: number;
-  row: Row;
-  by: EventReference;
+/**
+ * The merchant's orders: those the read model lists, and those the wallet
+ * ever held money for. (An order refused before any freeze whose row is
+ * missing as well is found by the whole-log check only.)
+ */
+async function merchantOrderNos(pool: Pool, merchantId: string, fromWallet: Set<string>): Promise<string[]> {
+  for (const orderNo of await orderNosOf(pool, merchantId)) fromWallet.add(orderNo);
+  return [...fromWallet];
 }
 
-class LedgerFold {
-  readonly wallets = new Map<string, WalletFacts>();
-  readonly orders = new Map<string, OrderFacts>();
-  events = 0;
-  last: GlobalPosition = START;
-  private lines: ExpectedLine[] = [];
-
-  constructor(private readonly checkpoints: Checkpoints) {}
-
-  apply(event: RecordedEvent): void {
-    if (event.streamId.startsWith(WALLET_STREAM_PREFIX)) {
-      if (comparePositions(event.position, this.checkpoints.wallets) > 0) return;
-      this.applyWallet(event.streamId.slice(WALLET_STREAM_PREFIX.length), event);
-    } else if (event.streamId.startsWith(ORDER_STREAM_PREFIX)) {
-      if (comparePositions(event.position, this.checkpoints.orders) > 0) return;
-      this.applyOrder(event.streamId.slice(ORDER_STREAM_PREFIX.length), event);
-    } else {
-      return;
-    }
-    this.events++;
-    if (comparePositions(event.position, this.last) > 0) this.last = event.position;
-  }
-
-  takeLines(): ExpectedLine[] {
-    return this.lines.splice(0);
-  }
-
-  private applyWallet(merchantId: string, recorded: RecordedEvent): void {
-    const by = referenceOf(recorded);
-    const facts: WalletFacts = this.wallets.get(merchantId) ?? {
-      state: walletDecider.initialState(),
-      openedRevision: -1,
-      lastRevision: -1,
-      holdsBy: new Map(),
-      closedBy: new Map(),
-    };
-    this.wallets.set(merchantId, facts);
-    const event = decodeEvent<WalletEvent>(recorded);
-    facts.state = walletDecider.evolve(facts.state, event);
-    facts.lastBy = by;
-    facts.lastRevision = by.revision;
-    if (event.type === 'WalletOpened') {
-      facts.openedBy = by;
-      facts.openedRevision = by.revision;
-      return;
-    }
-    const orderNo = event.type === 'FundsDeposited' ? null : event.data.orderNo;
-    if (event.type === 'FundsFrozen') facts.holdsBy.set(holdKey(event.data.orderNo, event.data.attempt), by);
-    if (event.type === 'FrozenFundsDeducted' || event.type === 'FrozenFundsReleased') {
-      const key = holdKey(event.data.orderNo, event.data.attempt);
-      facts.holdsBy.delete(key);
-      facts.closedBy.set(key, by);
-    }
-    const { balance, frozen } = facts.state;
-    this.lines.push({
-      merchantId,
-      revision: by.revision,
-      by,
-      row: {
-        entry_type: event.type,
-        order_no: orderNo,
-        amount: event.data.amount.toString(),
-        balance_after: balance.toString(),
-        frozen_after: frozen.toString(),
-        available_after: (balance - frozen).toString(),
-        position: by.position,
-      },
-    });
-  }
-
-  private applyOrder(orderNo: string, recorded: RecordedEvent): void {
-    const by = referenceOf(recorded);
-    const event = decodeEvent<OrderEvent>(recorded);
-    const previous = this.orders.get(orderNo);
-    const state = orderDecider.evolve(previous?.state ?? orderDecider.initialState(), event);
-    const facts: OrderFacts = previous
-      ? { ...previous, state, lastBy: by }
-      : { state, lastBy: by, placedBy: by, failCodeWritten: false };
-    if (event.type === 'OrderPlaced') Object.assign(facts, { placedBy: by, failBy: undefined, failCodeWritten: false });
-    if (event.type === 'OrderDeliveryFailed' || event.type === 'OrderFailed') Object.assign(facts, { failBy: by, failCodeWritten: true });
-    if (event.type === 'OrderResolved' && event.data.outcome === 'failed') Object.assign(facts, { failBy: by, failCodeWritten: false });
-    this.orders.set(orderNo, facts);
-  }
-}
-
-function referenceOf(event: RecordedEvent): EventReference {
-  return { stream: event.streamId, revision: Number(event.revision), type: event.type, position: formatPosition(event.position) };
+/** The orders' streams, many per read. */
+async function* orderStreams(store: EventStore, orderNos: readonly string[]): AsyncGenerator<RecordedEvent[][]> {
+  if (orderNos.length === 0) return;
+  let from = 0;
+  const read = () => store.readStreams(orderNos.slice(from, from + ORDER_STREAMS_PER_READ).map(orderStream));
+  yield* readAhead(read, () => ((from += ORDER_STREAMS_PER_READ) < orderNos.length ? read : undefined));
 }
 
 // ---------------------------------------------------------------------------
-// The tables.
+// Comparing.
 
-interface Checkpoints {
-  orders: GlobalPosition;
-  wallets: GlobalPosition;
-}
-
-interface Snapshot {
-  checkpoints: Checkpoints;
-  wallets: Map<string, Row>;
-  holds: Map<string, Row & { merchant_id: string; order_no: string; attempt: number }>;
-  orders: Map<string, Row>;
-}
-
-async function readSnapshot(pool: Pool, merchantId: string | undefined): Promise<Snapshot> {
-  const client = await pool.connect();
-  try {
-    await client.query('begin isolation level repeatable read read only');
-    const { rows: marks } = await client.query<{ name: string; c: string; p: string }>(
-      `select name, position_commit::text as c, position_prepare::text as p from projection_checkpoints where name in ('orders', 'wallets')`,
-    );
-    const mark = (name: string) => {
-      const row = marks.find((m) => m.name === name);
-      return row ? { commit: BigInt(row.c), prepare: BigInt(row.p) } : START;
-    };
-    const scope = merchantId === undefined ? '' : 'where merchant_id = $1';
-    const params = merchantId === undefined ? [] : [merchantId];
-    const wallets = await client.query<Row & { merchant_id: string }>(
-      `select merchant_id, balance::text, frozen::text, available::text from rm_wallets ${scope}`,
-      params,
-    );
-    const holds = await client.query<Row & { merchant_id: string; order_no: string; attempt: number }>(
-      `select merchant_id, order_no, attempt, amount::text from rm_wallet_holds ${scope}`,
-      params,
-    );
-    const orders = await client.query<Row & { order_no: string }>(
-      `select order_no, merchant_id, stage, attempt, amount::text, fail_code from rm_orders ${scope}`,
-      params,
-    );
-    await client.query('commit');
-    return {
-      checkpoints: { orders: mark('orders'), wallets: mark('wallets') },
-      wallets: new Map(wallets.rows.map((r) => [r.merchant_id, r])),
-      holds: new Map(holds.rows.map((r) => [`${r.merchant_id}|${holdKey(r.order_no, r.attempt)}`, r])),
-      orders: new Map(orders.rows.map((r) => [r.order_no, r])),
-    };
-  } catch (error) {
-    await client.query('rollback').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
+/**
+ * Statement lines and snapshots: insert-only, so compared batch by batch as
+ * the replay goes. Lines are compared a wallet at a time by digest, and read
+ * one by one only for a wallet whose digest differs.
+ */
+async function compareWalletRows(pool: Pool, expected: ExpectedWalletRows[], out: DifferenceList): Promise<void> {
+  // A line at WalletOpened is reported with the other lines no event explains.
+  const lines = new Map<string, ExpectedWalletRows[]>();
+  for (const e of expected) {
+    if (!e.hasLine) continue;
+    const ofWallet = lines.get(e.merchantId) ?? [];
+    lines.set(e.merchantId, ofWallet);
+    ofWallet.push(e);
+  }
+  const ranges = walletRanges(expected);
+  const [digests, snapshots] = await Promise.all([lineDigests(pool, ranges), snapshotsIn(pool, ranges)]);
+  const differing = new Map([...ranges].filter(([merchantId]) => digests.get(merchantId) !== lineDigest((lines.get(merchantId) ?? []).map((e) => e.lineDigestText()))));
+  const found = await linesIn(pool, differing);
+  for (const [merchantId] of differing) {
+    for (const e of lines.get(merchantId) ?? []) {
+      out.compareRow('rm_statement_lines', { merchant_id: e.merchantId, revision: e.revision }, e.line(), found.get(walletRowKey(e)), e.by, e.by);
+    }
+  }
+  for (const e of expected) {
+    const snapshot = snapshots.get(walletRowKey(e));
+    // A snapshot is due at every interval; one elsewhere (from another interval) must be right too.
+    if (snapshot || e.snapshotDue) out.compareRow('rm_wallet_snapshots', { merchant_id: e.merchantId, revision: e.revision }, e.snapshot(), snapshot, e.by, e.by);
   }
 }
 
-function compareWallets(fold: LedgerFold, snapshot: Snapshot, out: DifferenceList): void {
+function compareWallets(fold: LedgerFold, tables: TablesAtCheckpoints, out: DifferenceList): void {
   for (const [merchantId, facts] of fold.wallets) {
     const { balance, frozen } = facts.state;
     const expected = { balance: balance.toString(), frozen: frozen.toString(), available: (balance - frozen).toString() };
-    out.compareRow('rm_wallets', { merchant_id: merchantId }, expected, snapshot.wallets.get(merchantId), facts.lastBy!, facts.openedBy ?? facts.lastBy!);
-    snapshot.wallets.delete(merchantId);
+    const last = referenceOf(facts.last!);
+    out.compareRow('rm_wallets', { merchant_id: merchantId }, expected, tables.wallets.get(merchantId), last, facts.opened ? referenceOf(facts.opened) : last);
+    tables.wallets.delete(merchantId);
 
-    for (const [key, by] of facts.holdsBy) {
-      const [orderNo, attempt] = splitHoldKey(key);
+    for (const [key, frozenBy] of facts.holdsBy) {
+      const at = key.lastIndexOf('#');
       const rowKey = `${merchantId}|${key}`;
       const amount = facts.state.holds.get(key)!.toString();
-      out.compareRow('rm_wallet_holds', { merchant_id: merchantId, order_no: orderNo, attempt }, { amount }, snapshot.holds.get(rowKey), by, by);
-      snapshot.holds.delete(rowKey);
+      const holdRow = { merchant_id: merchantId, order_no: key.slice(0, at), attempt: Number(key.slice(at + 1)) };
+      const by = referenceOf(frozenBy);
+      out.compareRow('rm_wallet_holds', holdRow, { amount }, tables.holds.get(rowKey), by, by);
+      tables.holds.delete(rowKey);
     }
   }
-  for (const [merchantId, row] of snapshot.wallets) out.stray('rm_wallets', { merchant_id: merchantId }, without(row, 'merchant_id'), null);
-  for (const [rowKey, row] of snapshot.holds) {
-    const closedBy = fold.wallets.get(row.merchant_id)?.closedBy.get(rowKey.slice(row.merchant_id.length + 1)) ?? null;
-    out.stray('rm_wallet_holds', { merchant_id: row.merchant_id, order_no: row.order_no, attempt: row.attempt }, { amount: row.amount }, closedBy);
+  for (const [merchantId, row] of tables.wallets) out.stray('rm_wallets', { merchant_id: merchantId }, without(row, 'merchant_id'), null);
+  for (const [rowKey, row] of tables.holds) {
+    const closedBy = fold.wallets.get(row.merchant_id)?.closedBy.get(rowKey.slice(row.merchant_id.length + 1));
+    out.stray('rm_wallet_holds', { merchant_id: row.merchant_id, order_no: row.order_no, attempt: row.attempt }, { amount: row.amount }, closedBy ? referenceOf(closedBy) : null);
   }
 }
 
-function compareOrders(fold: LedgerFold, snapshot: Snapshot, out: DifferenceList): void {
-  for (const [orderNo, facts] of fold.orders) {
-    const placed = facts.state.order!;
-    const failCode = facts.failCodeWritten ? (facts.state.failCode ?? null) : null;
-    const expected: Row = {
-      merchant_id: placed.merchantId,
-      stage: facts.state.stage,
-      attempt: placed.attempt,
-      amount: placed.amount.toString(),
-      fail_code: failCode,
-    };
-    const explainers: Record<string, EventReference> = {
-      merchant_id: facts.placedBy,
-      attempt: facts.placedBy,
-      amount: facts.placedBy,
-      stage: facts.lastBy,
-      fail_code: facts.failBy ?? facts.lastBy,
-    };
-    out.compareRow('rm_orders', { order_no: orderNo }, expected, snapshot.orders.get(orderNo), explainers, facts.placedBy);
-    snapshot.orders.delete(orderNo);
-  }
-  for (const [orderNo, row] of snapshot.orders) out.stray('rm_orders', { order_no: orderNo }, without(row, 'order_no'), null);
-}
+/**
+ * Orders are compared in two places. A final order cannot change again, so
+ * its row is looked up and compared as soon as the fold sees it final, and
+ * the fold forgets it. An order still open at the checkpoints is compared at
+ * the end with the row read with the checkpoints. Final rows that no order
+ * accounts for show up as a count: each merchant's final rows at the
+ * checkpoints against those the replay matched; only a merchant whose count
+ * is short is searched row by row.
+ */
+class OrderComparison {
+  private readonly matchedFinal = new Map<string, number>();
 
-async function compareStatementLines(pool: Pool, lines: ExpectedLine[], out: DifferenceList): Promise<void> {
-  if (lines.length === 0) return;
-  const { rows } = await pool.query<Row & { merchant_id: string; revision: string }>(
-    `select l.merchant_id, l.revision::text, l.entry_type, l.order_no, l.amount::text, l.balance_after::text,
-       l.frozen_after::text, l.available_after::text, l.position_commit || '/' || l.position_prepare as position
-     from rm_statement_lines l
-     join unnest($1::text[], $2::bigint[]) as k(merchant_id, revision) using (merchant_id, revision)`,
-    [lines.map((l) => l.merchantId), lines.map((l) => l.revision)],
-  );
-  const actual = new Map(rows.map((r) => [`${r.merchant_id}|${r.revision}`, r]));
-  for (const line of lines) {
-    const row = actual.get(`${line.merchantId}|${line.revision}`);
-    out.compareRow('rm_statement_lines', { merchant_id: line.merchantId, revision: line.revision }, line.row, row, line.by, line.by);
-  }
-}
+  constructor(
+    private readonly pool: Pool,
+    private readonly tables: TablesAtCheckpoints,
+  ) {}
 
-/** Lines up to the checkpoint that no replayed event accounts for. */
-async function findStrayStatementLines(
-  pool: Pool,
-  fold: LedgerFold,
-  checkpoint: GlobalPosition,
-  merchantId: string | undefined,
-  out: DifferenceList,
-): Promise<void> {
-  const wallets = [...fold.wallets];
-  const { rows } = await pool.query<Row & { merchant_id: string; revision: string }>(
-    `select l.merchant_id, l.revision::text, l.entry_type, l.order_no, l.amount::text, l.balance_after::text,
-       l.frozen_after::text, l.available_after::text, l.position_commit || '/' || l.position_prepare as position
-     from rm_statement_lines l
-     left join unnest($1::text[], $2::bigint[], $3::bigint[]) as w(merchant_id, opened, last) using (merchant_id)
-     where (l.position_commit, l.position_prepare) <= ($4::bigint, $5::bigint)
-       and (w.merchant_id is null or l.revision <= w.opened or l.revision > w.last)
-       and ($6::text is null or l.merchant_id = $6)
-     order by l.merchant_id, l.revision`,
-    [
-      wallets.map(([id]) => id),
-      wallets.map(([, f]) => f.openedRevision),
-      wallets.map(([, f]) => f.lastRevision),
-      checkpoint.commit.toString(),
-      checkpoint.prepare.toString(),
-      merchantId ?? null,
-    ],
-  );
-  for (const row of rows) {
-    out.stray('rm_statement_lines', { merchant_id: row.merchant_id, revision: Number(row.revision) }, without(row, 'merchant_id', 'revision'), null);
-  }
-}
-
-// ---------------------------------------------------------------------------
-// Collecting differences: bounded, so a wholly wrong table cannot exhaust memory.
-
-class DifferenceList {
-  total = 0;
-  private readonly listed: Difference[] = [];
-
-  add(difference: Difference): void {
-    this.total++;
-    if (this.listed.length < MAX_LISTED_DIFFERENCES) this.listed.push(difference);
-  }
-
-  /**
-   * Column by column; a missing row is one difference. `explainedBy` names
-   * the event behind each column (one for all, or per column); `createdBy`
-   * the event that should have created a missing row.
-   */
-  compareRow(
-    table: ReadModelTable,
-    key: Difference['key'],
-    expected: Row,
-    actual: Row | undefined,
-    explainedBy: EventReference | Record<string, EventReference>,
-    createdBy: EventReference,
-  ): void {
-    if (!actual) {
-      this.add({ table, key, column: null, expected, actual: null, explained_by: createdBy });
-      return;
-    }
-    for (const [column, value] of Object.entries(expected)) {
-      const found = actual[column] ?? null;
-      if (String(found) === String(value) && (found === null) === (value === null)) continue;
-      const by = 'stream' in explainedBy ? (explainedBy as EventReference) : (explainedBy as Record<string, EventReference>)[column];
-      this.add({ table, key, column, expected: value, actual: found, explained_by: by });
+  /** Orders the fold saw become final: Postgres compares them with their rows, which can no longer change. */
+  async compareSettled(settled: OrderFacts[], out: DifferenceList): Promise<void> {
+    const current = settled.filter((facts) => !this.compareListed(facts, out)).map((facts) => ({ facts, orderNo: facts.orderNo, ...expectedOrderRow(facts) }));
+    for (let i = 0; i < current.length; i += ROWS_PER_LOOKUP) {
+      const part = current.slice(i, i + ROWS_PER_LOOKUP);
+      const differing = await differingOrders(this.pool, part);
+      for (const { facts, orderNo, row, explainers } of part) {
+        const actual = differing.has(orderNo) ? differing.get(orderNo) : row;
+        if (actual && isFinalStage(actual.stage)) this.countFinal(String(actual.merchant_id));
+        if (differing.has(orderNo)) out.compareRow('rm_orders', { order_no: orderNo }, row, actual, explainers, facts.placedBy);
+      }
     }
   }
 
-  stray(table: ReadModelTable, key: Difference['key'], actual: Row, explainedBy: EventReference | null): void {
-    this.add({ table, key, column: null, expected: null, actual, explained_by: explainedBy });
+  /** Orders still open at the checkpoints: against the rows read with the checkpoints, and what is left of those rows is stray. */
+  async compareOpen(open: OrderFacts[], out: DifferenceList): Promise<void> {
+    const unlisted = open.filter((facts) => !this.compareListed(facts, out));
+    // Missing at the checkpoints, or already final there: either way a difference, shown with the row as it is now.
+    for (let i = 0; i < unlisted.length; i += ROWS_PER_LOOKUP) {
+      const part = unlisted.slice(i, i + ROWS_PER_LOOKUP);
+      const rows = await orderRows(this.pool, part.map((f) => f.orderNo));
+      for (const facts of part) {
+        const actual = rows.get(facts.orderNo);
+        if (actual && isFinalStage(actual.stage)) this.countFinal(String(actual.merchant_id));
+        const { row, explainers } = expectedOrderRow(facts);
+        out.compareRow('rm_orders', { order_no: facts.orderNo }, row, actual, explainers, facts.placedBy);
+      }
+    }
+    for (const [orderNo, row] of this.tables.pendingOrders) out.stray('rm_orders', { order_no: orderNo }, without(row, 'order_no'), null);
+    this.tables.pendingOrders.clear();
   }
 
-  sorted(): Difference[] {
-    const rank = (d: Difference) => TABLE_ORDER.indexOf(d.table);
-    return [...this.listed].sort((a, b) => rank(a) - rank(b) || JSON.stringify(a.key).localeCompare(JSON.stringify(b.key)));
+  /** Final rows at the checkpoints that no replayed order matched: rows of orders whose stream is empty, or is another merchant's. */
+  async findStrays(store: EventStore, merchantId: string | undefined, out: DifferenceList): Promise<void> {
+    for (const [owner, count] of this.tables.finalOrders) {
+      let missing = count - (this.matchedFinal.get(owner) ?? 0);
+      for (let after = ''; missing > 0; ) {
+        const rows = await finalOrderRowsOf(this.pool, owner, after, ROWS_PER_LOOKUP);
+        if (rows.length === 0) break;
+        after = rows[rows.length - 1].order_no;
+        const streams = await store.readStreams(rows.map((r) => orderStream(r.order_no)));
+        rows.forEach((row, i) => {
+          const placedBy = streams[i][0]?.data.merchantId;
+          const unexplained = streams[i].length === 0 || (merchantId !== undefined && placedBy !== merchantId);
+          if (!unexplained || missing <= 0) return;
+          missing--;
+          out.stray('rm_orders', { order_no: row.order_no }, without(row, 'order_no'), null);
+        });
+      }
+    }
+  }
+
+  /** Compares an order with the row read with the checkpoints, if the read model listed it as open then. */
+  private compareListed(facts: OrderFacts, out: DifferenceList): boolean {
+    const atCheckpoints = this.tables.pendingOrders.get(facts.orderNo);
+    if (!atCheckpoints) return false;
+    this.tables.pendingOrders.delete(facts.orderNo);
+    const { row, explainers } = expectedOrderRow(facts);
+    out.compareRow('rm_orders', { order_no: facts.orderNo }, row, atCheckpoints, explainers, facts.placedBy);
+    return true;
+  }
+
+  private countFinal(merchantId: string): void {
+    this.matchedFinal.set(merchantId, (this.matchedFinal.get(merchantId) ?? 0) + 1);
   }
 }
 
-function splitHoldKey(key: string): [string, number] {
-  const at = key.lastIndexOf('#');
-  return [key.slice(0, at), Number(key.slice(at + 1))];
-}
+/**
+ * A batch's checks run while the next batch is read and folded; handing in
+ * the next batch's checks waits for the previous batch's. Each collects its
+ * own differences, which join the report in batch order, so which
+ * differences a long report lists does not depend on timing.
+ */
+class CheckPipeline {
+  private running?: { done: Promise<void>; found: DifferenceList };
 
-function without(row: Row, ...columns: string[]): Row {
-  return Object.fromEntries(Object.entries(row).filter(([column]) => !columns.includes(column)));
+  constructor(private readonly out: DifferenceList) {}
+
+  async push(check: (out: DifferenceList) => Promise<void>): Promise<void> {
+    const found = new DifferenceList();
+    const done = check(found);
+    done.catch(() => undefined); // awaited in turn
+    const previous = this.running;
+    this.running = { done, found };
+    if (previous) await this.settle(previous);
+  }
+
+  async drain(): Promise<void> {
+    const last = this.running;
+    this.running = undefined;
+    if (last) await this.settle(last);
+  }
+
+  private async settle({ done, found }: { done: Promise<void>; found: DifferenceList }): Promise<void> {
+    await done;
+    this.out.absorb(found);
+  }
 }

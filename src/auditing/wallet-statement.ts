@@ -1,10 +1,11 @@
-import { EventStore, formatPosition, GlobalPosition, comparePositions, RecordedEvent } from '../infrastructure/event-store/event-store.port';
+import { comparePositions, EventStore, formatPosition, GlobalPosition, RecordedEvent } from '../infrastructure/event-store/event-store.port';
 import { decodeEvent } from '../ledger/event-codec';
 import { walletStream } from '../ledger/streams';
-import { WalletEvent, walletMovement } from '../ledger/wallet/wallet.decider';
+import { WalletEvent } from '../ledger/wallet/wallet.decider';
 import { isoTimestamp } from '../shared/clock';
-import { chainHash, GENESIS_HASH } from '../shared/hash-chain';
 import { formatAmount } from '../shared/money';
+import { OPENING_TALLY, REPLAY_SLICE, replayStart, tallyAfter, walletSlices, WalletTally } from './wallet-replay';
+import { WalletSnapshots } from './wallet-snapshots';
 
 /** One line per wallet event, with the amounts after it and its link in the hash chain. */
 export interface StatementLine {
@@ -26,6 +27,7 @@ export interface StatementLine {
   hash: string;
 }
 
+/** A statement held in memory (tests, small exports). */
 export interface Statement {
   merchant_id: string;
   currency: string;
@@ -34,54 +36,99 @@ export interface Statement {
   next_after_revision: number | null;
 }
 
-export interface StatementQuery {
+/** A statement whose lines are read from the log as they are written out. */
+export interface StatementStream extends Omit<Statement, 'lines'> {
+  lines: AsyncIterable<StatementLine>;
+}
+
+/** Lines recorded in [from, to), after revision `afterRevision`. */
+export interface StatementWindow {
   from?: Date;
   to?: Date;
   afterRevision?: number;
-  limit: number;
 }
+
+/** Lines per page when the caller names no limit: a screen's worth. */
+export const STATEMENT_PAGE_SIZE = 100;
+export const STATEMENT_PAGE_MAX = 100_000;
 
 /**
- * Replays a wallet's whole stream, so every line's amounts come from the
- * events and nothing else. An event stored without a chain link gets the
- * link it should have had; `prev_hash` then still checks out.
+ * One page of a wallet's statement (at most `limit` lines), or with no limit
+ * the whole statement in the window: an export. Either way the lines are
+ * read from the wallet's stream slice by slice while they are written out,
+ * so memory does not grow with the wallet or the page.
+ *
+ * Every amount comes from the events. A page that starts mid-stream starts
+ * from the nearest snapshot before it and replays the events between; an
+ * export never uses snapshots and replays from the wallet's first event, so
+ * it stands alone for an offline check. Recorded times within a stream
+ * follow its revisions, so the lines of a window are consecutive revisions
+ * and the next page can be known before the first line is written.
  */
-export async function walletStatement(store: EventStore, merchantId: string, query: StatementQuery): Promise<Statement | undefined> {
-  const recorded = await store.readStream(walletStream(merchantId));
-  if (recorded.length === 0) return undefined;
-  let balance = 0n;
-  let frozen = 0n;
-  let prevHash = GENESIS_HASH;
-  let currency = '';
-  const lines: StatementLine[] = [];
-  let more = false;
-  for (const event of recorded) {
-    const domain = decodeEvent<WalletEvent>(event);
-    const movement = walletMovement(domain);
-    balance += movement.balance;
-    frozen += movement.frozen;
-    if (domain.type === 'WalletOpened') currency = domain.data.currency;
-    const hash = typeof event.metadata.hash === 'string' ? event.metadata.hash : chainHash(prevHash, event.revision, event.type, event.data);
-    const line = lineOf(event, domain, balance, frozen, prevHash, hash);
-    prevHash = hash;
-    if (!selected(event, query)) continue;
-    if (lines.length === query.limit) {
-      more = true;
-      break;
-    }
-    lines.push(line);
+export async function openStatement(
+  store: EventStore,
+  snapshots: WalletSnapshots | undefined,
+  merchantId: string,
+  window: StatementWindow,
+  limit?: number,
+): Promise<StatementStream | undefined> {
+  const stream = walletStream(merchantId);
+  const [opened] = await store.readStream(stream, 0n, 1);
+  if (!opened) return undefined;
+  const currency = opened.type === 'WalletOpened' ? String(opened.data.currency) : '';
+  const midStream = window.afterRevision !== undefined || window.from !== undefined;
+  const { tally } =
+    limit !== undefined && midStream
+      ? await replayStart(store, snapshots, merchantId, {
+          revisionAtMost: window.afterRevision === undefined ? undefined : BigInt(window.afterRevision),
+          recordedBefore: window.from,
+        })
+      : { tally: OPENING_TALLY };
+  // Without a time window a page needs a known number of events: read no more than that.
+  const needed = limit === undefined || window.from || window.to ? REPLAY_SLICE : (window.afterRevision ?? -1) - Number(tally.revision) + limit;
+  const lines = statementLines(store, merchantId, tally, window, Math.min(REPLAY_SLICE, needed))[Symbol.asyncIterator]();
+  const first = await lines.next();
+  if (first.done) return { merchant_id: merchantId, currency, lines: noLines(), next_after_revision: null };
+
+  let next: number | null = null;
+  if (limit !== undefined) {
+    // Lines of a window are consecutive revisions: there is a next page if the revision after this page is in the window.
+    const [after] = await store.readStream(stream, BigInt(first.value.revision + limit), 1);
+    if (after && (!window.to || after.createdAt < window.to)) next = first.value.revision + limit - 1;
   }
-  return { merchant_id: merchantId, currency, lines, next_after_revision: more ? lines[lines.length - 1].revision : null };
+  async function* page(): AsyncGenerator<StatementLine> {
+    try {
+      yield first.value;
+      for (let written = 1; limit === undefined || written < limit; written++) {
+        const line = await lines.next();
+        if (line.done) return;
+        yield line.value;
+      }
+    } finally {
+      await lines.return?.(undefined);
+    }
+  }
+  return { merchant_id: merchantId, currency, lines: page(), next_after_revision: next };
 }
 
-function selected(event: RecordedEvent, query: StatementQuery): boolean {
-  if (query.afterRevision !== undefined && Number(event.revision) <= query.afterRevision) return false;
-  if (query.from && event.createdAt < query.from) return false;
-  if (query.to && event.createdAt >= query.to) return false;
-  return true;
+async function* noLines(): AsyncGenerator<StatementLine> {}
+
+async function* statementLines(store: EventStore, merchantId: string, start: WalletTally, window: StatementWindow, sliceSize: number): AsyncGenerator<StatementLine> {
+  let tally = start;
+  for await (const slice of walletSlices(store, merchantId, start.revision, { sliceSize })) {
+    for (const event of slice) {
+      if (window.to && event.createdAt >= window.to) return;
+      const domain = decodeEvent<WalletEvent>(event);
+      const prevHash = tally.hash;
+      tally = tallyAfter(tally, event, domain);
+      if (window.afterRevision !== undefined && Number(event.revision) <= window.afterRevision) continue;
+      if (window.from && event.createdAt < window.from) continue;
+      yield lineOf(event, domain, tally, prevHash);
+    }
+  }
 }
 
-function lineOf(event: RecordedEvent, domain: WalletEvent, balance: bigint, frozen: bigint, prevHash: string, hash: string): StatementLine {
+function lineOf(event: RecordedEvent, domain: WalletEvent, { balance, frozen, hash }: WalletTally, prevHash: string): StatementLine {
   const d = domain.data as Partial<Record<'orderNo' | 'reference' | 'reason' | 'at', string>> & { amount?: bigint };
   return {
     revision: Number(event.revision),
@@ -120,14 +167,19 @@ export const STATEMENT_CSV_COLUMNS = [
   'hash',
 ] as const;
 
-/** RFC 4180 CSV; `data` is the canonical JSON the hash covers. */
-export function statementCsv(statement: Statement): string {
+/** RFC 4180 CSV; `data` is the JSON of the event's data. */
+export const STATEMENT_CSV_HEADER = `${STATEMENT_CSV_COLUMNS.join(',')}\r\n`;
+
+export function statementCsvRow(line: StatementLine): string {
   const cell = (value: unknown) => {
     const text = value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
     return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
   };
-  const rows = statement.lines.map((line) => STATEMENT_CSV_COLUMNS.map((c) => cell(line[c])).join(','));
-  return `${[STATEMENT_CSV_COLUMNS.join(','), ...rows].join('\r\n')}\r\n`;
+  return `${STATEMENT_CSV_COLUMNS.map((c) => cell(line[c])).join(',')}\r\n`;
+}
+
+export function statementCsv(statement: Statement): string {
+  return STATEMENT_CSV_HEADER + statement.lines.map(statementCsvRow).join('');
 }
 
 export interface BalanceAsOf {
@@ -139,33 +191,44 @@ export interface BalanceAsOf {
   events_applied: number;
   last_revision: number | null;
   last_position: string | null;
+  /** The snapshot the replay started from (null: from the first event). */
+  from_snapshot: { revision: number; position: string } | null;
 }
 
-/** The wallet as it stood at an instant (recorded time) or a global position, folded from its events. */
-export async function balanceAsOf(store: EventStore, merchantId: string, asOf: { at?: Date; position?: GlobalPosition }): Promise<BalanceAsOf | undefined> {
-  const recorded = await store.readStream(walletStream(merchantId));
-  if (recorded.length === 0) return undefined;
-  let balance = 0n;
-  let frozen = 0n;
-  let applied = 0;
-  let last: RecordedEvent | undefined;
-  for (const event of recorded) {
-    if (asOf.at && event.createdAt > asOf.at) break;
-    if (asOf.position && comparePositions(event.position, asOf.position) > 0) break;
-    const movement = walletMovement(decodeEvent<WalletEvent>(event));
-    balance += movement.balance;
-    frozen += movement.frozen;
-    applied++;
-    last = event;
+/**
+ * The wallet as it stood at an instant (recorded time) or a global position:
+ * the nearest snapshot at or before it, confirmed against the log, plus the
+ * events after that snapshot up to there (at most one snapshot interval).
+ * `fullReplay` ignores the snapshots and folds every event from the first.
+ */
+export async function balanceAsOf(
+  store: EventStore,
+  snapshots: WalletSnapshots | undefined,
+  merchantId: string,
+  asOf: { at?: Date; position?: GlobalPosition },
+  { fullReplay = false }: { fullReplay?: boolean } = {},
+): Promise<BalanceAsOf | undefined> {
+  const start = await replayStart(store, fullReplay ? undefined : snapshots, merchantId, { recordedAtMost: asOf.at, positionAtMost: asOf.position });
+  let tally = start.tally;
+  let exists = start.snapshot !== undefined;
+  replay: for await (const slice of walletSlices(store, merchantId, tally.revision)) {
+    exists = true;
+    for (const event of slice) {
+      if (asOf.at && event.createdAt > asOf.at) break replay;
+      if (asOf.position && comparePositions(event.position, asOf.position) > 0) break replay;
+      tally = tallyAfter(tally, event);
+    }
   }
+  if (!exists) return undefined;
   return {
     merchant_id: merchantId,
     as_of: { at: asOf.at ? isoTimestamp(asOf.at) : null, position: asOf.position ? formatPosition(asOf.position) : null },
-    balance: formatAmount(balance),
-    frozen_balance: formatAmount(frozen),
-    available_balance: formatAmount(balance - frozen),
-    events_applied: applied,
-    last_revision: last ? Number(last.revision) : null,
-    last_position: last ? formatPosition(last.position) : null,
+    balance: formatAmount(tally.balance),
+    frozen_balance: formatAmount(tally.frozen),
+    available_balance: formatAmount(tally.balance - tally.frozen),
+    events_applied: Number(tally.revision + 1n),
+    last_revision: tally.position ? Number(tally.revision) : null,
+    last_position: tally.position ? formatPosition(tally.position) : null,
+    from_snapshot: start.snapshot ? { revision: Number(start.snapshot.revision), position: formatPosition(start.snapshot.position) } : null,
   };
 }

@@ -80,7 +80,7 @@ function usageError(io: CliIo, message: string, command?: CliCommand): number {
 }
 
 if (require.main === module) {
-  const io: CliIo = { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) };
+  const io: CliIo = { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text), stdoutStream: process.stdout };
   runCli(process.argv.slice(2), process.env, io).then(
     (code) => {
       // Let stdout drain (it may be a pipe) before the exit code is set.

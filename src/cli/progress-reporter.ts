@@ -1,7 +1,11 @@
+import { Writable } from 'node:stream';
+
 /** Where a command writes: stdout for results (pipeable), stderr for progress and notes. */
 export interface CliIo {
   stdout(text: string): void;
   stderr(text: string): void;
+  /** stdout as a stream, for long output that must wait while a slow reader catches up. */
+  stdoutStream?: Writable;
 }
 
 export const DEFAULT_PROGRESS_EVERY = 10_000;

@@ -94,6 +94,13 @@ describe('the operators\' and auditors\' CLI (src/cli/main.ts), as a child proce
     expect(run.stderr).toMatch(/clean up to \d+\/\d+/);
   });
 
+  it('verify --scope wallet: the wallet alone, exit 0 and a clean report of its events', async () => {
+    const run = await cli(['verify', '--merchant', merchant.merchantId, '--scope', 'wallet'], env);
+    expect(run.code).toBe(0);
+    const events = await service.store.readStream(walletStream(merchant.merchantId));
+    expect(JSON.parse(run.stdout)).toMatchObject({ clean: true, merchant_id: merchant.merchantId, events_checked: events.length });
+  });
+
   it('verify: exit 1 naming the difference when a read model was altered', async () => {
     await service.pool.query('update rm_wallets set frozen = frozen + 5 where merchant_id = $1', [merchant.merchantId]);
     try {
@@ -175,6 +182,9 @@ describe('the operators\' and auditors\' CLI (src/cli/main.ts), as a child proce
       [['statement'], /MERCHANT_ID is required/],
       [['verify', '--merchant'], /--merchant needs a value/],
       [['verify', '--colour', 'red'], /unknown option --colour/],
+      [['verify', '--scope', 'wallet'], /--scope needs --merchant/],
+      [['verify', '--merchant', merchant.merchantId, '--scope', 'all'], /--scope must be one of merchant, wallet/],
+      [['balance-as-of', merchant.merchantId, '--at', '2026-01-01T00:00:00Z', '--replay', 'half'], /--replay must be one of snapshots, full/],
       [['rebuild', '--projection', 'fulfilment'], /--projection must be one of orders, wallets/],
       [['statement', 'mch_nobody'], /no wallet for merchant mch_nobody/],
     ];

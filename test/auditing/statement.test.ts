@@ -1,13 +1,12 @@
 import { formatPosition } from '../../src/infrastructure/event-store/event-store.port';
-import { DepositFunds, ReleaseFunds, SettleOrder, SubmitOrder } from '../../src/ledger/commands/ledger.commands';
 import { walletStream } from '../../src/ledger/streams';
 import { checkStatement } from '../../src/auditing/statement-check';
 import { chainHash, GENESIS_HASH } from '../../src/shared/hash-chain';
 import { adminClient } from '../back-office/admin-client';
-import { orderInput } from '../support/fixtures';
-import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
-import { RunningService, serviceOnFreshDatabase } from '../support/service';
+import { signedFetch, TestMerchant } from '../support/merchant-fixture';
+import { RunningService } from '../support/service';
 import { handFold } from '../support/expectations';
+import { auditedWallet } from '../support/wallet-history';
 
 
 describe('auditors: statements and balances as of any instant, replayed from the events', () => {
@@ -18,26 +17,8 @@ describe('auditors: statements and balances as of any instant, replayed from the
   let auditor: { token: string };
 
   beforeAll(async () => {
-    ({ service, teardown } = await serviceOnFreshDatabase());
-    merchant = await provisionMerchant(service, { deposit: 100_000n });
-    admin = adminClient(service.url);
-    auditor = await admin.createStaff('auditor');
     // Thousands of mixed movements: freezes, deductions, releases and deposits.
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 16 }, async () => {
-        for (;;) {
-          const i = next++;
-          if (i >= 1200) return;
-          if (i % 40 === 0) await service.commands.execute(new DepositFunds(merchant.merchantId, `top-up-${i}`, 5_000n, 'ops'));
-          const result = await service.commands.execute(new SubmitOrder(orderInput(merchant.merchantId, `ST-${i}`, { amount: BigInt(50 + (i % 70)) })));
-          if (result.outcome !== 'accepted') continue;
-          const orderNo = result.order.order!.orderNo;
-          if (i % 3 === 0) await service.commands.execute(new SettleOrder(orderNo));
-          if (i % 3 === 1) await service.commands.execute(new ReleaseFunds(orderNo, 'INVALID_ACCOUNT', 'no such account'));
-        }
-      }),
-    );
+    ({ service, teardown, merchant, admin, auditor } = await auditedWallet(1200, 'ST'));
   });
   afterAll(async () => teardown());
 

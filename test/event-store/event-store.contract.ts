@@ -104,6 +104,24 @@ export function eventStoreContract(name: string, setup: () => Promise<ContractSe
         await store.append(stream, [event('A'), event('B'), event('C')], NO_STREAM);
         expect((await store.readStream(stream, 1n)).map((e) => e.type)).toEqual(['B', 'C']);
       });
+
+      it('reads at most a given number of events', async () => {
+        const stream = newStream();
+        await store.append(stream, [event('A'), event('B'), event('C'), event('D')], NO_STREAM);
+        expect((await store.readStream(stream, 1n, 2)).map((e) => e.type)).toEqual(['B', 'C']);
+        expect((await store.readStream(stream, 3n, 10)).map((e) => e.type)).toEqual(['D']);
+        expect(await store.readStream(stream, 4n, 10)).toEqual([]);
+      });
+
+      it('reads many streams at once, in the order asked, a missing one as empty', async () => {
+        const [first, missing, second] = [newStream(), newStream(), newStream()];
+        await store.append(first, Array.from({ length: 11 }, (_, n) => event('N', { n })), NO_STREAM);
+        await store.append(second, [event('X'), event('Y')], NO_STREAM);
+        const read = await store.readStreams([second, missing, first]);
+        expect(read.map((events) => events.map((e) => e.streamId))).toEqual([[second, second], [], Array(11).fill(first)]);
+        expect(read[2].map((e) => e.data.n)).toEqual(Array.from({ length: 11 }, (_, n) => n));
+        expect(await store.readStreams([])).toEqual([]);
+      });
     });
 
     describe('optimistic concurrency', () => {

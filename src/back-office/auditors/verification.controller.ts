@@ -1,6 +1,7 @@
-import { Body, HttpCode, Inject, Post } from '@nestjs/common';
+import { Body, HttpCode, Inject, Logger, Post } from '@nestjs/common';
+import { IsIn } from 'class-validator';
 import { Pool } from 'pg';
-import { verifyReadModels, WalletNotFoundError } from '../../auditing/read-model-verifier';
+import { verifyReadModels, VerificationScope, WalletNotFoundError } from '../../auditing/read-model-verifier';
 import { EVENT_STORE, EventStore } from '../../infrastructure/event-store/event-store.port';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
@@ -9,21 +10,33 @@ import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { validateBody } from '../http/validate-body';
 import { IsIdentifier, Optional } from '../http/validators';
 
+const SCOPES: readonly VerificationScope[] = ['merchant', 'wallet'];
+
 export class VerifyDto {
   /** One wallet and its orders; without it, the whole log. */
   @Optional()
   @IsIdentifier()
   merchant_id?: string;
+
+  /** With merchant_id: "wallet" checks the wallet alone, "merchant" (the default) its orders too. */
+  @Optional()
+  @IsIn(SCOPES, { message: `scope must be one of ${SCOPES.join(', ')}` })
+  scope?: VerificationScope;
 }
+
+/** A long check says how far it is in the service's log, at most this often. */
+const PROGRESS_EVERY_MS = 10_000;
 
 /**
  * Replays the log and compares it with the read models (read-only, so
- * auditors may run it). The whole-log check runs inside the request: it takes
- * as long as a replay does.
+ * auditors may run it). It runs inside the request: the whole log takes as
+ * long as a replay does, and reports its progress in the service's log.
  */
 @BackOfficeController('audit')
 @Roles('auditor')
 export class VerificationController {
+  private readonly logger = new Logger('Verification');
+
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(EVENT_STORE) private readonly store: EventStore,
@@ -33,9 +46,17 @@ export class VerificationController {
   @HttpCode(200)
   async verify(@Body() body: unknown) {
     // An empty body means "everything", like {}.
-    const { merchant_id: merchantId } = await validateBody(VerifyDto, body === undefined ? {} : body);
+    const { merchant_id: merchantId, scope } = await validateBody(VerifyDto, body === undefined ? {} : body);
+    if (scope !== undefined && merchantId === undefined) throw new ApiError(422, 'VALIDATION_FAILED', 'scope needs a merchant_id', 'scope');
+    const what = merchantId === undefined ? 'the whole log' : `${scope ?? 'merchant'} ${merchantId}`;
+    let reported = Date.now();
+    const onProgress = (events: number) => {
+      if (Date.now() - reported < PROGRESS_EVERY_MS) return;
+      reported = Date.now();
+      this.logger.log(`verifying ${what}: ${events} events checked so far`);
+    };
     try {
-      return successEnvelope('OK', await verifyReadModels(this.pool, this.store, { merchantId }));
+      return successEnvelope('OK', await verifyReadModels(this.pool, this.store, { merchantId, scope, onProgress }));
     } catch (error) {
       if (error instanceof WalletNotFoundError) throw new ApiError(404, 'WALLET_NOT_FOUND', error.message);
       throw error;

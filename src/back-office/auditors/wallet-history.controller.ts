@@ -1,9 +1,14 @@
-import { Get, Inject, Param, Query, Res } from '@nestjs/common';
+import { Get, Inject, Logger, Param, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { balanceAsOf, statementCsv, walletStatement } from '../../auditing/wallet-statement';
+import { Pool } from 'pg';
+import { OutputClosedError, StatementFormat, writableSink, writeStatement } from '../../auditing/statement-writer';
+import { PostgresWalletSnapshots, WalletSnapshots } from '../../auditing/wallet-snapshots';
+import { balanceAsOf, openStatement, STATEMENT_PAGE_MAX, STATEMENT_PAGE_SIZE, StatementStream, StatementWindow } from '../../auditing/wallet-statement';
 import { EVENT_STORE, EventStore, parsePosition } from '../../infrastructure/event-store/event-store.port';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { parseInstant } from '../../shared/clock';
+import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
+import { logFailure } from '../../infrastructure/logging/log-failure';
 import { Roles } from '../auth/roles.decorator';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
@@ -29,45 +34,90 @@ function integer(raw: string | undefined, field: string, min: number, max: numbe
   return value;
 }
 
+function statementFormat(raw: string | undefined): StatementFormat {
+  if (raw !== undefined && raw !== 'json' && raw !== 'csv') throw invalid('format', 'format must be json or csv');
+  return raw ?? 'json';
+}
+
 /**
  * A wallet's history for auditors, replayed from the event store (never from
- * the read models): the statement with its hash chain, and the balance as it
- * stood at any instant or global position.
+ * the statement read model): the statement with its hash chain, a page at a
+ * time or as one streamed export, and the balance as it stood at any instant
+ * or global position.
  */
 @BackOfficeController('wallets')
 @Roles('auditor')
 export class WalletHistoryController {
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+  private readonly logger = new Logger('WalletHistory');
+  private readonly snapshots: WalletSnapshots;
 
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(PG_POOL) pool: Pool,
+  ) {
+    this.snapshots = new PostgresWalletSnapshots(pool);
+  }
+
+  /** One page: `limit` lines (default STATEMENT_PAGE_SIZE) after the cursor `after_revision`. */
   @Get(':merchant_id/statement')
   async statement(
     @Param(PathIdsPipe) { merchant_id: merchantId }: PathIds,
-    @Res({ passthrough: true }) response: Response,
+    @Res() response: Response,
     @Query('from') from?: string,
     @Query('to') to?: string,
     @Query('after_revision') afterRevision?: string,
     @Query('limit') limit?: string,
     @Query('format') format?: string,
   ) {
-    if (format !== undefined && format !== 'json' && format !== 'csv') throw invalid('format', 'format must be json or csv');
-    const statement = await walletStatement(this.store, merchantId, {
+    const chosen = statementFormat(format);
+    const window: StatementWindow = {
       from: instant(from, 'from'),
       to: instant(to, 'to'),
       afterRevision: integer(afterRevision, 'after_revision', 0, Number.MAX_SAFE_INTEGER),
-      limit: integer(limit, 'limit', 1, 100_000) ?? 10_000,
-    });
-    if (!statement) throw new ApiError(404, 'WALLET_NOT_FOUND', `No wallet for merchant ${merchantId}`);
-    if (format === 'csv') {
-      response.setHeader('Content-Type', 'text/csv; charset=utf-8');
-      response.setHeader('Content-Disposition', `attachment; filename="statement-${merchantId}.csv"`);
-      if (statement.next_after_revision !== null) response.setHeader('X-Next-After-Revision', String(statement.next_after_revision));
-      return statementCsv(statement);
-    }
-    return successEnvelope('OK', statement);
+    };
+    const lines = integer(limit, 'limit', 1, STATEMENT_PAGE_MAX) ?? STATEMENT_PAGE_SIZE;
+    const statement = await openStatement(this.store, this.snapshots, merchantId, window, lines);
+    await this.send(response, chosen, statement, merchantId, { envelope: chosen === 'json' });
   }
 
+  /** The whole statement in the window, streamed as it is replayed: memory stays flat whatever the wallet's length. */
+  @Get(':merchant_id/statement/export')
+  async export(
+    @Param(PathIdsPipe) { merchant_id: merchantId }: PathIds,
+    @Res() response: Response,
+    @Query('from') from?: string,
+    @Query('to') to?: string,
+    @Query('format') format?: string,
+  ) {
+    const chosen = statementFormat(format);
+    const statement = await openStatement(this.store, this.snapshots, merchantId, { from: instant(from, 'from'), to: instant(to, 'to') });
+    await this.send(response, chosen, statement, merchantId, { envelope: false });
+  }
+
+  private async send(response: Response, format: StatementFormat, statement: StatementStream | undefined, merchantId: string, { envelope }: { envelope: boolean }) {
+    if (!statement) throw new ApiError(404, 'WALLET_NOT_FOUND', `No wallet for merchant ${merchantId}`);
+    response.status(200);
+    response.setHeader('Content-Type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8');
+    if (!envelope) response.setHeader('Content-Disposition', `attachment; filename="statement-${merchantId}.${format}"`);
+    if (statement.next_after_revision !== null) response.setHeader('X-Next-After-Revision', String(statement.next_after_revision));
+    try {
+      await writeStatement(writableSink(response), format, statement, { envelope });
+      response.end();
+    } catch (error) {
+      // The status line is out: the one honest signal left is to cut the response short.
+      if (!(error instanceof OutputClosedError)) logFailure(this.logger, `statement of ${merchantId} failed while streaming`, error);
+      response.destroy();
+    }
+  }
+
+  /** From the nearest snapshot and the events after it; `replay=full` folds every event instead. */
   @Get(':merchant_id/balance')
-  async balance(@Param(PathIdsPipe) { merchant_id: merchantId }: PathIds, @Query('at') at?: string, @Query('position') position?: string) {
+  async balance(
+    @Param(PathIdsPipe) { merchant_id: merchantId }: PathIds,
+    @Query('at') at?: string,
+    @Query('position') position?: string,
+    @Query('replay') replay?: string,
+  ) {
     if (at !== undefined && position !== undefined) throw invalid('at', 'give at (ISO 8601) or position (commit/prepare), not both');
     let parsed;
     if (position !== undefined) {
@@ -77,8 +127,9 @@ export class WalletHistoryController {
         throw invalid('position', 'position must be a global position like 1234/56');
       }
     }
-    // Neither: the balance now, from every event recorded so far.
-    const result = await balanceAsOf(this.store, merchantId, { at: instant(at, 'at'), position: parsed });
+    if (replay !== undefined && replay !== 'snapshots' && replay !== 'full') throw invalid('replay', 'replay must be snapshots (the default) or full');
+    // Neither at nor position: the balance now, from every event recorded so far.
+    const result = await balanceAsOf(this.store, this.snapshots, merchantId, { at: instant(at, 'at'), position: parsed }, { fullReplay: replay === 'full' });
     if (!result) throw new ApiError(404, 'WALLET_NOT_FOUND', `No wallet for merchant ${merchantId}`);
     return successEnvelope('OK', result);
   }

@@ -1,5 +1,7 @@
-import { writeFile } from 'node:fs/promises';
-import { statementCsv, walletStatement } from '../../auditing/wallet-statement';
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { writableSink, writeStatement } from '../../auditing/statement-writer';
+import { openStatement } from '../../auditing/wallet-statement';
 import { choiceArgument, instantArgument, merchantIdArgument, noMorePositionals } from '../cli-arguments';
 import { CliCommand, EXIT } from '../cli-command';
 
@@ -7,8 +9,9 @@ export const statementCommand: CliCommand = {
   name: 'statement',
   synopsis: 'statement MERCHANT_ID [--from ISO] [--to ISO] [--format json|csv] [--out FILE]',
   description:
-    "A wallet's statement replayed from its events (never the read models), every line with its hash-chain link.\n" +
-    '--from is inclusive, --to exclusive (recorded time). JSON by default; to stdout unless --out.',
+    "A wallet's whole statement replayed from its events (never the read models), every line with its hash-chain link.\n" +
+    '--from is inclusive, --to exclusive (recorded time). JSON by default; to stdout unless --out.\n' +
+    'Written as it is replayed, so memory stays flat however long the wallet is.',
   options: ['from', 'to', 'format', 'out'],
   async run(args, io, context) {
     noMorePositionals(args, 1);
@@ -18,19 +21,22 @@ export const statementCommand: CliCommand = {
     const format = choiceArgument(args.options.get('format'), 'format', ['json', 'csv'] as const, 'json');
     const out = args.options.get('out');
     const { store } = await context();
-    // One replay of the whole stream: no paging, so the file is the complete statement.
-    const statement = await walletStatement(store, merchantId, { from, to, limit: Number.MAX_SAFE_INTEGER });
+    // No limit: the complete statement, from the wallet's first event, without snapshots.
+    const statement = await openStatement(store, undefined, merchantId, { from, to });
     if (!statement) {
       io.stderr(`no wallet for merchant ${merchantId}\n`);
       return EXIT.USAGE;
     }
-    const text = format === 'csv' ? statementCsv(statement) : `${JSON.stringify(statement, null, 2)}\n`;
     if (out === undefined) {
-      io.stdout(text);
-    } else {
-      await writeFile(out, text);
-      io.stderr(`wrote ${statement.lines.length} lines to ${out}\n`);
+      await writeStatement(io.stdoutStream ? writableSink(io.stdoutStream) : async (chunk) => io.stdout(chunk), format, statement);
+      return EXIT.OK;
     }
+    const file = createWriteStream(out);
+    await once(file, 'open');
+    const lines = await writeStatement(writableSink(file), format, statement);
+    file.end();
+    await once(file, 'finish');
+    io.stderr(`wrote ${lines} lines to ${out}\n`);
     return EXIT.OK;
   },
 };

@@ -64,16 +64,25 @@ export class EsdbEventStore implements EventStore {
     }
   }
 
-  async readStream(streamId: string, fromRevision: StreamRevision = 0n): Promise<RecordedEvent[]> {
+  async readStream(streamId: string, fromRevision: StreamRevision = 0n, maxCount?: number): Promise<RecordedEvent[]> {
     const out: RecordedEvent[] = [];
     try {
-      for await (const resolved of this.client.readStream(streamId, { fromRevision, direction: FORWARDS })) {
+      for await (const resolved of this.client.readStream(streamId, { fromRevision, direction: FORWARDS, maxCount })) {
         const event = resolved.event && toRecorded(resolved.event);
         if (event) out.push(event);
       }
     } catch (error) {
       if (error instanceof StreamNotFoundError) return [];
       throw error;
+    }
+    return out;
+  }
+
+  async readStreams(streamIds: readonly string[]): Promise<RecordedEvent[][]> {
+    const out: RecordedEvent[][] = [];
+    // A few reads at a time: each is its own gRPC call.
+    for (let i = 0; i < streamIds.length; i += 16) {
+      out.push(...(await Promise.all(streamIds.slice(i, i + 16).map((id) => this.readStream(id)))));
     }
     return out;
   }

@@ -99,8 +99,13 @@ export interface Subscription {
 
 export interface EventStore {
   append(streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult>;
-  /** Events of one stream in revision order; empty when the stream does not exist. */
-  readStream(streamId: string, fromRevision?: StreamRevision): Promise<RecordedEvent[]>;
+  /**
+   * Events of one stream in revision order, from `fromRevision` (default 0),
+   * at most `maxCount` of them (default all); empty when the stream does not exist.
+   */
+  readStream(streamId: string, fromRevision?: StreamRevision, maxCount?: number): Promise<RecordedEvent[]>;
+  /** Whole streams, each in revision order, in the order of `streamIds`; a missing stream reads as empty. */
+  readStreams(streamIds: readonly string[]): Promise<RecordedEvent[][]>;
   /** Committed events after `after`, in global order. */
   readAll(after: GlobalPosition, maxCount: number): Promise<RecordedEvent[]>;
   /** Catch-up from `after`, then follows live appends. */

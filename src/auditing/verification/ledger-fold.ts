@@ -1,0 +1,231 @@
+import { isSnapshotRevision } from '../../../projections/wallets.projection';
+import { comparePositions, formatPosition, GlobalPosition, RecordedEvent, START } from '../../infrastructure/event-store/event-store.port';
+import { decodeEvent } from '../../ledger/event-codec';
+import { OrderEvent, orderDecider, OrderState } from '../../ledger/order/order.decider';
+import { ORDER_STREAM_PREFIX, WALLET_STREAM_PREFIX } from '../../ledger/streams';
+import { holdKey, WalletEvent, walletDecider, WalletState } from '../../ledger/wallet/wallet.decider';
+import { isoTimestamp } from '../../shared/clock';
+import { chainHash, GENESIS_HASH } from '../../shared/hash-chain';
+import { EventReference, referenceOf, Row } from './differences';
+import { lineDigestText } from './read-model-tables';
+
+export interface Checkpoints {
+  orders: GlobalPosition;
+  wallets: GlobalPosition;
+}
+
+export interface WalletFacts {
+  state: WalletState;
+  /** The hash of the wallet's last event, as the snapshots record it. */
+  chainHead: string;
+  opened?: RecordedEvent;
+  /** The wallet's last event: the one the projection last wrote the row for. */
+  last?: RecordedEvent;
+  openedRevision: number;
+  lastRevision: number;
+  /** The events that froze the open holds. */
+  holdsBy: Map<string, RecordedEvent>;
+  /** What closed the holds the read model still lists: it explains those rows. */
+  closedBy: Map<string, RecordedEvent>;
+}
+
+export interface OrderFacts {
+  orderNo: string;
+  state: OrderState;
+  lastBy: EventReference;
+  placedBy: EventReference;
+  failBy?: EventReference;
+  /** The projection writes fail_code on OrderDeliveryFailed and OrderFailed, not on a staff resolution. */
+  failCodeWritten: boolean;
+}
+
+/**
+ * The rows the wallets projection writes for one wallet event. Kept as the
+ * raw amounts: a clean batch needs only each line's digest text, so the rows
+ * themselves are built only when there is a difference to show.
+ */
+export class ExpectedWalletRows {
+  constructor(
+    readonly merchantId: string,
+    readonly event: RecordedEvent,
+    /** Whether the event has a statement line (all but WalletOpened). */
+    readonly hasLine: boolean,
+    private readonly orderNo: string | null,
+    private readonly amount: bigint,
+    private readonly balance: bigint,
+    private readonly frozen: bigint,
+    private readonly hash: string,
+    /** Whether the projection writes a snapshot at this event. */
+    readonly snapshotDue: boolean,
+  ) {}
+
+  get revision(): number {
+    return Number(this.event.revision);
+  }
+
+  get by(): EventReference {
+    return referenceOf(this.event);
+  }
+
+  /** The statement line's text in the digest of its wallet's lines. */
+  lineDigestText(): string {
+    const { position } = this.event;
+    return lineDigestText(this.event.revision, this.event.type, this.orderNo, this.amount, this.balance, this.frozen, `${position.commit}/${position.prepare}`);
+  }
+
+  line(): Row {
+    const { balance, frozen } = this;
+    return {
+      entry_type: this.event.type,
+      order_no: this.orderNo,
+      amount: this.amount.toString(),
+      balance_after: balance.toString(),
+      frozen_after: frozen.toString(),
+      available_after: (balance - frozen).toString(),
+      position: formatPosition(this.event.position),
+    };
+  }
+
+  /** The wallet after this event, as a snapshot here must record it. */
+  snapshot(): Row {
+    return {
+      position: formatPosition(this.event.position),
+      recorded_at: isoTimestamp(this.event.createdAt),
+      event_hash: this.hash,
+      balance: this.balance.toString(),
+      frozen: this.frozen.toString(),
+    };
+  }
+}
+
+const FINAL_STAGES: ReadonlySet<string> = new Set(['succeeded', 'failed']);
+
+/**
+ * What the log says each row should be, and which event said it, folded with
+ * the deciders' own evolve. Only events up to each projection's checkpoint
+ * count: later ones are not differences yet.
+ *
+ * Memory stays flat however long the log: per wallet only its amounts and
+ * open holds are kept, an order leaves the fold as soon as it is final
+ * (nothing can follow), and the rows each batch of events implies are handed
+ * out to be compared batch by batch.
+ */
+export class LedgerFold {
+  readonly wallets = new Map<string, WalletFacts>();
+  /** Orders not final yet. */
+  readonly orders = new Map<string, OrderFacts>();
+  events = 0;
+  last: GlobalPosition = START;
+  private walletRows: ExpectedWalletRows[] = [];
+  private settled: OrderFacts[] = [];
+
+  /** `listedHolds`: the keys (`merchant|order#attempt`) of the hold rows the read model lists. */
+  constructor(
+    private readonly checkpoints: Checkpoints,
+    private readonly listedHolds: ReadonlySet<string>,
+  ) {}
+
+  /** Whether the event is one the fold counts: a wallet or order event the projection has applied. */
+  apply(event: RecordedEvent): boolean {
+    if (event.streamId.startsWith(WALLET_STREAM_PREFIX)) {
+      if (comparePositions(event.position, this.checkpoints.wallets) > 0) return false;
+      this.applyWallet(event.streamId.slice(WALLET_STREAM_PREFIX.length), event);
+    } else if (event.streamId.startsWith(ORDER_STREAM_PREFIX)) {
+      if (comparePositions(event.position, this.checkpoints.orders) > 0) return false;
+      this.applyOrder(event.streamId.slice(ORDER_STREAM_PREFIX.length), event);
+    } else {
+      return false;
+    }
+    this.events++;
+    if (comparePositions(event.position, this.last) > 0) this.last = event.position;
+    return true;
+  }
+
+  /** The statement line and snapshot rows of the wallet events applied since the last call. */
+  takeWalletRows(): ExpectedWalletRows[] {
+    return this.walletRows.splice(0);
+  }
+
+  /** The orders that became final since the last call: their rows can no longer change. */
+  takeSettledOrders(): OrderFacts[] {
+    return this.settled.splice(0);
+  }
+
+  private applyWallet(merchantId: string, recorded: RecordedEvent): void {
+    const facts: WalletFacts = this.wallets.get(merchantId) ?? {
+      state: walletDecider.initialState(),
+      chainHead: GENESIS_HASH,
+      openedRevision: -1,
+      lastRevision: -1,
+      holdsBy: new Map(),
+      closedBy: new Map(),
+    };
+    this.wallets.set(merchantId, facts);
+    const event = decodeEvent<WalletEvent>(recorded);
+    facts.state = walletDecider.evolve(facts.state, event);
+    // Only amounts and open holds are compared; the decider's memory of closed
+    // holds and deposit references would grow with the log.
+    facts.state.closedHolds.clear();
+    facts.state.deposits.clear();
+    const hashed = typeof recorded.metadata.hash === 'string';
+    facts.chainHead = hashed ? (recorded.metadata.hash as string) : chainHash(facts.chainHead, recorded.revision, recorded.type, recorded.data);
+    facts.last = recorded;
+    facts.lastRevision = Number(recorded.revision);
+    const snapshotDue = hashed && isSnapshotRevision(recorded.revision);
+    const { balance, frozen } = facts.state;
+    if (event.type === 'WalletOpened') {
+      facts.opened = recorded;
+      facts.openedRevision = facts.lastRevision;
+      this.walletRows.push(new ExpectedWalletRows(merchantId, recorded, false, null, 0n, balance, frozen, facts.chainHead, snapshotDue));
+      return;
+    }
+    const orderNo = event.type === 'FundsDeposited' ? null : event.data.orderNo;
+    if (event.type === 'FundsFrozen') facts.holdsBy.set(holdKey(event.data.orderNo, event.data.attempt), recorded);
+    if (event.type === 'FrozenFundsDeducted' || event.type === 'FrozenFundsReleased') {
+      const key = holdKey(event.data.orderNo, event.data.attempt);
+      facts.holdsBy.delete(key);
+      if (this.listedHolds.has(`${merchantId}|${key}`)) facts.closedBy.set(key, recorded);
+    }
+    this.walletRows.push(new ExpectedWalletRows(merchantId, recorded, true, orderNo, event.data.amount, balance, frozen, facts.chainHead, snapshotDue));
+  }
+
+  private applyOrder(orderNo: string, recorded: RecordedEvent): void {
+    const by = referenceOf(recorded);
+    const event = decodeEvent<OrderEvent>(recorded);
+    const previous = this.orders.get(orderNo);
+    const state = orderDecider.evolve(previous?.state ?? orderDecider.initialState(), event);
+    const facts: OrderFacts = previous ? { ...previous, state, lastBy: by } : { orderNo, state, lastBy: by, placedBy: by, failCodeWritten: false };
+    if (event.type === 'OrderPlaced') Object.assign(facts, { placedBy: by, failBy: undefined, failCodeWritten: false });
+    if (event.type === 'OrderDeliveryFailed' || event.type === 'OrderFailed') Object.assign(facts, { failBy: by, failCodeWritten: true });
+    if (event.type === 'OrderResolved' && event.data.outcome === 'failed') Object.assign(facts, { failBy: by, failCodeWritten: false });
+    if (FINAL_STAGES.has(state.stage)) {
+      this.orders.delete(orderNo);
+      this.settled.push(facts);
+    } else {
+      this.orders.set(orderNo, facts);
+    }
+  }
+}
+
+export const isFinalStage = (stage: unknown) => typeof stage === 'string' && FINAL_STAGES.has(stage);
+
+/** The rm_orders row an order's events imply, and the event behind each column. */
+export function expectedOrderRow(facts: OrderFacts): { row: Row; explainers: Record<string, EventReference> } {
+  const placed = facts.state.order!;
+  return {
+    row: {
+      merchant_id: placed.merchantId,
+      stage: facts.state.stage,
+      attempt: placed.attempt,
+      amount: placed.amount.toString(),
+      fail_code: facts.failCodeWritten ? (facts.state.failCode ?? null) : null,
+    },
+    explainers: {
+      merchant_id: facts.placedBy,
+      attempt: facts.placedBy,
+      amount: facts.placedBy,
+      stage: facts.lastBy,
+      fail_code: facts.failBy ?? facts.lastBy,
+    },
+  };
+}

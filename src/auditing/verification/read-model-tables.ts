@@ -1,0 +1,265 @@
+import { createHash } from 'node:crypto';
+import { Pool } from 'pg';
+import { GlobalPosition, START } from '../../infrastructure/event-store/event-store.port';
+import { holdKey } from '../../ledger/wallet/wallet.decider';
+import { Row } from './differences';
+import type { Checkpoints, WalletFacts } from './ledger-fold';
+
+export type HoldRow = Row & { merchant_id: string; order_no: string; attempt: number };
+
+/**
+ * What the verification reads in one short repeatable-read snapshot, so the
+ * checkpoints and these rows agree with each other however far the
+ * projections move meanwhile: the rows that may still change (wallets,
+ * holds, orders not yet final) and how many final orders each merchant has.
+ * Rows that never change again (statement lines, snapshots, final orders)
+ * are looked up batch by batch during the replay instead; holding a snapshot
+ * open for the whole replay would block a rebuild's table swap, and every
+ * request queued behind it, for as long.
+ */
+export interface TablesAtCheckpoints {
+  checkpoints: Checkpoints;
+  wallets: Map<string, Row & { merchant_id: string }>;
+  /** By `merchant|order#attempt`. */
+  holds: Map<string, HoldRow>;
+  /** Orders not final: by order_no. */
+  pendingOrders: Map<string, Row & { order_no: string }>;
+  /** Final (succeeded or failed) order rows per merchant. */
+  finalOrders: Map<string, number>;
+}
+
+const ORDER_COLUMNS = 'order_no, merchant_id, stage, attempt, amount::text, fail_code';
+
+export async function readTablesAtCheckpoints(pool: Pool, merchantId: string | undefined): Promise<TablesAtCheckpoints> {
+  const client = await pool.connect();
+  try {
+    await client.query('begin isolation level repeatable read read only');
+    const { rows: marks } = await client.query<{ name: string; c: string; p: string }>(
+      `select name, position_commit::text as c, position_prepare::text as p from projection_checkpoints where name in ('orders', 'wallets')`,
+    );
+    const mark = (name: string) => {
+      const row = marks.find((m) => m.name === name);
+      return row ? { commit: BigInt(row.c), prepare: BigInt(row.p) } : START;
+    };
+    const scope = merchantId === undefined ? '' : 'merchant_id = $1';
+    const where = (...conditions: string[]) => {
+      const all = [scope, ...conditions].filter(Boolean);
+      return all.length > 0 ? `where ${all.join(' and ')}` : '';
+    };
+    const params = merchantId === undefined ? [] : [merchantId];
+    const wallets = await client.query<Row & { merchant_id: string }>(
+      `select merchant_id, balance::text, frozen::text, available::text from rm_wallets ${where()}`,
+      params,
+    );
+    const holds = await client.query<HoldRow>(`select merchant_id, order_no, attempt, amount::text from rm_wallet_holds ${where()}`, params);
+    const pending = await client.query<Row & { order_no: string }>(
+      `select ${ORDER_COLUMNS} from rm_orders ${where(`stage not in ('succeeded', 'failed')`)}`,
+      params,
+    );
+    const final = await client.query<{ merchant_id: string; n: string }>(
+      `select merchant_id, count(*)::text as n from rm_orders ${where(`stage in ('succeeded', 'failed')`)} group by merchant_id`,
+      params,
+    );
+    await client.query('commit');
+    return {
+      checkpoints: { orders: mark('orders'), wallets: mark('wallets') },
+      wallets: new Map(wallets.rows.map((r) => [r.merchant_id, r])),
+      holds: new Map(holds.rows.map((r) => [`${r.merchant_id}|${holdKey(r.order_no, r.attempt)}`, r])),
+      pendingOrders: new Map(pending.rows.map((r) => [r.order_no, r])),
+      finalOrders: new Map(final.rows.map((r) => [r.merchant_id, Number(r.n)])),
+    };
+  } catch (error) {
+    await client.query('rollback').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+export interface WalletRowKey {
+  merchantId: string;
+  revision: number;
+}
+
+export const walletRowKey = (key: WalletRowKey) => `${key.merchantId}|${key.revision}`;
+
+/** Each wallet's revisions among some keys, first to last. */
+export type WalletRanges = Map<string, { first: number; last: number }>;
+
+/**
+ * The revisions of one wallet within a batch of the log, or a slice of its
+ * stream, are consecutive: each wallet's rows are read as one index range.
+ */
+export function walletRanges(keys: readonly WalletRowKey[]): WalletRanges {
+  const ranges: WalletRanges = new Map();
+  for (const { merchantId, revision } of keys) {
+    const range = ranges.get(merchantId);
+    if (!range) ranges.set(merchantId, { first: revision, last: revision });
+    else (range.first = Math.min(range.first, revision)), (range.last = Math.max(range.last, revision));
+  }
+  return ranges;
+}
+
+const rangeParams = (ranges: WalletRanges) => [[...ranges.keys()], [...ranges.values()].map((r) => r.first), [...ranges.values()].map((r) => r.last)];
+
+// One index range scan per wallet: "offset 0" keeps the planner from flattening the
+// subquery into a join, which it would run as a scan of the whole table.
+const inRanges = (table: string) =>
+  `from unnest($1::text[], $2::bigint[], $3::bigint[]) as r(merchant_id, first, last)
+   cross join lateral (select * from ${table} t where t.merchant_id = r.merchant_id and t.revision between r.first and r.last offset 0) x`;
+
+type KeyedRow = Row & { merchant_id: string; revision: string };
+
+const byKey = (rows: KeyedRow[]) =>
+  new Map(rows.map(({ merchant_id, revision, ...row }) => [walletRowKey({ merchantId: merchant_id, revision: Number(revision) }), row as Row]));
+
+/**
+ * A digest of a wallet's statement lines: MD5 over one text line per
+ * statement line, in revision order, of its revision and compared columns
+ * joined by "|" (a null as \N). Postgres computes it over the table with
+ * the same formula, so equal digests mean equal lines, and only a wallet
+ * whose digests differ has its lines read and compared one by one.
+ */
+export function lineDigestText(
+  revision: bigint | number,
+  entryType: string,
+  orderNo: string | null,
+  amount: bigint,
+  balance: bigint,
+  frozen: bigint,
+  position: string,
+): string {
+  return `${revision}|${entryType}|${orderNo ?? '\\N'}|${amount}|${balance}|${frozen}|${balance - frozen}|${position}`;
+}
+
+export function lineDigest(texts: readonly string[]): string {
+  return createHash('md5').update(texts.join('\n')).digest('hex');
+}
+
+export async function lineDigests(pool: Pool, ranges: WalletRanges): Promise<Map<string, string>> {
+  if (ranges.size === 0) return new Map();
+  const { rows } = await pool.query<{ merchant_id: string; digest: string }>(
+    `select r.merchant_id, md5(string_agg(concat_ws('|', x.revision, x.entry_type, coalesce(x.order_no, '\\N'), x.amount, x.balance_after,
+       x.frozen_after, x.available_after, x.position_commit || '/' || x.position_prepare), E'\\n' order by x.revision)) as digest
+     ${inRanges('rm_statement_lines')}
+     group by r.merchant_id`,
+    rangeParams(ranges),
+  );
+  return new Map(rows.map((r) => [r.merchant_id, r.digest]));
+}
+
+export async function linesIn(pool: Pool, ranges: WalletRanges): Promise<Map<string, Row>> {
+  if (ranges.size === 0) return new Map();
+  const { rows } = await pool.query<KeyedRow>(
+    `select x.merchant_id, x.revision::text, x.entry_type, x.order_no, x.amount::text, x.balance_after::text, x.frozen_after::text,
+       x.available_after::text, x.position_commit || '/' || x.position_prepare as position ${inRanges('rm_statement_lines')}`,
+    rangeParams(ranges),
+  );
+  return byKey(rows);
+}
+
+/** A snapshot's recorded_at in the form isoTimestamp gives it. */
+const recordedAtText = (alias: string) => `to_char(${alias}.recorded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"+00:00"')`;
+
+/** Snapshots are one in a thousand rows or so: read, not digested. */
+export async function snapshotsIn(pool: Pool, ranges: WalletRanges): Promise<Map<string, Row>> {
+  if (ranges.size === 0) return new Map();
+  const { rows } = await pool.query<KeyedRow>(
+    `select x.merchant_id, x.revision::text, x.position_commit || '/' || x.position_prepare as position, ${recordedAtText('x')} as recorded_at,
+       x.event_hash, x.balance::text, x.frozen::text ${inRanges('rm_wallet_snapshots')}`,
+    rangeParams(ranges),
+  );
+  return byKey(rows);
+}
+
+/** The columns of an order row the verification compares. */
+const ORDER_COMPARED = ['merchant_id', 'stage', 'attempt', 'amount', 'fail_code'] as const;
+
+/** The rows of these orders that are not as expected, compared by Postgres (undefined: no row at all). */
+export async function differingOrders(pool: Pool, expected: readonly { orderNo: string; row: Row }[]): Promise<Map<string, (Row & { order_no: string }) | undefined>> {
+  const differing = new Map<string, (Row & { order_no: string }) | undefined>();
+  if (expected.length === 0) return differing;
+  const { rows } = await pool.query<Row & { order_no: string; expected_no: string; found: boolean }>(
+    `select e.order_no as expected_no, o.order_no is not null as found, o.order_no, o.merchant_id, o.stage, o.attempt, o.amount::text, o.fail_code
+     from unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[], $6::text[]) as e(order_no, merchant_id, stage, attempt, amount, fail_code)
+     left join rm_orders o on o.order_no = e.order_no
+     where (o.merchant_id, o.stage, o.attempt, o.amount, o.fail_code) is distinct from (e.merchant_id, e.stage, e.attempt, e.amount, e.fail_code)`,
+    [expected.map((e) => e.orderNo), ...ORDER_COMPARED.map((c) => expected.map((e) => e.row[c]))],
+  );
+  for (const { expected_no, found, ...row } of rows) differing.set(expected_no, found ? row : undefined);
+  return differing;
+}
+
+/** The current rows of these orders. */
+export async function orderRows(pool: Pool, orderNos: readonly string[]): Promise<Map<string, Row & { order_no: string }>> {
+  if (orderNos.length === 0) return new Map();
+  const { rows } = await pool.query<Row & { order_no: string }>(`select ${ORDER_COLUMNS} from rm_orders where order_no = any($1::text[])`, [orderNos]);
+  return new Map(rows.map((r) => [r.order_no, r]));
+}
+
+/** Every order number the read model lists for a merchant. */
+export async function orderNosOf(pool: Pool, merchantId: string): Promise<string[]> {
+  const { rows } = await pool.query<{ order_no: string }>('select order_no from rm_orders where merchant_id = $1', [merchantId]);
+  return rows.map((r) => r.order_no);
+}
+
+/** A page of a merchant's final order rows, in order_no order after `after`. */
+export async function finalOrderRowsOf(pool: Pool, merchantId: string, after: string, limit: number): Promise<(Row & { order_no: string })[]> {
+  const { rows } = await pool.query<Row & { order_no: string }>(
+    `select ${ORDER_COLUMNS} from rm_orders where merchant_id = $1 and stage in ('succeeded', 'failed') and order_no > $2 order by order_no limit $3`,
+    [merchantId, after, limit],
+  );
+  return rows;
+}
+
+export interface StrayWalletRow {
+  table: 'rm_statement_lines' | 'rm_wallet_snapshots';
+  merchantId: string;
+  revision: number;
+  row: Row;
+}
+
+/**
+ * Statement lines and snapshots up to the checkpoint that no replayed event
+ * accounts for: of wallets the log does not have, or outside the revisions
+ * replayed (a line at or before WalletOpened, either after the last event).
+ */
+export async function strayWalletRows(
+  pool: Pool,
+  wallets: ReadonlyMap<string, WalletFacts>,
+  checkpoint: GlobalPosition,
+  merchantId: string | undefined,
+): Promise<StrayWalletRow[]> {
+  const facts = [...wallets];
+  const params = [
+    facts.map(([id]) => id),
+    facts.map(([, f]) => f.openedRevision),
+    facts.map(([, f]) => f.lastRevision),
+    checkpoint.commit.toString(),
+    checkpoint.prepare.toString(),
+    merchantId ?? null,
+  ];
+  const replayed = `left join unnest($1::text[], $2::bigint[], $3::bigint[]) as w(merchant_id, opened, last) using (merchant_id)`;
+  const inScope = `(x.position_commit, x.position_prepare) <= ($4::bigint, $5::bigint) and ($6::text is null or x.merchant_id = $6)`;
+  const lines = await pool.query<Row & { merchant_id: string; revision: string }>(
+    `select x.merchant_id, x.revision::text, x.entry_type, x.order_no, x.amount::text, x.balance_after::text,
+       x.frozen_after::text, x.available_after::text, x.position_commit || '/' || x.position_prepare as position
+     from rm_statement_lines x ${replayed}
+     where ${inScope} and (w.merchant_id is null or x.revision <= w.opened or x.revision > w.last)
+     order by x.merchant_id, x.revision`,
+    params,
+  );
+  const snapshots = await pool.query<Row & { merchant_id: string; revision: string }>(
+    `select x.merchant_id, x.revision::text, x.position_commit || '/' || x.position_prepare as position,
+       ${recordedAtText('x')} as recorded_at, x.event_hash, x.balance::text, x.frozen::text
+     from rm_wallet_snapshots x ${replayed}
+     where ${inScope} and (w.merchant_id is null or x.revision < w.opened or x.revision > w.last)
+     order by x.merchant_id, x.revision`,
+    params,
+  );
+  const stray = (table: StrayWalletRow['table']) => (r: Row & { merchant_id: string; revision: string }): StrayWalletRow => {
+    const { merchant_id: id, revision, ...row } = r;
+    return { table, merchantId: id, revision: Number(revision), row };
+  };
+  return [...lines.rows.map(stray('rm_statement_lines')), ...snapshots.rows.map(stray('rm_wallet_snapshots'))];
+}

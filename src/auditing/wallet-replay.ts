@@ -1,0 +1,87 @@
+import { comparePositions, EventStore, GlobalPosition, RecordedEvent } from '../infrastructure/event-store/event-store.port';
+import { decodeEvent } from '../ledger/event-codec';
+import { walletStream } from '../ledger/streams';
+import { WalletEvent, walletMovement } from '../ledger/wallet/wallet.decider';
+import { chainHash, GENESIS_HASH } from '../shared/hash-chain';
+import { Minor } from '../shared/money';
+import { SnapshotBound, WalletSnapshot, WalletSnapshots } from './wallet-snapshots';
+
+/** Events read per round trip: a wallet of any length is replayed in slices this big. */
+export const REPLAY_SLICE = 1000;
+
+/** A wallet's running amounts and chain head after the event at `revision` (-1n: before its first event). */
+export interface WalletTally {
+  revision: bigint;
+  position: GlobalPosition | null;
+  balance: Minor;
+  frozen: Minor;
+  hash: string;
+}
+
+export const OPENING_TALLY: WalletTally = Object.freeze({ revision: -1n, position: null, balance: 0n, frozen: 0n, hash: GENESIS_HASH });
+
+/** The tally after one more event. An event stored without its chain link gets the link it should have had. */
+export function tallyAfter(tally: WalletTally, event: RecordedEvent, domain = decodeEvent<WalletEvent>(event)): WalletTally {
+  const movement = walletMovement(domain);
+  return {
+    revision: event.revision,
+    position: event.position,
+    balance: tally.balance + movement.balance,
+    frozen: tally.frozen + movement.frozen,
+    hash: typeof event.metadata.hash === 'string' ? event.metadata.hash : chainHash(tally.hash, event.revision, event.type, event.data),
+  };
+}
+
+export interface ReplayStart {
+  tally: WalletTally;
+  /** The snapshot the tally comes from, if one was used. */
+  snapshot?: WalletSnapshot;
+}
+
+/**
+ * Where to start replaying a wallet: the latest snapshot within `bound`, if
+ * the log confirms it (its event has the snapshot's position and hash), else
+ * the wallet's opening. The snapshot's amounts are taken as they are: the
+ * verification replays every snapshot from the first event and names one
+ * that is wrong.
+ */
+export async function replayStart(store: EventStore, snapshots: WalletSnapshots | undefined, merchantId: string, bound: SnapshotBound): Promise<ReplayStart> {
+  const snapshot = await snapshots?.latest(merchantId, bound);
+  if (!snapshot) return { tally: OPENING_TALLY };
+  const [event] = await store.readStream(walletStream(merchantId), snapshot.revision, 1);
+  const confirmed = event !== undefined && comparePositions(event.position, snapshot.position) === 0 && event.metadata.hash === snapshot.eventHash;
+  if (!confirmed) return { tally: OPENING_TALLY };
+  const { revision, position, balance, frozen, eventHash: hash } = snapshot;
+  return { tally: { revision, position, balance, frozen, hash }, snapshot };
+}
+
+/**
+ * A wallet's events after revision `after`, a slice at a time (never an
+ * empty one). A stream's revisions have no gaps, so every slice's range is
+ * known in advance: from the second slice on, `ahead` more are read while
+ * the caller works through the current one. A caller that needs one slice
+ * (a page, a balance) pays for one read.
+ */
+export async function* walletSlices(
+  store: EventStore,
+  merchantId: string,
+  after: bigint,
+  { sliceSize = REPLAY_SLICE, ahead = 1 }: { sliceSize?: number; ahead?: number } = {},
+): AsyncGenerator<RecordedEvent[]> {
+  const stream = walletStream(merchantId);
+  const read = (index: number) => {
+    const slice = store.readStream(stream, after + 1n + BigInt(index * sliceSize), sliceSize);
+    // Awaited in turn; a caller that stops early must not leave an unhandled rejection behind.
+    slice.catch(() => undefined);
+    return slice;
+  };
+  const pending = [read(0)];
+  for (let index = 0; pending.length > 0; index++) {
+    const slice = await pending.shift()!;
+    const last = slice.length < sliceSize;
+    if (!last && index > 0) while (pending.length < ahead) pending.push(read(index + 1 + pending.length));
+    if (slice.length > 0) yield slice;
+    if (last) return;
+    if (pending.length === 0) pending.push(read(index + 1));
+  }
+}

@@ -1,0 +1,170 @@
+import { Pool } from 'pg';
+import { verifyReadModels } from '../../src/auditing/read-model-verifier';
+import { EventStore, formatPosition, RecordedEvent } from '../../src/infrastructure/event-store/event-store.port';
+import { migrate } from '../../src/infrastructure/postgres/migrations';
+import { ORDER_STREAM_PREFIX, walletStream } from '../../src/ledger/streams';
+import { allMigrations } from '../../src/schema';
+import { adminClient } from '../back-office/admin-client';
+import { buildLedger, BuiltLedger } from '../bench/audit/bulk-ledger';
+import { provisionMerchant, TestMerchant } from '../support/merchant-fixture';
+import { RunningService, startService } from '../support/service';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { buildWalletHistory } from '../support/wallet-history';
+
+const VERIFY = '/admin/v1/audit/verify';
+
+/** The store, with a record of every read made through it. */
+function recordingStore(store: EventStore) {
+  const reads: { method: string; streams: string[] }[] = [];
+  const recording: EventStore = {
+    append: (...args) => store.append(...args),
+    readStream: (streamId, ...rest) => (reads.push({ method: 'readStream', streams: [streamId] }), store.readStream(streamId, ...rest)),
+    readStreams: (streamIds) => (reads.push({ method: 'readStreams', streams: [...streamIds] }), store.readStreams(streamIds)),
+    readAll: (...args) => (reads.push({ method: 'readAll', streams: [] }), store.readAll(...args)),
+    subscribeToAll: (options) => store.subscribeToAll(options),
+    close: () => store.close(),
+  };
+  return { recording, reads };
+}
+
+const reference = (e: RecordedEvent) => ({ stream: e.streamId, revision: Number(e.revision), type: e.type, position: formatPosition(e.position) });
+
+describe('verifying one wallet reads that wallet, whatever else the log holds', () => {
+  let db: TestDatabase;
+  let service: RunningService;
+  let built: BuiltLedger;
+  let merchant: TestMerchant;
+  let admin: ReturnType<typeof adminClient>;
+  let auditor: { token: string };
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    // A log of other merchants' business, written in bulk before the service starts.
+    await migrate(db.pool, allMigrations({ eventStore: 'postgres', upstreamSimulator: true }));
+    built = await buildLedger(db.pool, { hotMovements: 4_000, totalEvents: 60_000, merchants: 12 });
+    service = await startService(db);
+    admin = adminClient(service.url);
+    auditor = await admin.createStaff('auditor');
+    merchant = await provisionMerchant(service, { deposit: 100_000n });
+    await buildWalletHistory(service.commands, merchant.merchantId, 300, 'OW');
+    await service.catchUp();
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await db?.drop();
+  });
+
+  const verify = (body: unknown) => admin('POST', VERIFY, body, auditor);
+
+  it('is clean, and counts the wallet (and for the merchant its orders) out of a log many times its size', async () => {
+    const walletEvents = await service.store.readStream(walletStream(merchant.merchantId));
+    const wallet = await verify({ merchant_id: merchant.merchantId, scope: 'wallet' });
+    expect(wallet.body.data).toMatchObject({ clean: true, events_checked: walletEvents.length, differences_total: 0 });
+
+    const whole = await verify({});
+    expect(whole.body.data).toMatchObject({ clean: true, differences_total: 0 });
+    expect(whole.body.data.events_checked).toBeGreaterThan(built.events + walletEvents.length);
+    expect(whole.body.data.events_checked).toBeGreaterThan(50 * walletEvents.length);
+
+    const withOrders = await verify({ merchant_id: merchant.merchantId });
+    expect(withOrders.body.data.clean).toBe(true);
+    expect(withOrders.body.data.events_checked).toBeGreaterThan(walletEvents.length + 300);
+    expect(withOrders.body.data.events_checked).toBeLessThan(whole.body.data.events_checked / 10);
+  });
+
+  it('reads the wallet stream alone, or with its own order streams: never the log', async () => {
+    const { recording, reads } = recordingStore(service.store);
+    const wallet = await verifyReadModels(service.pool as Pool, recording, { merchantId: merchant.merchantId, scope: 'wallet' });
+    expect(wallet.clean).toBe(true);
+    expect(new Set(reads.map((r) => `${r.method} ${r.streams.join(',')}`))).toEqual(new Set([`readStream ${walletStream(merchant.merchantId)}`]));
+
+    reads.length = 0;
+    const withOrders = await verifyReadModels(service.pool as Pool, recording, { merchantId: merchant.merchantId });
+    expect(withOrders.clean).toBe(true);
+    expect(reads.some((r) => r.method === 'readAll')).toBe(false);
+    const orderStreams = reads.filter((r) => r.method === 'readStreams').flatMap((r) => r.streams);
+    const { rows } = await service.pool.query<{ order_no: string }>('select order_no from rm_orders where merchant_id = $1', [merchant.merchantId]);
+    expect(new Set(orderStreams)).toEqual(new Set(rows.map((r) => `${ORDER_STREAM_PREFIX}${r.order_no}`)));
+    expect(reads.filter((r) => r.method === 'readStream').every((r) => r.streams[0] === walletStream(merchant.merchantId))).toBe(true);
+  });
+
+  it('pinpoints a row altered in that wallet, and only there; the whole log names both', async () => {
+    const ours = await service.store.readStream(walletStream(merchant.merchantId));
+    const theirs = await service.store.readStream(walletStream(built.hotMerchant), 2500n, 1);
+    const mine = ours[ours.length - 10];
+    const alter = (merchantId: string, revision: bigint, by: number) =>
+      service.pool.query('update rm_statement_lines set balance_after = balance_after + $3 where merchant_id = $1 and revision = $2', [merchantId, revision.toString(), by]);
+    await alter(merchant.merchantId, mine.revision, 3);
+    await alter(built.hotMerchant, theirs[0].revision, 5);
+    try {
+      for (const scope of ['wallet', 'merchant']) {
+        const reply = await verify({ merchant_id: merchant.merchantId, scope });
+        expect(reply.body.data.differences).toEqual([
+          expect.objectContaining({
+            table: 'rm_statement_lines',
+            key: { merchant_id: merchant.merchantId, revision: Number(mine.revision) },
+            column: 'balance_after',
+            explained_by: reference(mine),
+          }),
+        ]);
+        expect(BigInt(reply.body.data.differences[0].actual) - BigInt(reply.body.data.differences[0].expected)).toBe(3n);
+      }
+      const whole = await verify({});
+      const keys = whole.body.data.differences.map((d: { key: unknown }) => d.key);
+      expect(keys).toHaveLength(2);
+      expect(keys).toEqual(
+        expect.arrayContaining([
+          { merchant_id: built.hotMerchant, revision: Number(theirs[0].revision) },
+          { merchant_id: merchant.merchantId, revision: Number(mine.revision) },
+        ]),
+      );
+    } finally {
+      await alter(merchant.merchantId, mine.revision, -3);
+      await alter(built.hotMerchant, theirs[0].revision, -5);
+    }
+  });
+
+  it('names a final order row no order explains and an altered final row; the wallet alone does not look at orders', async () => {
+    const { rows } = await service.pool.query<{ order_no: string }>(
+      `select order_no from rm_orders where merchant_id = $1 and stage = 'succeeded' order by order_no limit 1`,
+      [merchant.merchantId],
+    );
+    const altered = rows[0].order_no;
+    await service.pool.query(`update rm_orders set fail_code = 'ALTERED' where order_no = $1`, [altered]);
+    await service.pool.query(
+      `insert into rm_orders (order_no, merchant_id, out_trade_no, attempt, stage, sku_id, account_id, account_fields, amount, currency, created_at, updated_at, completed_at)
+       values ('TGHOSTFINAL', $1, 'ghost-final', 1, 'succeeded', 'mlbb-86', '1', '{}', 250, 'USD', now(), now(), now())`,
+      [merchant.merchantId],
+    );
+    try {
+      for (const body of [{ merchant_id: merchant.merchantId }, {}]) {
+        const reply = await verify(body);
+        expect(reply.body.data.differences).toHaveLength(2);
+        expect({ body, differences: reply.body.data.differences }).toEqual({
+          body,
+          differences: expect.arrayContaining([
+            {
+              table: 'rm_orders',
+              key: { order_no: 'TGHOSTFINAL' },
+              column: null,
+              expected: null,
+              actual: { merchant_id: merchant.merchantId, stage: 'succeeded', attempt: 1, amount: '250', fail_code: null },
+              explained_by: null,
+            },
+            expect.objectContaining({ table: 'rm_orders', key: { order_no: altered }, column: 'fail_code', expected: null, actual: 'ALTERED' }),
+          ]),
+        });
+      }
+      expect((await verify({ merchant_id: merchant.merchantId, scope: 'wallet' })).body.data.clean).toBe(true);
+    } finally {
+      await service.pool.query(`update rm_orders set fail_code = null where order_no = $1`, [altered]);
+      await service.pool.query(`delete from rm_orders where order_no = 'TGHOSTFINAL'`);
+    }
+  });
+
+  it('a wallet nobody has is 404, and scope needs a merchant', async () => {
+    expect((await verify({ merchant_id: 'mch_nobody', scope: 'wallet' })).body).toMatchObject({ code: 'WALLET_NOT_FOUND' });
+    expect((await verify({ scope: 'wallet' })).body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'scope' });
+    expect((await verify({ merchant_id: merchant.merchantId, scope: 'everything' })).body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'scope' });
+  });
+});
