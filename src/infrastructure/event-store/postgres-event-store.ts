@@ -126,8 +126,9 @@ interface EventRow {
 // name the table's columns (e.*), not these same-named text outputs. The time
 // comes as whole milliseconds (what a Date holds): parsing a timestamp's text
 // was a noticeable share of replaying a long stream.
-const SELECT_EVENT = `select e.stream_id, e.stream_revision::text, e.transaction_id::text, e.global_position::text,
-  e.event_id::text, e.event_type, e.data, e.metadata, floor(extract(epoch from e.created_at) * 1000)::bigint::text as created_ms from es_events e`;
+const EVENT_COLUMNS = `e.stream_id, e.stream_revision::text, e.transaction_id::text, e.global_position::text,
+  e.event_id::text, e.event_type, e.data, e.metadata, floor(extract(epoch from e.created_at) * 1000)::bigint::text as created_ms`;
+const SELECT_EVENT = `select ${EVENT_COLUMNS} from es_events e`;
 
 
 export interface PostgresEventStoreOptions {
@@ -226,8 +227,7 @@ export class PostgresEventStore implements EventStore {
   /** Concurrent reads of streams (an aggregate's load before each command) share one statement. */
   private async readBatchedStreams(batch: readonly StreamRead[]): Promise<RecordedEvent[][]> {
     const { rows } = await this.pool.query<EventRow & { item: number }>(
-      `select r.item::int - 1 as item, e.stream_id, e.stream_revision::text, e.transaction_id::text, e.global_position::text,
-         e.event_id::text, e.event_type, e.data, e.metadata, floor(extract(epoch from e.created_at) * 1000)::bigint::text as created_ms
+      `select r.item::int - 1 as item, ${EVENT_COLUMNS}
        from unnest($1::text[], $2::bigint[]) with ordinality as r(stream_id, from_revision, item)
        join es_events e on e.stream_id = r.stream_id and e.stream_revision >= r.from_revision
        order by r.item, e.stream_revision`,
@@ -251,14 +251,8 @@ export class PostgresEventStore implements EventStore {
 
   /** One query for many streams: far fewer round trips than a read per stream. */
   async readStreams(streamIds: readonly string[]): Promise<RecordedEvent[][]> {
-    const byStream = new Map<string, RecordedEvent[]>(streamIds.map((id) => [id, []]));
     if (streamIds.length === 0) return [];
-    const { rows } = await this.pool.query<EventRow>(
-      `${SELECT_EVENT} where e.stream_id = any($1::text[]) order by e.stream_id, e.stream_revision`,
-      [streamIds],
-    );
-    for (const row of rows) byStream.get(row.stream_id)!.push(toRecordedEvent(row));
-    return streamIds.map((id) => byStream.get(id)!);
+    return this.readBatchedStreams(streamIds.map((streamId) => ({ streamId, fromRevision: 0n })));
   }
 
   /**
