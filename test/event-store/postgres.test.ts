@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { migrate } from '../../src/infrastructure/postgres/migrations';
 import { eventStoreMigrations, PostgresEventStore } from '../../src/infrastructure/event-store/postgres-event-store';
-import { NO_STREAM, RecordedEvent, START } from '../../src/infrastructure/event-store/event-store.port';
+import { NO_STREAM, RecordedEvent, START, WrongExpectedRevisionError } from '../../src/infrastructure/event-store/event-store.port';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 import { eventStoreContract } from './event-store.contract';
 
@@ -74,5 +74,49 @@ describe('PostgreSQL event store specifics', () => {
     expect(connects).toBeLessThanOrEqual(30);
     const { rows } = await db.pool.query('select count(*)::int as n from es_events where stream_id = $1', ['conflicts-1']);
     expect(rows[0].n).toBe(1);
+  });
+
+  it('appends sent together keep their own outcomes: a conflict or a bad payload fails only its own append', async () => {
+    await store.append('grouped-taken', [{ type: 'A', data: {} }], NO_STREAM);
+    // Sent in one turn of the event loop: they share statements (es_append), as concurrent commands do.
+    const appends = await Promise.allSettled([
+      ...Array.from({ length: 10 }, (_, i) => store.append(`grouped-new-${i}`, [{ type: 'A', data: { i } }], NO_STREAM)),
+      store.append('grouped-taken', [{ type: 'B', data: {} }], NO_STREAM),
+      store.append('grouped-taken', [{ type: 'B', data: {} }], 5n),
+      // Postgres refuses \u0000 in jsonb: the statement of this batch fails, and each append is tried alone.
+      store.append('grouped-bad', [{ type: 'A', data: { text: 'nul \u0000 here' } }], NO_STREAM),
+      store.append('grouped-taken', [{ type: 'B', data: {} }], 0n),
+    ]);
+    expect(appends.map((a) => a.status)).toEqual([...Array(10).fill('fulfilled'), 'rejected', 'rejected', 'rejected', 'fulfilled']);
+    expect((appends[10] as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedRevisionError);
+    expect((appends[11] as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedRevisionError);
+    expect((appends[12] as PromiseRejectedResult).reason).not.toBeInstanceOf(WrongExpectedRevisionError);
+    const { rows } = await db.pool.query(
+      `select stream_id, count(*)::int as n from es_events where stream_id like 'grouped-%' group by stream_id order by stream_id`,
+    );
+    expect(rows).toEqual([
+      ...Array.from({ length: 10 }, (_, i) => ({ stream_id: `grouped-new-${i}`, n: 1 })).sort((a, b) => a.stream_id.localeCompare(b.stream_id)),
+      { stream_id: 'grouped-taken', n: 2 },
+    ]);
+  });
+
+  it("wakes another instance's subscriber after an append, long before its poll", async () => {
+    const other = new PostgresEventStore(db.pool, { connection: db.config, pollIntervalMs: 60_000 });
+    const before = (await store.readAll(START, 100_000)).at(-1)?.position ?? START;
+    const seen: RecordedEvent[] = [];
+    const subscription = other.subscribeToAll({ after: before, onEvents: async (events) => void seen.push(...events) });
+    try {
+      // After its first reads the subscription re-reads at 1, 2, 4 ... ms up to its 60 s poll:
+      // 5 s in, its next read is about 3 s away, so a wake-up within 1 s can only be the announcement.
+      await new Promise((r) => setTimeout(r, 5_000));
+      const started = Date.now();
+      await store.append('announced-1', [{ type: 'A', data: {} }], NO_STREAM);
+      while (!seen.some((e) => e.streamId === 'announced-1') && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 10));
+      expect(seen.map((e) => e.streamId)).toContain('announced-1');
+      expect(Date.now() - started).toBeLessThan(1_000);
+    } finally {
+      await subscription.stop();
+      await other.close();
+    }
   });
 });

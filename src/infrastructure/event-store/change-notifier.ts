@@ -93,7 +93,13 @@ export class ChangeNotifier {
 
   private sendAnnouncement(): void {
     const client = this.client;
-    if (!client) return; // other instances poll until the connection is back
+    if (!client) {
+      // A process that only appends has not connected yet: connect, then announce. While the
+      // database is away the reconnects back off, and other instances poll meanwhile.
+      this.announceAgain = true;
+      void this.connect();
+      return;
+    }
     this.announcing = true;
     this.announceAgain = false;
     const next = () => {
@@ -139,6 +145,7 @@ export class ChangeNotifier {
       this.retryDelayMs = RETRY_MIN_MS;
       // Anything appended while we were not listening is found by one read.
       this.notifyAll();
+      if (this.announceAgain && !this.announcing) this.sendAnnouncement();
     } catch {
       await client.end().catch(() => undefined);
       this.scheduleReconnect();
