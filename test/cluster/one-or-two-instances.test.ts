@@ -196,7 +196,7 @@ describe.each([1, 2])('%i instance(s) on one database behind a round-robin proxy
     }
   });
 
-  it('fulfilment and callbacks are shared by every instance, and each order ends once, called back signed with the current secret', async () => {
+  it('fulfilment and callbacks are shared by every instance; each order ends once, called back signed with the current secret at the current URL', async () => {
     const endpoint = await callbackEndpoint(() => ({ status: 200, body: 'success', delayMs: 20 }));
     try {
       const first = await newMerchant({ price: '2.00', deposit: '100.00', callback_url: endpoint.url });
@@ -239,6 +239,22 @@ describe.each([1, 2])('%i instance(s) on one database behind a round-robin proxy
       const calledBackBy = await db.pool.query(`select count(distinct sent_by)::int as n from callback_attempts`);
       expect([fulfilledBy.rows[0].n, calledBackBy.rows[0].n]).toEqual([size, size]);
       expect(cluster.hits().every((n) => n > 0)).toBe(true);
+
+      // A new callback URL set through one instance is where the next callback goes, whichever instance sends it.
+      const moved = await callbackEndpoint(() => ({ status: 200, body: 'success' }));
+      try {
+        await patch(merchant, { callback_url: moved.url });
+        const after = await Promise.all(
+          Array.from({ length: 4 }, async (_, i) => (await call(merchant, '/api/v2/topup/submit', submitBody(`M-${i}`))).body.data.order_no as string),
+        );
+        for (let waited = 0; after.some((orderNo) => moved.forOrder(orderNo).length === 0); waited += 50) {
+          if (waited > 20_000) throw new Error(`callbacks at the new URL: ${moved.received.length} of ${after.length}`);
+          await sleep(50);
+        }
+        expect(after.every((orderNo) => endpoint.forOrder(orderNo).length === 0)).toBe(true);
+      } finally {
+        await moved.stop();
+      }
     } finally {
       await endpoint.stop();
     }
