@@ -109,10 +109,12 @@ export class RebuildRuns {
   async find(rebuildId: string): Promise<RebuildView | undefined> {
     const { rows } = await this.pool.query<RebuildRow>(
       `select rebuild_id, requested_by, started_at, projections,
-         case when status = 'running' and heartbeat_at < now() - $2::interval then 'failed' else status end as status,
-         case when status = 'running' and heartbeat_at < now() - $2::interval then $3 else error end as error,
-         case when status = 'running' and heartbeat_at < now() - $2::interval then heartbeat_at else finished_at end as finished_at
-       from projection_rebuilds where rebuild_id = $1`,
+         case when abandoned then 'failed' else status end as status,
+         case when abandoned then $3 else error end as error,
+         case when abandoned then heartbeat_at else finished_at end as finished_at
+       from projection_rebuilds,
+         lateral (select status = 'running' and heartbeat_at < now() - $2::interval as abandoned) as a
+       where rebuild_id = $1`,
       [rebuildId, ABANDONED_AFTER, ABANDONED],
     );
     const row = rows[0];
