@@ -4,19 +4,19 @@ import { AppConfig } from './config/config';
 import { BackOfficeModule } from './back-office/back-office.module';
 import { CallbacksModule } from './callbacks/callbacks.module';
 import { FulfilmentModule } from './fulfilment/fulfilment.module';
-import { HealthController } from './health/health.controller';
 import { InfrastructureModule } from './infrastructure/infrastructure.module';
 import { LedgerModule } from './ledger/ledger.module';
 import { MerchantApiModule } from './merchant-api/merchant-api.module';
 import { MerchantsModule } from './merchants/merchants.module';
+import { Metrics } from './infrastructure/metrics/metrics';
+import { ObservabilityModule } from './observability/observability.module';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  static forRoot(config: AppConfig, metrics = new Metrics()): DynamicModule {
     return {
       module: AppModule,
-      imports: [InfrastructureModule.forRoot(config), ProjectionsModule, LedgerModule, MerchantsModule, BackOfficeModule, MerchantApiModule, FulfilmentModule, CallbacksModule],
-      controllers: [HealthController],
+      imports: [InfrastructureModule.forRoot(config, metrics), ProjectionsModule, LedgerModule, MerchantsModule, BackOfficeModule, MerchantApiModule, FulfilmentModule, CallbacksModule, ObservabilityModule],
     };
   }
 }

@@ -58,7 +58,7 @@ export class WalletWriter {
 
   constructor(
     private readonly store: EventStore,
-    private readonly options: { maxBatch?: number; cachedWallets?: number } = {},
+    private readonly options: { maxBatch?: number; cachedWallets?: number; onBatch?: (size: number) => void } = {},
   ) {}
 
   execute(merchantId: string, command: WalletCommand): Promise<WalletOutcome> {
@@ -83,6 +83,7 @@ export class WalletWriter {
     slot.running = true;
     while (slot.queue.length > 0) {
       const batch = slot.queue.splice(0, this.options.maxBatch ?? 500);
+      this.options.onBatch?.(batch.length);
       try {
         await this.writeBatch(merchantId, slot, batch);
       } catch (error) {

@@ -1,0 +1,56 @@
+import {
+  AppendResult,
+  EventStore,
+  EventToAppend,
+  ExpectedRevision,
+  GlobalPosition,
+  RecordedEvent,
+  StreamRevision,
+  Subscription,
+  SubscriptionOptions,
+} from '../event-store/event-store.port';
+import { Metrics } from './metrics';
+
+/**
+ * The event store as the service sees it, with each append timed and each
+ * order's final event counted. The count is taken at the append that makes
+ * the order final, which succeeds once per order whoever appends it, so the
+ * sum over all instances is the number of orders that became final.
+ */
+export class MeteredEventStore implements EventStore {
+  constructor(
+    private readonly store: EventStore,
+    private readonly metrics: Metrics,
+  ) {}
+
+  async append(streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
+    const started = process.hrtime.bigint();
+    const result = await this.store.append(streamId, events, expected);
+    this.metrics.appendDuration.observe(Number(process.hrtime.bigint() - started) / 1e9);
+    for (const event of events) {
+      if (event.type === 'OrderSucceeded') this.metrics.ordersFinal.inc({ status: 'success', fail_code: '' });
+      else if (event.type === 'OrderFailed') this.metrics.ordersFinal.inc({ status: 'failed', fail_code: String(event.data.failCode ?? '') });
+    }
+    return result;
+  }
+
+  readStream(streamId: string, fromRevision?: StreamRevision, maxCount?: number): Promise<RecordedEvent[]> {
+    return this.store.readStream(streamId, fromRevision, maxCount);
+  }
+
+  readStreams(streamIds: readonly string[]): Promise<RecordedEvent[][]> {
+    return this.store.readStreams(streamIds);
+  }
+
+  readAll(after: GlobalPosition, maxCount: number): Promise<RecordedEvent[]> {
+    return this.store.readAll(after, maxCount);
+  }
+
+  subscribeToAll(options: SubscriptionOptions): Subscription {
+    return this.store.subscribeToAll(options);
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
+  }
+}
