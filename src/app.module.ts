@@ -10,13 +10,14 @@ import { MerchantApiModule } from './merchant-api/merchant-api.module';
 import { MerchantsModule } from './merchants/merchants.module';
 import { Metrics } from './infrastructure/metrics/metrics';
 import { ObservabilityModule } from './observability/observability.module';
+import { ApiDocsModule } from './api-docs/api-docs.module';
 
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig, metrics = new Metrics()): DynamicModule {
     return {
       module: AppModule,
-      imports: [InfrastructureModule.forRoot(config, metrics), ProjectionsModule, LedgerModule, MerchantsModule, BackOfficeModule, MerchantApiModule, FulfilmentModule, CallbacksModule, ObservabilityModule],
+      imports: [InfrastructureModule.forRoot(config, metrics), ProjectionsModule, LedgerModule, MerchantsModule, BackOfficeModule, MerchantApiModule, FulfilmentModule, CallbacksModule, ObservabilityModule, ApiDocsModule],
     };
   }
 }
