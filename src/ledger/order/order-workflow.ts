@@ -124,14 +124,13 @@ export class OrderWorkflow {
    * as plain as that (a refusal, a repeat, a concurrent writer): the
    * step-by-step path then decides.
    */
-  private async decideOutcomeAtOnce(orderNo: string, command: OrderCommand): Promise<OrderState | undefined> {
-    const stream = orderStream(orderNo);
-    const loaded = await loadAggregate(this.store, stream, orderDecider);
+  private async settleAtOnce(loaded: Loaded<OrderState>, command: OrderCommand): Promise<OrderState | undefined> {
     const decided = decideAll(loaded.state, [command]);
     if (!decided || (decided.state.stage !== 'succeeding' && decided.state.stage !== 'failing')) return undefined;
     const at = this.clock.now();
     const completed = decideAll(decided.state, [{ type: 'CompleteOrder', at }]);
     if (!completed) return undefined;
+    const stream = orderStream(decided.state.order!.orderNo);
     try {
       const settled = await this.wallets.execute(decided.state.order!.merchantId, settlement(decided.state, at), {
         streamId: stream,
@@ -168,13 +167,14 @@ export class OrderWorkflow {
     throw new Error(`order ${orderNo}: still moving after ${MAX_ROUNDS} rounds`);
   }
 
-  /** Records an upstream or staff outcome, then settles the wallet. */
+  /** Records an upstream attempt, or an upstream or staff outcome and then settles the wallet. */
   async decideOutcome(orderNo: string, command: OrderCommand): Promise<OrderState> {
+    const loaded = await loadAggregate(this.store, orderStream(orderNo), orderDecider);
     if (this.wallets.takesCompanions) {
-      const settled = await this.decideOutcomeAtOnce(orderNo, command);
+      const settled = await this.settleAtOnce(loaded, command);
       if (settled) return settled;
     }
-    const handled = await handleCommand(this.store, orderStream(orderNo), orderDecider, command);
+    const handled = await handleCommand(this.store, orderStream(orderNo), orderDecider, command, loaded);
     if (!handled.decision.ok && !isRepeatOf(command, handled.state)) {
       throw new CommandRefusedError(handled.decision.refusal.code, handled.decision.refusal.message);
     }
