@@ -154,9 +154,10 @@ describe('logs: LOG_FORMAT=json, one JSON object per line, the request id in eac
   });
 
   it('says at shutdown what it waits for, and when it has stopped', async () => {
-    const slow = signedFetch(service, merchant, { path: '/api/v2/balance' });
+    // A request racing the signal: answered or refused, either way not a failure of the test.
+    const racing = signedFetch(service, merchant, { path: '/api/v2/balance' }).catch(() => undefined);
     await service.kill('SIGTERM');
-    await slow.catch(() => undefined);
+    await racing;
     const messages = lines(service).map((l) => String(l.message));
     expect(messages).toContainEqual(expect.stringMatching(/^SIGTERM: stopping\. Waiting for the requests in flight/));
     expect(messages).toContainEqual(expect.stringMatching(/^stopped accepting connections; waiting for \d+ requests in flight$/));

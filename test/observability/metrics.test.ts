@@ -63,8 +63,8 @@ describe('GET /metrics', () => {
 
       expect(sample(after, 'topup_fulfilment_backlog')).toBe(2);
       expect(sample(after, 'topup_fulfilment_oldest_job_age_seconds')).toBeGreaterThanOrEqual(1);
-      // Each accepted order appends to the order stream (placed, accepted) and freezes on the wallet.
-      expect(moved('event_store_append_duration_seconds_count')).toBeGreaterThanOrEqual(4);
+      // Each accepted order is at least one append (its order and wallet streams, together or one after the other).
+      expect(moved('event_store_append_duration_seconds_count')).toBeGreaterThanOrEqual(2);
       expect(moved('wallet_batch_size_count')).toBeGreaterThanOrEqual(2);
       expect(sample(after, 'pg_pool_connections', { pool: 'main', state: 'idle' })).toBeGreaterThan(0);
       expect(after.has('pg_pool_connections{pool="admission",state="waiting"}')).toBe(true);
