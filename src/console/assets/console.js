@@ -69,6 +69,12 @@ function age(seconds) {
 
 /** datetime-local gives a time without an offset: it is the browser's local time, sent as UTC. */
 const toInstant = (local) => (local ? new Date(local).toISOString() : undefined);
+/** The other way, to show a chosen instant in a datetime-local field. */
+function toLocalInput(iso) {
+  if (!iso) return undefined;
+  const date = new Date(iso);
+  return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+}
 
 /**
  * A form of labelled fields. Each field: {name, label, type, required, options, value, placeholder}.
@@ -251,12 +257,12 @@ async function ordersPage(main) {
         { name: 'account_id', label: 'Account id', value: chosen.account_id },
         { name: 'status', label: 'Status', type: 'select', value: chosen.status ?? '', options: [['', 'any'], ['processing', 'processing'], ['success', 'success'], ['failed', 'failed']] },
         { name: 'stage', label: 'Internal stage', type: 'select', value: chosen.stage ?? '', options: [['', 'any'], ...STAGES.map((s) => [s, s === 'unknown' ? 'unknown result' : s])] },
-        { name: 'created_from', label: 'Created from', type: 'datetime-local' },
-        { name: 'created_to', label: 'Created before', type: 'datetime-local' },
+        { name: 'created_from', label: 'Created from', type: 'datetime-local', value: toLocalInput(chosen.created_from) },
+        { name: 'created_to', label: 'Created before', type: 'datetime-local', value: toLocalInput(chosen.created_to) },
       ],
       'Search',
       (values) => {
-        location.hash = hashWith('orders', { ...values, created_from: toInstant(values.created_from) ?? chosen.created_from, created_to: toInstant(values.created_to) ?? chosen.created_to });
+        location.hash = hashWith('orders', { ...values, created_from: toInstant(values.created_from), created_to: toInstant(values.created_to) });
       },
       { id: 'order-search' },
     ),
@@ -421,8 +427,8 @@ async function statementPage(main) {
     form(
       [
         { name: 'merchant_id', label: 'Merchant', type: 'select', value: merchantId, options: [['', 'choose…'], ...merchants.map((m) => [m.merchant_id, `${m.name} (${m.merchant_id})`])] },
-        { name: 'from', label: 'From', type: 'datetime-local' },
-        { name: 'to', label: 'Before', type: 'datetime-local' },
+        { name: 'from', label: 'From', type: 'datetime-local', value: toLocalInput(from) },
+        { name: 'to', label: 'Before', type: 'datetime-local', value: toLocalInput(to) },
       ],
       'Show',
       (values) => (location.hash = hashWith('statement', { merchant_id: values.merchant_id, from: toInstant(values.from), to: toInstant(values.to) })),
