@@ -111,6 +111,18 @@ describe('console sessions: sign-in, cookie, CSRF, and the page headers', () => 
     expect((await call('GET', '/console/session', { cookie: third.cookie })).body).toEqual(failure('UNAUTHORIZED'));
   });
 
+  it('ends the built-in administrator’s sessions when ADMIN_TOKEN changes', async () => {
+    const { cookie } = await signIn(TEST_ENV.ADMIN_TOKEN);
+    expect((await call('GET', '/admin/v1/status', { cookie })).status).toBe(200);
+    const restarted = await startService(db, { ADMIN_TOKEN: 'a-new-admin-token-9876543210' });
+    try {
+      const reply = await fetch(`${restarted.url}/admin/v1/status`, { headers: { cookie } });
+      expect({ status: reply.status, body: await reply.json() }).toEqual({ status: 401, body: failure('UNAUTHORIZED') });
+    } finally {
+      await restarted.stop();
+    }
+  });
+
   it('serves the page and its two files with a strict Content-Security-Policy, and nothing else under /console/assets', async () => {
     for (const path of ['/console', '/console/assets/console.js', '/console/assets/console.css']) {
       const response = await fetch(`${service.url}${path}`);

@@ -300,6 +300,22 @@ inBrowser('the staff console in a real browser', () => {
     await page.waitForSelector('main table >> text=1.15');
     await shot(page, 'merchant');
 
+    // Rotating with the default overlap: the new secret once, and both secrets verify until the overlap ends.
+    await page.click('#rotate-secret button[type=submit]');
+    await page.waitForSelector('#rotated .secret code.once');
+    const rotated = await text(page, '#rotated .secret code.once');
+    expect(rotated).toMatch(/^[0-9a-f]{64}$/);
+    expect(rotated).not.toBe(secret);
+    for (const appSecret of [secret, rotated]) {
+      const reply = await signedFetch(service, { merchantId: created.merchant_id, apiKey: created.api_key, appSecret }, { path: '/api/v2/balance' });
+      expect(reply.status).toBe(200);
+    }
+    const { rows: overlap } = await service.pool.query('select previous_app_secret_valid_until - now() as left from merchants where merchant_id = $1', [created.merchant_id]);
+    expect(overlap[0].left.hours).toBeGreaterThanOrEqual(23);
+    await page.reload();
+    await page.waitForSelector('#merchant-settings');
+    expect(await page.content()).not.toContain(rotated);
+
     await page.click('#toggle-status');
     await page.waitForSelector('#toggle-status >> text=Reactivate');
     expect((await service.pool.query('select status from merchants where merchant_id = $1', [created.merchant_id])).rows[0].status).toBe('suspended');

@@ -698,12 +698,23 @@ function secretPanel(base, m) {
   const slot = h('div', { id: 'rotated' });
   return h('section', { class: 'card' },
     h('h2', {}, 'Rotate the app secret'),
-    h('p', { class: 'muted' }, 'The new secret signs callbacks at once. The old one keeps verifying the merchant’s requests for the overlap, then stops. 0 ends it at once (a leaked secret).'),
-    form([{ name: 'overlap_seconds', label: 'Overlap (seconds)', type: 'number', value: '86400', required: true }], 'Rotate secret', async (values) => {
-      if (!confirm(`Rotate the app secret of ${m.name}?`)) return;
-      const reply = await api('POST', `${base}/app-secret`, { overlap_seconds: Number(values.overlap_seconds) });
-      outcome(slot, reply, (d) => shownOnce('New app secret', d.app_secret, h('p', {}, `The previous secret verifies until ${time(d.previous_secret_valid_until)}.`)));
-    }, { id: 'rotate-secret' }),
+    h('p', { class: 'muted' }, 'The new secret is shown once and signs callbacks at once. The old one keeps verifying the merchant’s requests until the time you choose (at most 30 days), then stops.'),
+    form(
+      [
+        { name: 'until', label: 'The old secret keeps working until', type: 'datetime-local', value: toLocalInput(new Date(Date.now() + 86_400_000).toISOString()) },
+        { name: 'now', label: 'Stop the old secret at once (it leaked)', type: 'checkbox' },
+      ],
+      'Rotate secret',
+      async (values) => {
+        const overlap = values.now || !values.until ? 0 : Math.max(0, Math.round((new Date(values.until).getTime() - Date.now()) / 1000));
+        if (!confirm(`Rotate the app secret of ${m.name}? ${overlap === 0 ? 'The old secret stops at once.' : `The old secret keeps working for ${age(overlap)}.`}`)) return;
+        const reply = await api('POST', `${base}/app-secret`, { overlap_seconds: overlap });
+        outcome(slot, reply, (d) =>
+          shownOnce('New app secret', d.app_secret, h('p', {}, d.previous_secret_valid_until ? `The previous secret verifies until ${time(d.previous_secret_valid_until)}.` : 'The previous secret no longer verifies anything.')),
+        );
+      },
+      { id: 'rotate-secret' },
+    ),
     m.previous_secret_valid_until && h('div', { class: 'row' }, h('button', { type: 'button', class: 'secondary', onclick: async () => {
       const r = await api('DELETE', `${base}/app-secret/previous`);
       r.ok ? route() : slot.replaceChildren(errorBox(r));
