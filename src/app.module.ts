@@ -3,6 +3,7 @@ import { ProjectionsModule } from '../projections/projections.module';
 import { AppConfig } from './config/config';
 import { BackOfficeModule } from './back-office/back-office.module';
 import { CallbacksModule } from './callbacks/callbacks.module';
+import { ConsoleModule } from './console/console.module';
 import { FulfilmentModule } from './fulfilment/fulfilment.module';
 import { InfrastructureModule } from './infrastructure/infrastructure.module';
 import { LedgerModule } from './ledger/ledger.module';
@@ -17,7 +18,19 @@ export class AppModule {
   static forRoot(config: AppConfig, metrics = new Metrics()): DynamicModule {
     return {
       module: AppModule,
-      imports: [InfrastructureModule.forRoot(config, metrics), ProjectionsModule, LedgerModule, MerchantsModule, BackOfficeModule, MerchantApiModule, FulfilmentModule, CallbacksModule, ObservabilityModule, ApiDocsModule],
+      imports: [
+        InfrastructureModule.forRoot(config, metrics),
+        ProjectionsModule,
+        LedgerModule,
+        MerchantsModule,
+        BackOfficeModule,
+        MerchantApiModule,
+        FulfilmentModule,
+        CallbacksModule,
+        ConsoleModule,
+        ObservabilityModule,
+        ApiDocsModule,
+      ],
     };
   }
 }
