@@ -23,7 +23,10 @@ import {
 /** What every back-office route can refuse (docs/back-office-api.md, "Order of checks"). */
 const COMMON = {
   401: { codes: ['UNAUTHORIZED'], description: 'No, malformed or unknown bearer token', headers: { 'WWW-Authenticate': { schema: { const: 'Bearer' } } } },
-  403: { codes: ['FORBIDDEN'], description: "The staff member's role may not call the route" },
+  403: {
+    codes: ['FORBIDDEN', 'CSRF_TOKEN_INVALID'],
+    description: "The staff member's role may not call the route; or a change made with a console session cookie without its X-CSRF-Token",
+  },
   408: { codes: ['REQUEST_TIMEOUT'], description: 'The request did not arrive in full in time; nothing was done' },
   431: { codes: ['HEADERS_TOO_LARGE'], description: 'The request line and headers are over 16 KiB' },
   500: { codes: ['INTERNAL_ERROR'], description: 'Something unexpected; the same request may be retried unchanged' },
@@ -49,6 +52,14 @@ function refusals(own: Record<number, FailureSpec>, { body = false }: { body?: b
   }
   return failures(merged);
 }
+
+/** A page of a list, newest or id first, with the cursor of the next page (null on the last). */
+const listOf = (key: string, item: Schema) => closed({ [key]: array(item), next_cursor: nullable(string()) });
+const listParameters = (filters: [string, string, Schema][]) => [
+  ...filters.map(([name, description, schema]) => query(name, description, schema)),
+  query('limit', 'Entries per page, 1-200 (default 50)', string({ pattern: '^\\d+$' })),
+  query('cursor', 'next_cursor of the previous page', string()),
+];
 
 const pathId = (name: string, description: string) => ({ name, in: 'path', required: true, description, schema: identifier });
 const query = (name: string, description: string, schema: Schema) => ({ name, in: 'query', required: false, description, schema });
@@ -105,6 +116,32 @@ const merchant: Schema = closed(
   ['app_secret'],
 );
 
+const staffMember: Schema = closed(
+  {
+    staff_id: string({ pattern: '^stf_[0-9a-f]{16}$' }),
+    name: string(),
+    role: { enum: ['admin', 'reconciler', 'auditor'] },
+    status: { enum: ['active', 'disabled'] },
+    created_at: timestamp,
+    created_by: string(),
+    disabled_at: nullable(timestamp),
+    disabled_by: nullable(string()),
+    token_rotated_at: nullable(timestamp),
+    token: string({ description: 'Only in the reply to a token rotation' }),
+  },
+  ['token'],
+);
+
+const sku: Schema = closed({
+  sku_id: string(),
+  product_id: string(),
+  name: string(),
+  required_account_fields: array(string()),
+  supports_account_check: boolean,
+  on_shelf: boolean,
+  route: nullable(string()),
+});
+
 const wallet = closed({ merchant_id: string(), currency: string(), balance: money, frozen_balance: money, available_balance: money });
 
 const orderDetail: Schema = closed({
@@ -122,7 +159,9 @@ const orderDetail: Schema = closed({
   upstream_attempts: integer(),
   fail_code: nullable(string()),
   fail_reason: nullable(string()),
+  created_at: timestamp,
   completed_at: nullable(timestamp),
+  resolution: nullable(closed({ outcome: { enum: ['success', 'failed'] }, resolved_by: string(), resolved_at: string(), note: string() })),
   history: array(closed({ revision: integer(), position, type: string(), recorded_at: timestamp, data: anyObject })),
 });
 
@@ -213,6 +252,15 @@ export function backOfficeDocument() {
     ],
     paths: {
       '/admin/v1/staff': {
+        get: operation({
+          summary: 'List staff members, newest first (never a token)',
+          roles: ['admin'],
+          parameters: listParameters([
+            ['role', 'admin, reconciler or auditor', { enum: ['admin', 'reconciler', 'auditor'] }],
+            ['status', 'active or disabled', { enum: ['active', 'disabled'] }],
+          ]),
+          responses: { 200: ok('A page of staff members', listOf('staff', ref('StaffMember'))), ...refusals({}) },
+        }),
         post: operation({
           summary: 'Create a staff member',
           description: 'The token is shown only in this reply.',
@@ -224,7 +272,46 @@ export function backOfficeDocument() {
           },
         }),
       },
+      '/admin/v1/staff/{staff_id}/token': {
+        post: operation({
+          summary: 'Give a staff member a new token',
+          description: 'The new token is in this reply only; the old one stops working from the next request.',
+          roles: ['admin'],
+          parameters: [pathId('staff_id', 'The staff member, `stf_` and 16 hex characters')],
+          responses: {
+            200: ok('The member with its new token', ref('StaffMember')),
+            ...refusals({
+              404: { codes: ['STAFF_NOT_FOUND'], description: 'no such staff member' },
+              409: { codes: ['STAFF_DISABLED'], description: 'The member is disabled' },
+            }),
+          },
+        }),
+      },
+      '/admin/v1/staff/{staff_id}/disable': {
+        post: operation({
+          summary: 'Disable a staff member',
+          description: 'The token stops working from the next request; disabling twice changes nothing more.',
+          roles: ['admin'],
+          parameters: [pathId('staff_id', 'The staff member, `stf_` and 16 hex characters')],
+          responses: {
+            200: ok('The member, disabled', ref('StaffMember')),
+            ...refusals({
+              404: { codes: ['STAFF_NOT_FOUND'], description: 'no such staff member' },
+              409: { codes: ['CANNOT_DISABLE_SELF'], description: 'Nobody can disable themselves' },
+            }),
+          },
+        }),
+      },
       '/admin/v1/merchants': {
+        get: operation({
+          summary: 'List merchants, newest first',
+          roles: ['admin', 'reconciler', 'auditor'],
+          parameters: listParameters([
+            ['name', 'A part of the name, any case', string()],
+            ['status', 'active or suspended', { enum: ['active', 'suspended'] }],
+          ]),
+          responses: { 200: ok('A page of merchants', listOf('merchants', ref('Merchant'))), ...refusals({}) },
+        }),
         post: operation({
           summary: 'Create a merchant and its wallet',
           description: 'The app secret is shown only in this reply.',
@@ -239,7 +326,7 @@ export function backOfficeDocument() {
       '/admin/v1/merchants/{merchant_id}': {
         get: operation({
           summary: 'Read a merchant',
-          roles: ['admin'],
+          roles: ['reconciler', 'auditor'],
           parameters: [merchantId],
           responses: { 200: ok('The merchant', ref('Merchant')), ...refusals({ 404: { codes: ['MERCHANT_NOT_FOUND'], description: 'no such merchant' } }) },
         }),
@@ -298,6 +385,105 @@ export function backOfficeDocument() {
           },
         }),
       },
+      '/admin/v1/products': {
+        get: operation({
+          summary: 'List products, in id order',
+          roles: ['admin'],
+          parameters: listParameters([['name', 'A part of the name, any case', string()]]),
+          responses: { 200: ok('A page of products', listOf('products', closed({ product_id: string(), name: string() }))), ...refusals({}) },
+        }),
+      },
+      '/admin/v1/skus': {
+        get: operation({
+          summary: 'List SKUs, in id order',
+          roles: ['admin'],
+          parameters: listParameters([
+            ['product_id', 'The product', identifier],
+            ['on_shelf', 'true or false', { enum: ['true', 'false'] }],
+            ['name', 'A part of the name, any case', string()],
+          ]),
+          responses: { 200: ok('A page of SKUs', listOf('skus', sku)), ...refusals({}) },
+        }),
+      },
+      '/admin/v1/merchants/{merchant_id}/prices': {
+        get: operation({
+          summary: "List a merchant's prices, in SKU order",
+          roles: ['admin'],
+          parameters: [merchantId, ...listParameters([])],
+          responses: {
+            200: ok(
+              'A page of prices',
+              listOf(
+                'prices',
+                closed({ merchant_id: string(), sku_id: string(), price: money, sku_name: string(), on_shelf: boolean, updated_at: timestamp, updated_by: string() }),
+              ),
+            ),
+            ...refusals({ 404: { codes: ['MERCHANT_NOT_FOUND'], description: 'no such merchant' } }),
+          },
+        }),
+      },
+      '/admin/v1/orders': {
+        get: operation({
+          summary: 'Search orders, newest first',
+          description: 'Submits the merchant API refused are listed too, with stage "refused", status null and their refusal_code.',
+          roles: ['reconciler', 'auditor'],
+          parameters: listParameters([
+            ['merchant_id', 'Exactly', identifier],
+            ['order_no', 'Exactly', string()],
+            ['out_trade_no', 'Exactly', string()],
+            ['account_id', 'Exactly', string()],
+            ['status', 'processing, success or failed', { enum: ['processing', 'success', 'failed'] }],
+            ['stage', 'The internal stage', string()],
+            ['created_from', 'Created at or after (ISO 8601 with an offset)', string()],
+            ['created_to', 'Created before', string()],
+            ['completed_from', 'Completed at or after', string()],
+            ['completed_to', 'Completed before', string()],
+          ]),
+          responses: {
+            200: ok(
+              'A page of orders',
+              listOf(
+                'orders',
+                open({
+                  order_no: string(),
+                  merchant_id: string(),
+                  out_trade_no: string(),
+                  status: nullable({ enum: ['processing', 'success', 'failed'] }),
+                  stage: string(),
+                  sku_id: string(),
+                  account_id: string(),
+                  amount: money,
+                  currency: string(),
+                  refusal_code: nullable(string()),
+                  fail_code: nullable(string()),
+                  created_at: timestamp,
+                  completed_at: nullable(timestamp),
+                }),
+              ),
+            ),
+            ...refusals({}),
+          },
+        }),
+      },
+      '/admin/v1/status': {
+        get: operation({
+          summary: 'Whether the service keeps up: projections, fulfilment, callbacks, reconciliation',
+          roles: ['admin'],
+          responses: {
+            200: ok(
+              'The status',
+              open({
+                at: timestamp,
+                projections: array(open({ name: string(), position, events_behind: integer(), events_behind_at_least: boolean })),
+                fulfilment: open({ pending: integer(), retrying: integer(), oldest_due_at: nullable(timestamp) }),
+                callbacks: open({ pending: integer(), exhausted: integer(), oldest_due_at: nullable(timestamp) }),
+                reconciliation: open({ unknown_result_orders: integer(), oldest: nullable(anyObject) }),
+              }),
+            ),
+            ...refusals({}),
+          },
+        }),
+      },
       '/admin/v1/products/{product_id}': {
         put: operation({
           summary: 'Create or replace a product',
@@ -324,18 +510,7 @@ export function backOfficeDocument() {
             ['route'],
           ),
           responses: {
-            200: ok(
-              'The SKU',
-              closed({
-                sku_id: string(),
-                product_id: string(),
-                name: string(),
-                required_account_fields: array(string()),
-                supports_account_check: boolean,
-                on_shelf: boolean,
-                route: nullable(string()),
-              }),
-            ),
+            200: ok('The SKU', sku),
             ...refusals({ 404: { codes: ['PRODUCT_NOT_FOUND'], description: 'no such product' } }, { body: true }),
           },
         }),
@@ -499,6 +674,27 @@ export function backOfficeDocument() {
           },
         }),
       },
+      '/admin/v1/wallets/{merchant_id}/chain': {
+        get: operation({
+          summary: "The wallet's hash chain, checked link by link in the event store",
+          roles: ['auditor'],
+          parameters: [merchantId],
+          responses: {
+            200: ok(
+              'The check',
+              closed({
+                merchant_id: string(),
+                intact: boolean,
+                events_checked: integer(),
+                last_revision: nullable(integer()),
+                last_hash: nullable(string({ pattern: '^[0-9a-f]{64}$' })),
+                first_break: nullable(closed({ revision: integer(), problem: string() })),
+              }),
+            ),
+            ...refusals({ 404: { codes: ['WALLET_NOT_FOUND'], description: 'no wallet for this merchant' } }),
+          },
+        }),
+      },
       '/admin/v1/wallets/{merchant_id}/balance': {
         get: operation({
           summary: 'The balance now, or as of an instant or a global position',
@@ -624,6 +820,7 @@ export function backOfficeDocument() {
     components: {
       schemas: {
         Merchant: merchant,
+        StaffMember: staffMember,
         OrderDetail: orderDetail,
         CallbackLog: callbackLog,
         Statement: statement,
@@ -632,7 +829,11 @@ export function backOfficeDocument() {
       },
       headers: { 'X-Request-Id': requestIdHeader },
       securitySchemes: {
-        StaffToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN, or a staff token from POST /admin/v1/staff' },
+        StaffToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'ADMIN_TOKEN, or a staff token from POST /admin/v1/staff. The staff console (/console) uses a session cookie instead, with X-CSRF-Token on changes.',
+        },
         MetricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when it is set' },
       },
     },

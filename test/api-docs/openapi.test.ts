@@ -122,7 +122,21 @@ describe('OpenAPI documents (/docs)', () => {
     expect((await admin('DELETE', `/admin/v1/merchants/${id}/app-secret/previous`)).status).toBe(200);
     expect((await admin('GET', `/admin/v1/merchants/${id}`, undefined, 'not-a-token')).status).toBe(401);
     expect((await send('GET', `/admin/v1/merchants/${id}`)).status).toBe(401);
-    expect((await admin('GET', `/admin/v1/merchants/${id}`, undefined, auditor)).status).toBe(403);
+    expect((await admin('PATCH', `/admin/v1/merchants/${id}`, { status: 'active' }, auditor)).status).toBe(403);
+    // Lists and staff management.
+    expect((await admin('GET', '/admin/v1/merchants?name=docs&limit=2')).status).toBe(200);
+    expect((await admin('GET', '/admin/v1/merchants?colour=red')).status).toBe(422);
+    expect((await admin('GET', '/admin/v1/products')).status).toBe(200);
+    expect((await admin('GET', '/admin/v1/skus?product_id=mlbb&on_shelf=true')).status).toBe(200);
+    expect((await admin('GET', `/admin/v1/merchants/${id}/prices`)).status).toBe(200);
+    expect((await admin('GET', '/admin/v1/merchants/mch_0000000000000000/prices')).status).toBe(404);
+    expect((await admin('GET', '/admin/v1/staff?role=auditor')).status).toBe(200);
+    const temporary = (await admin('POST', '/admin/v1/staff', { name: 'Temp', role: 'auditor' })).body.data.staff_id as string;
+    expect((await admin('POST', `/admin/v1/staff/${temporary}/token`)).status).toBe(200);
+    expect((await admin('POST', `/admin/v1/staff/${temporary}/disable`)).status).toBe(200);
+    expect((await admin('POST', `/admin/v1/staff/${temporary}/token`)).status).toBe(409);
+    expect((await admin('POST', '/admin/v1/staff/stf_0000000000000000/disable')).status).toBe(404);
+    expect((await admin('GET', '/admin/v1/status')).status).toBe(200);
     expect((await admin('GET', '/admin/v1/nothing-here')).status).toBe(404);
     expect((await admin('DELETE', '/admin/v1/staff')).status).toBe(404);
 
@@ -138,6 +152,8 @@ describe('OpenAPI documents (/docs)', () => {
     expect(queue.body.data.orders[0].order_no).toBe(unknown);
     expect((await admin('GET', '/admin/v1/reconciliation/orders?limit=9999', undefined, reconciler)).status).toBe(422);
     expect((await admin('GET', `/admin/v1/orders/${unknown}`, undefined, auditor)).status).toBe(200);
+    expect((await admin('GET', `/admin/v1/orders?merchant_id=${buyer.merchantId}`, undefined, auditor)).status).toBe(200);
+    expect((await admin('GET', '/admin/v1/orders?stage=unknown&created_from=yesterday', undefined, auditor)).status).toBe(422);
     expect((await admin('GET', '/admin/v1/orders/T00000000000000000000000000')).status).toBe(404);
     expect((await admin('POST', `/admin/v1/reconciliation/orders/${unknown}/requery`, undefined, reconciler)).status).toBe(200);
     expect((await admin('POST', `/admin/v1/reconciliation/orders/${unknown}/resolve`, { outcome: 'failed' }, reconciler)).status).toBe(400);
@@ -160,6 +176,7 @@ describe('OpenAPI documents (/docs)', () => {
     expect((await admin('GET', `${wallet}/statement/export?format=csv`, undefined, auditor)).status).toBe(200);
     expect((await admin('GET', '/admin/v1/wallets/mch_0000000000000000/statement', undefined, auditor)).status).toBe(404);
     expect((await admin('GET', `${wallet}/balance`, undefined, auditor)).status).toBe(200);
+    expect((await admin('GET', `${wallet}/chain`, undefined, auditor)).status).toBe(200);
     expect((await admin('GET', `${wallet}/balance?at=2026-01-01T00:00:00Z`, undefined, auditor)).status).toBe(200);
     expect((await admin('GET', `${wallet}/balance?position=1/1&at=2026-01-01T00:00:00Z`, undefined, auditor)).status).toBe(422);
     expect((await admin('POST', '/admin/v1/audit/verify', { merchant_id: buyer.merchantId }, auditor)).status).toBe(200);
