@@ -2,8 +2,12 @@
  * One item of the audit benchmark in a process of its own, so that its
  * memory is its own: prints one JSON line (a MeasuredItem). Started by
  * audit-bench.ts with the database in the environment and the ledger's
- * description in AUDIT_BENCH_LEDGER; needs node --expose-gc.
+ * description in AUDIT_BENCH_LEDGER; needs node --expose-gc. With a path
+ * in AUDIT_BENCH_CPU_PROFILE, writes there a V8 CPU profile of the timed runs
+ * (not of loading and connecting).
  */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { PostgresEventStore } from '../../../src/infrastructure/event-store/postgres-event-store';
 import { connectionConfig, createPool } from '../../../src/infrastructure/postgres/connection';
 import { AUDIT_ITEMS, AuditBenchLedger, ItemResult } from './audit-items';
@@ -12,6 +16,8 @@ export interface MeasuredItem {
   name: string;
   /** Wall time of each timed run, in ms (fast items: five after a warm-up). */
   runsMs: number[];
+  /** This process's CPU time (user and system) per timed run, in ms: its own share of the work, less sensitive to other load than wall time. */
+  cpuMs: number;
   result: ItemResult;
   /** Before the item, after the process had loaded, connected and collected garbage. */
   rssBeforeMb: number;
@@ -45,19 +51,24 @@ async function main(): Promise<void> {
       peak.rss = Math.max(peak.rss, now.rss);
       peak.heap = Math.max(peak.heap, now.heapUsed);
     };
+    const profiler = await startProfiler(process.env.AUDIT_BENCH_CPU_PROFILE);
     const sampler = setInterval(sample, 5);
     const runsMs: number[] = [];
     let result: ItemResult | undefined;
+    const cpuBefore = process.cpuUsage();
     for (let run = 0; run < (item.repeat ? TIMED_RUNS : 1); run++) {
       const started = process.hrtime.bigint();
       result = await item.run(context);
       runsMs.push(Number(process.hrtime.bigint() - started) / 1e6);
     }
+    const cpu = process.cpuUsage(cpuBefore);
     clearInterval(sampler);
     sample();
+    await profiler?.stop();
     const measured: MeasuredItem = {
       name: item.name,
       runsMs,
+      cpuMs: (cpu.user + cpu.system) / 1000 / runsMs.length,
       result: result!,
       rssBeforeMb: mb(before.rss),
       heapBeforeMb: mb(before.heapUsed),
@@ -69,6 +80,23 @@ async function main(): Promise<void> {
     await store.close();
     await pool.end();
   }
+}
+
+/** Profiles this process until stop(), which writes the profile to `path`. */
+async function startProfiler(path: string | undefined): Promise<{ stop(): Promise<void> } | undefined> {
+  if (!path) return undefined;
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 500 });
+  await session.post('Profiler.start');
+  return {
+    async stop() {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(path, JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
 }
 
 if (require.main === module) {
