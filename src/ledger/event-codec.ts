@@ -14,7 +14,7 @@ export function encodeEvent(event: DomainEvent, metadata?: Record<string, unknow
   return { type: event.type, data, metadata };
 }
 
-export function decodeEvent<E extends DomainEvent>(recorded: RecordedEvent): E {
+export function decodeEvent<E extends DomainEvent>(recorded: Pick<RecordedEvent, 'type' | 'data'>): E {
   const data: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(recorded.data)) {
     data[key] = MONEY_FIELDS.has(key) && typeof value === 'string' ? BigInt(value) : value;
