@@ -126,7 +126,8 @@ function report(settings: Settings, built: Built, results: Map<string, MeasuredI
     const times = rounds.length > 1 ? rounds.map(roundTime) : rounds[0].runsMs;
     const time = rounds.length > 1 || times.length === 1 ? spread(times, ms) : `${ms(median(times))} (max ${ms(Math.max(...times))})`;
     const cpu = spread(rounds.map((r) => r.cpuMs), ms);
-    return [item.label, String(rounds[0].result.count), rounds[0].result.note, time, cpu, worst.rssBeforeMb.toFixed(0), worst.rssPeakMb.toFixed(0), worst.heapBeforeMb.toFixed(0), worst.heapPeakMb.toFixed(0)];
+    const postgres = rounds.every((r) => r.postgresCpuMs !== null) ? spread(rounds.map((r) => r.postgresCpuMs!), ms) : '-';
+    return [item.label, String(rounds[0].result.count), rounds[0].result.note, time, cpu, postgres, worst.rssBeforeMb.toFixed(0), worst.rssPeakMb.toFixed(0), worst.heapBeforeMb.toFixed(0), worst.heapPeakMb.toFixed(0)];
   });
   const has = (name: string) => results.has(name);
   const time = (name: string) => median(results.get(name)!.map(roundTime));
@@ -136,9 +137,9 @@ function report(settings: Settings, built: Built, results: Map<string, MeasuredI
   const lines = [
     `Audit benchmark: a log of ${built.events} events (built in ${built.seconds.toFixed(1)} s), one wallet of ${built.wallet} movements ` +
       `(${built.hotOrders} orders), ${built.merchants} other merchants; ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(2)} at the end.`,
-    `Each item ran in a process of its own; ${roundsNote}. Node CPU: the measuring process's own CPU time (Postgres works in processes of its own). Memory in MB, before the item and at its peak.`,
+    `Each item ran in a process of its own; ${roundsNote}. CPU: the measuring process's own, and that of the Postgres backends serving it. Memory in MB, before the item and at its peak.`,
     '',
-    ...markdownTable(['item', 'events / lines', 'note', 'ms', 'node CPU ms', 'RSS before', 'RSS peak', 'heap before', 'heap peak'], rows),
+    ...markdownTable(['item', 'events / lines', 'note', 'ms', 'node CPU ms', 'Postgres CPU ms', 'RSS before', 'RSS peak', 'heap before', 'heap peak'], rows),
     '',
   ];
   if (has('verify-wallet')) {
