@@ -256,7 +256,11 @@ export class PostgresEventStore implements EventStore {
   }
 
   async readStreamForReplay(streamId: string, fromRevision: StreamRevision, maxCount: number): Promise<ReplayedEvent[]> {
-    const { rows } = await this.pool.query<ReplayRow>(`select ${REPLAY_COLUMNS} from es_events e ${IN_SLICE}`, [streamId, fromRevision.toString(), maxCount]);
+    const { rows } = await this.pool.query<ReplayRow>({
+      name: 'es-replay-slice',
+      text: `select ${REPLAY_COLUMNS} from es_events e ${IN_SLICE}`,
+      values: [streamId, fromRevision.toString(), maxCount],
+    });
     return rows.map((row) => ({
       streamId,
       revision: BigInt(row.stream_revision),
