@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { Pool, PoolConfig } from 'pg';
-import { isDatabaseUnavailable } from '../postgres/connection';
 import { StatementBatcher } from '../postgres/statement-batcher';
 import { Migration } from '../postgres/migrations';
 import { ChangeNotifier, WakeUp } from './change-notifier';
@@ -271,6 +270,7 @@ export class PostgresEventStore implements EventStore {
     this.appends = new StatementBatcher((batch) => this.flush(batch), {
       maxBatch: options.maxAppendBatch ?? 500,
       maxInFlight: options.appendsInFlight ?? 2,
+      isolateFailures: true,
     });
   }
 
@@ -289,16 +289,9 @@ export class PostgresEventStore implements EventStore {
     });
   }
 
-  /** One statement for the whole batch; when it fails for a reason other than the database, each append is tried alone. */
+  /** One statement for the whole batch (a bad payload fails only its own append: see isolateFailures). */
   private async flush(batch: readonly PendingAppend[]): Promise<(AppendResult[] | Error)[]> {
-    let rows: AppendRow[];
-    try {
-      ({ rows } = await this.pool.query<AppendRow>(APPEND, [`[${batch.map((a) => a.json).join(',')}]`]));
-    } catch (error) {
-      // A bad payload must fail only its own append, not the others in its batch.
-      if (batch.length === 1 || isDatabaseUnavailable(error)) throw error;
-      return Promise.all(batch.map((append) => this.flush([append]).then(([result]) => result, (e: Error) => e)));
-    }
+    const { rows } = await this.pool.query<AppendRow>(APPEND, [`[${batch.map((a) => a.json).join(',')}]`]);
     const answers: (AppendRow | undefined)[][] = batch.map((append) => append.members.map(() => undefined));
     for (const row of rows) answers[row.o_item][row.o_member] = row;
     if (rows.some((row) => row.o_appended)) this.notifier.announce();
