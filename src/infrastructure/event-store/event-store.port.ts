@@ -63,11 +63,11 @@ export interface RecordedEvent {
 
 /**
  * An event as a replay of a long stream reads it: without its id, and of its
- * metadata only `hash` (a wallet event's link in its hash chain), the one
- * entry a replay looks at, and that only when it is a string. A
- * RecordedEvent is one too.
+ * metadata only the entries a replay looks at, `hash` and `prev_hash` (a
+ * wallet event's links in its hash chain), when it has them (an entry that
+ * is JSON null may read as absent). A RecordedEvent is one too.
  */
-export type ReplayedEvent = Omit<RecordedEvent, 'id' | 'metadata'> & { readonly metadata: { readonly hash?: unknown } };
+export type ReplayedEvent = Omit<RecordedEvent, 'id' | 'metadata'> & { readonly metadata: { readonly hash?: unknown; readonly prev_hash?: unknown } };
 
 export interface AppendResult {
   /** Revision of the last event appended: the expected revision of the next append. */
