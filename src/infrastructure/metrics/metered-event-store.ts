@@ -5,6 +5,7 @@ import {
   ExpectedRevision,
   GlobalPosition,
   RecordedEvent,
+  ReplayedEvent,
   StreamAppend,
   StreamRevision,
   Subscription,
@@ -54,6 +55,10 @@ export class MeteredEventStore implements EventStore {
 
   readStream(streamId: string, fromRevision?: StreamRevision, maxCount?: number): Promise<RecordedEvent[]> {
     return this.store.readStream(streamId, fromRevision, maxCount);
+  }
+
+  readStreamForReplay(streamId: string, fromRevision: StreamRevision, maxCount: number): Promise<ReplayedEvent[]> {
+    return this.store.readStreamForReplay(streamId, fromRevision, maxCount);
   }
 
   readStreams(streamIds: readonly string[]): Promise<RecordedEvent[][]> {
