@@ -5,19 +5,32 @@ import { BackOfficeModule } from './back-office/back-office.module';
 import { CallbacksModule } from './callbacks/callbacks.module';
 import { ConsoleModule } from './console/console.module';
 import { FulfilmentModule } from './fulfilment/fulfilment.module';
-import { HealthController } from './health/health.controller';
 import { InfrastructureModule } from './infrastructure/infrastructure.module';
 import { LedgerModule } from './ledger/ledger.module';
 import { MerchantApiModule } from './merchant-api/merchant-api.module';
 import { MerchantsModule } from './merchants/merchants.module';
+import { Metrics } from './infrastructure/metrics/metrics';
+import { ObservabilityModule } from './observability/observability.module';
+import { ApiDocsModule } from './api-docs/api-docs.module';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  static forRoot(config: AppConfig, metrics = new Metrics()): DynamicModule {
     return {
       module: AppModule,
-      imports: [InfrastructureModule.forRoot(config), ProjectionsModule, LedgerModule, MerchantsModule, BackOfficeModule, MerchantApiModule, FulfilmentModule, CallbacksModule, ConsoleModule],
-      controllers: [HealthController],
+      imports: [
+        InfrastructureModule.forRoot(config, metrics),
+        ProjectionsModule,
+        LedgerModule,
+        MerchantsModule,
+        BackOfficeModule,
+        MerchantApiModule,
+        FulfilmentModule,
+        CallbacksModule,
+        ConsoleModule,
+        ObservabilityModule,
+        ApiDocsModule,
+      ],
     };
   }
 }

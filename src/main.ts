@@ -5,14 +5,20 @@ import { AppModule } from './app.module';
 import { AppConfig, ConfigError, loadConfig } from './config/config';
 import { ApiExceptionFilter } from './infrastructure/http/api-exception.filter';
 import { HttpEdgeAdapter } from './infrastructure/http/http-edge.adapter';
+import { AppLogger } from './infrastructure/logging/app-logger';
+import { Metrics } from './infrastructure/metrics/metrics';
+import { listeningAddress } from './observability/listening-address';
 import { StartupError } from './shared/startup-error';
 import { checkBeforeStart } from './startup-checks';
 
 export async function bootstrap(config: AppConfig) {
+  const logger = new AppLogger(config.logFormat);
+  Logger.overrideLogger(logger);
   await checkBeforeStart(config);
-  const app = await NestFactory.create(AppModule.forRoot(config), new HttpEdgeAdapter(config), {
+  const metrics = new Metrics();
+  const app = await NestFactory.create(AppModule.forRoot(config, metrics), new HttpEdgeAdapter(config, metrics), {
     bodyParser: false,
-    logger: ['log', 'warn', 'error'],
+    logger,
     // Throw start-up errors to the caller instead of exiting the process.
     abortOnError: false,
   });
@@ -20,7 +26,7 @@ export async function bootstrap(config: AppConfig) {
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   app.useGlobalFilters(new ApiExceptionFilter());
   app.getHttpAdapter().getInstance().disable('x-powered-by');
-  await app.listen(config.port, '0.0.0.0');
+  await app.listen(config.port, config.host);
   return app;
 }
 
@@ -35,6 +41,7 @@ async function main() {
     }
     throw error;
   }
+  Logger.overrideLogger(new AppLogger(loaded.config.logFormat));
   const logger = new Logger('Main');
   for (const warning of loaded.warnings) logger.warn(warning);
   const app = await bootstrap(loaded.config).catch((error: unknown) => {
@@ -42,7 +49,14 @@ async function main() {
     logger.error(error.message);
     process.exit(error.exitCode);
   });
-  logger.log(`listening on ${await app.getUrl()} (event store: ${loaded.config.eventStore})`);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.prependOnceListener(signal, () =>
+      logger.log(
+        `${signal}: stopping. Waiting for the requests in flight, the fulfilment and callback jobs in flight and the projection batch under way, then closing the database connections`,
+      ),
+    );
+  }
+  logger.log(`listening on ${listeningAddress(app.getHttpServer())}; event store: ${loaded.config.eventStore}`);
 }
 
 if (require.main === module) {

@@ -6,22 +6,36 @@ export class CallbackLog {
   constructor(private readonly pool: Pool) {}
 
   async of(orderNo: string) {
-    const { rows } = await this.pool.query<{ state: string; attempts_made: number; due_at: Date; leased: boolean }>(
-      'select state, attempts_made, due_at, coalesce(lease_until > now(), false) as leased from callback_deliveries where order_no = $1',
-      [orderNo],
-    );
+    // One snapshot for the delivery and its attempts: read apart, an attempt
+    // started between the two reads looked like one whose sender had died.
+    const client = await this.pool.connect();
+    let rows;
+    let attempts;
+    try {
+      await client.query('begin isolation level repeatable read read only');
+      ({ rows } = await client.query<{ state: string; attempts_made: number; due_at: Date; leased: boolean }>(
+        'select state, attempts_made, due_at, coalesce(lease_until > now(), false) as leased from callback_deliveries where order_no = $1',
+        [orderNo],
+      ));
+      attempts = await client.query<{
+        attempt: number;
+        kind: string;
+        started_at: Date;
+        url: string | null;
+        status_code: number | null;
+        latency_ms: number | null;
+        reply_excerpt: string | null;
+        acknowledged: boolean | null;
+        error: string | null;
+      }>('select * from callback_attempts where order_no = $1 order by attempt', [orderNo]);
+      await client.query('commit');
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
     if (!rows[0]) return undefined;
-    const attempts = await this.pool.query<{
-      attempt: number;
-      kind: string;
-      started_at: Date;
-      url: string | null;
-      status_code: number | null;
-      latency_ms: number | null;
-      reply_excerpt: string | null;
-      acknowledged: boolean | null;
-      error: string | null;
-    }>('select * from callback_attempts where order_no = $1 order by attempt', [orderNo]);
     return {
       order_no: orderNo,
       state: rows[0].state,

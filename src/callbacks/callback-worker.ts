@@ -20,7 +20,11 @@ export interface CallbackOptions {
   perMerchant: number;
   pollMs: number;
   instanceId: string;
+  /** Told each attempt's outcome, for the metrics. */
+  onAttempt?: (outcome: CallbackAttemptOutcome) => void;
 }
+
+export type CallbackAttemptOutcome = 'acknowledged' | 'not_acknowledged' | 'no_reply' | 'address_refused' | 'no_callback_url';
 
 interface Delivery {
   order_no: string;
@@ -113,6 +117,7 @@ export class CallbackWorker {
     private readonly warn: (message: string) => void = () => undefined,
   ) {
     this.dispatcher = new JobDispatcher({
+      name: 'callbacks',
       concurrency: options.concurrency,
       pollMs: options.pollMs,
       claim: (limit) => {
@@ -199,6 +204,17 @@ export class CallbackWorker {
       ? await this.sendSigned(url, merchant!, callbackPayload(state))
       : { acknowledged: false, statusCode: null, latencyMs: 0, replyExcerpt: '', error: 'the merchant has no callback_url' };
     if (result.refusedAddress !== undefined) this.logRefusal(merchantId, url!, result.refusedAddress, delivery.order_no);
+    this.options.onAttempt?.(
+      result.acknowledged
+        ? 'acknowledged'
+        : !url
+          ? 'no_callback_url'
+          : result.refusedAddress !== undefined
+            ? 'address_refused'
+            : result.statusCode === null
+              ? 'no_reply'
+              : 'not_acknowledged',
+    );
     await this.results.run({
       order_no: delivery.order_no,
       attempt,

@@ -9,6 +9,7 @@ import { AppSecretCipher } from '../merchants/app-secret.cipher';
 import { CallbackLog } from './callback-log';
 import { CallbackWorker } from './callback-worker';
 import { logFailure } from '../infrastructure/logging/log-failure';
+import { METRICS, Metrics } from '../infrastructure/metrics/metrics';
 
 /** Starts the worker after start-up, woken when the projections schedule a callback; stops it first on shutdown. */
 @Injectable()
@@ -35,8 +36,8 @@ class CallbackLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
   providers: [
     {
       provide: CallbackWorker,
-      inject: [PG_POOL, EVENT_STORE, AppSecretCipher, APP_CONFIG],
-      useFactory: (pool: Pool, store: EventStore, cipher: AppSecretCipher, config: AppConfig) => {
+      inject: [PG_POOL, EVENT_STORE, AppSecretCipher, APP_CONFIG, METRICS],
+      useFactory: (pool: Pool, store: EventStore, cipher: AppSecretCipher, config: AppConfig, metrics: Metrics) => {
         const logger = new Logger('Callbacks');
         return new CallbackWorker(
           pool,
@@ -50,6 +51,7 @@ class CallbackLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
             perMerchant: config.callbackConcurrencyPerMerchant,
             pollMs: 100,
             instanceId: instanceId(),
+            onAttempt: (outcome) => metrics.callbackAttempts.inc({ outcome }),
           },
           undefined,
           (message, error) => logFailure(logger, message, error),

@@ -136,6 +136,13 @@ describe('loadConfig', () => {
       ['HTTP_REQUEST_TIMEOUT_MS=30s', { HTTP_REQUEST_TIMEOUT_MS: '30s' }, 'HTTP_REQUEST_TIMEOUT_MS'],
       ['HTTP_REQUEST_TIMEOUT_MS=600001', { HTTP_REQUEST_TIMEOUT_MS: '600001' }, 'HTTP_REQUEST_TIMEOUT_MS'],
       ['HTTP_KEEP_ALIVE_TIMEOUT_MS=-1', { HTTP_KEEP_ALIVE_TIMEOUT_MS: '-1' }, 'HTTP_KEEP_ALIVE_TIMEOUT_MS'],
+      ['HOST=a host', { HOST: 'a host' }, 'HOST'],
+      ['HOST=http://x', { HOST: 'http://x' }, 'HOST'],
+      ['LOG_FORMAT=xml', { LOG_FORMAT: 'xml' }, 'LOG_FORMAT'],
+      ['METRICS_TOKEN=short', { METRICS_TOKEN: 'short' }, 'METRICS_TOKEN'],
+      ['METRICS_TOKEN with a space', { METRICS_TOKEN: 'a token with spaces in it' }, 'METRICS_TOKEN'],
+      ['METRICS_PORT=http', { METRICS_PORT: 'http' }, 'METRICS_PORT'],
+      ['READY_MAX_LAG_MS=0', { READY_MAX_LAG_MS: '0' }, 'READY_MAX_LAG_MS'],
       [
         'HTTP_HEADERS_TIMEOUT_MS longer than HTTP_REQUEST_TIMEOUT_MS',
         { HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '10000' },
@@ -298,6 +305,26 @@ describe('loadConfig', () => {
 
     it('PGPASSWORD is passed on', () => {
       expect(loadConfig({ PGPASSWORD: 'secret' }).config.database.password).toBe('secret');
+    });
+  });
+
+  describe('where it listens and how it is watched', () => {
+    it('binds every IPv4 interface, logs pretty text, serves metrics unprotected and allows 30 s of projection lag in development', () => {
+      expect(loadConfig({}).config).toMatchObject({ host: '0.0.0.0', logFormat: 'pretty', readyMaxLagMs: 30_000 });
+      expect(loadConfig({}).config.metricsToken).toBeUndefined();
+      expect(loadConfig({}).config.metricsPort).toBeUndefined();
+    });
+
+    it('logs JSON lines in production unless told otherwise', () => {
+      const production = { NODE_ENV: 'production', ADMIN_TOKEN: VALID_ADMIN_TOKEN, SECRETS_KEY: VALID_SECRETS_KEY, UPSTREAM_URL: 'https://upstream.example' };
+      expect(loadConfig(production).config.logFormat).toBe('json');
+      expect(loadConfig({ ...production, LOG_FORMAT: 'pretty' }).config.logFormat).toBe('pretty');
+    });
+
+    it('takes HOST, METRICS_TOKEN, METRICS_PORT and READY_MAX_LAG_MS as given', () => {
+      const env = { HOST: '::', METRICS_TOKEN: 'metrics-token-0123456789', METRICS_PORT: '9464', READY_MAX_LAG_MS: '5000' };
+      expect(loadConfig(env).config).toMatchObject({ host: '::', metricsToken: 'metrics-token-0123456789', metricsPort: 9464, readyMaxLagMs: 5000 });
+      expect(loadConfig({ HOST: 'metrics.internal' }).config.host).toBe('metrics.internal');
     });
   });
 });

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { PoolConfig } from 'pg';
 import { connectionConfig } from '../infrastructure/postgres/connection';
 
@@ -41,6 +42,16 @@ export interface AppConfig {
   readonly httpRequestTimeoutMs: number;
   /** How long an idle keep-alive connection stays open: longer than a load balancer's idle timeout. */
   readonly httpKeepAliveTimeoutMs: number;
+  /** The address the HTTP server binds: 0.0.0.0 (every IPv4 interface) by default. */
+  readonly host: string;
+  /** json: one JSON object per line; pretty: Nest's coloured text, for a terminal. */
+  readonly logFormat: 'json' | 'pretty';
+  /** Bearer token that /metrics requires, when set. */
+  readonly metricsToken?: string;
+  /** When set, /metrics is served on this port only, not on the API's port. */
+  readonly metricsPort?: number;
+  /** /health/ready fails while a projection is further behind the log than this. */
+  readonly readyMaxLagMs: number;
 }
 
 export class ConfigError extends Error {
@@ -135,6 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
     httpHeadersTimeoutMs: read('HTTP_HEADERS_TIMEOUT_MS', '10000', integerIn(100, 600_000), 'an integer of milliseconds from 100 to 600000'),
     httpRequestTimeoutMs: read('HTTP_REQUEST_TIMEOUT_MS', '30000', integerIn(100, 600_000), 'an integer of milliseconds from 100 to 600000'),
     httpKeepAliveTimeoutMs: read('HTTP_KEEP_ALIVE_TIMEOUT_MS', '65000', integerIn(100, 3_600_000), 'an integer of milliseconds from 100 to 3600000'),
+    ...observabilityConfig(env, production, read, problems),
   };
   // The request timeout covers the headers too, so a longer headers timeout could never fire.
   if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
@@ -144,6 +156,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return { config, warnings };
+}
+
+type Read = <T>(name: string, fallback: string, parse: (raw: string) => T | undefined, expected: string) => T;
+
+/** Where the service listens and how it can be watched: logs, metrics, readiness. */
+function observabilityConfig(env: NodeJS.ProcessEnv, production: boolean, read: Read, problems: string[]) {
+  const metricsToken = env.METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && !/^[\x21-\x7e]{16,256}$/.test(metricsToken)) {
+    problems.push('METRICS_TOKEN must be 16-256 printable ASCII characters without spaces (openssl rand -hex 16)');
+  }
+  const metricsPort = env.METRICS_PORT ? read('METRICS_PORT', '', integerIn(0, 65535), 'an integer port from 0 to 65535') : undefined;
+  return {
+    host: read('HOST', '0.0.0.0', hostAddress, 'an IP address or a host name, e.g. 127.0.0.1, 0.0.0.0 or ::'),
+    logFormat: read('LOG_FORMAT', production ? 'json' : 'pretty', oneOf(['json', 'pretty'] as const), '"json" or "pretty"'),
+    metricsToken,
+    metricsPort,
+    readyMaxLagMs: read('READY_MAX_LAG_MS', '30000', integerIn(100, 86_400_000), 'an integer of milliseconds from 100 to 86400000'),
+  };
+}
+
+function hostAddress(raw: string): string | undefined {
+  return isIP(raw) !== 0 || /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(raw) ? raw : undefined;
 }
 
 /**

@@ -1,16 +1,23 @@
-import { Controller, Get, Inject } from '@nestjs/common';
+import { Controller, Get, Inject, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { AppConfig } from '../config/config';
+import { failureEnvelope, successEnvelope } from '../infrastructure/http/api-error';
 import { formatPosition } from '../infrastructure/event-store/event-store.port';
 import { APP_CONFIG } from '../infrastructure/infrastructure.tokens';
 import { ProjectionRunner } from '../../projections/projection-runner';
+import { Readiness } from './readiness';
 
 @Controller('health')
 export class HealthController {
+  private readonly startedAt = Date.now();
+
   constructor(
     private readonly projections: ProjectionRunner,
+    private readonly readiness: Readiness,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /** The original summary: always 200 while the process serves, with this instance's projection positions. */
   @Get()
   health() {
     return {
@@ -18,5 +25,25 @@ export class HealthController {
       event_store: this.config.eventStore,
       projections: Object.fromEntries(this.projections.projections.map((p) => [p.name, formatPosition(this.projections.position(p.name))])),
     };
+  }
+
+  /** Liveness: the process runs and its event loop answers. Nothing else, so a database outage never gets it restarted. */
+  @Get('live')
+  live() {
+    return successEnvelope('OK', { status: 'live', uptime_s: Math.floor((Date.now() - this.startedAt) / 1000) });
+  }
+
+  /** Readiness: 200 when every check passes, else 503 naming what failed. */
+  @Get('ready')
+  async ready(@Res() response: Response): Promise<void> {
+    const { ready, checks } = await this.readiness.check();
+    if (ready) {
+      response.status(200).json(successEnvelope('OK', { status: 'ready', checks }));
+      return;
+    }
+    const failed = Object.entries(checks)
+      .filter(([, check]) => !check.ok)
+      .map(([name, check]) => `${name}: ${check.error}`);
+    response.status(503).set('Retry-After', '5').json({ ...failureEnvelope('NOT_READY', `Not ready: ${failed.join('; ')}`), checks });
   }
 }

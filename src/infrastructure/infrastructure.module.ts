@@ -8,6 +8,8 @@ import { PostgresEventStore } from './event-store/postgres-event-store';
 import { APP_CONFIG, PG_POOL } from './infrastructure.tokens';
 import { createPool } from './postgres/connection';
 import { migrate } from './postgres/migrations';
+import { MeteredEventStore } from './metrics/metered-event-store';
+import { METRICS, Metrics } from './metrics/metrics';
 
 /** Closes the event store before the pool it may use, after everything else has stopped. */
 @Injectable()
@@ -20,23 +22,26 @@ class InfrastructureShutdown implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     await this.store.close();
     await this.pool.end();
+    new Logger('Infrastructure').log('closed the event store and the database connections: stopped');
   }
 }
 
 @Global()
 @Module({})
 export class InfrastructureModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  static forRoot(config: AppConfig, metrics: Metrics): DynamicModule {
     const logger = new Logger('Infrastructure');
     return {
       module: InfrastructureModule,
       providers: [
         { provide: APP_CONFIG, useValue: config },
+        { provide: METRICS, useValue: metrics },
         {
           provide: PG_POOL,
           // The database was checked (or created) before start-up: see startup-checks.ts.
           useFactory: async () => {
             const pool = createPool(config.database);
+            metrics.watchPool('main', pool);
             const applied = await migrate(pool, allMigrations(config));
             if (applied.length > 0) logger.log(`applied migrations: ${applied.join(', ')}`);
             return pool;
@@ -46,16 +51,19 @@ export class InfrastructureModule {
           provide: EVENT_STORE,
           inject: [PG_POOL],
           useFactory: (pool: Pool): EventStore =>
-            config.eventStore === 'esdb'
-              ? EsdbEventStore.fromConnectionString(config.eventStoreConnectionString!)
-              : new PostgresEventStore(pool, {
-                  connection: config.database,
-                  pollIntervalMs: config.eventStorePollIntervalMs,
-                }),
+            new MeteredEventStore(
+              config.eventStore === 'esdb'
+                ? EsdbEventStore.fromConnectionString(config.eventStoreConnectionString!)
+                : new PostgresEventStore(pool, {
+                    connection: config.database,
+                    pollIntervalMs: config.eventStorePollIntervalMs,
+                  }),
+              metrics,
+            ),
         },
         InfrastructureShutdown,
       ],
-      exports: [APP_CONFIG, PG_POOL, EVENT_STORE],
+      exports: [APP_CONFIG, PG_POOL, EVENT_STORE, METRICS],
     };
   }
 }

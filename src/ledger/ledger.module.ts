@@ -19,6 +19,7 @@ import { OrderWorkflow } from './order/order-workflow';
 import { OrderRecovery } from './process-manager/order-recovery';
 import { WalletWriter } from './wallet/wallet-writer';
 import { logFailure } from '../infrastructure/logging/log-failure';
+import { METRICS, Metrics } from '../infrastructure/metrics/metrics';
 
 /** Runs the process manager at start-up and then on an interval. */
 @Injectable()
@@ -59,7 +60,11 @@ class OrderRecoverySchedule implements OnApplicationBootstrap, OnModuleDestroy {
   imports: [CqrsModule.forRoot()],
   providers: [
     { provide: CLOCK, useValue: systemClock },
-    { provide: WalletWriter, inject: [EVENT_STORE], useFactory: (store: EventStore) => new WalletWriter(store) },
+    {
+      provide: WalletWriter,
+      inject: [EVENT_STORE, METRICS],
+      useFactory: (store: EventStore, metrics: Metrics) => new WalletWriter(store, { onBatch: (size) => metrics.walletBatchSize.observe(size) }),
+    },
     {
       provide: OrderWorkflow,
       inject: [EVENT_STORE, WalletWriter, CLOCK],

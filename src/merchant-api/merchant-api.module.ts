@@ -15,6 +15,7 @@ import { AppConfig } from '../config/config';
 import { EVENT_STORE, EventStore } from '../infrastructure/event-store/event-store.port';
 import { APP_CONFIG, PG_POOL } from '../infrastructure/infrastructure.tokens';
 import { createPool } from '../infrastructure/postgres/connection';
+import { METRICS, Metrics } from '../infrastructure/metrics/metrics';
 import { LedgerModule } from '../ledger/ledger.module';
 import { BalanceController } from './balance/balance.controller';
 import { CatalogueReader } from './catalogue.reader';
@@ -62,9 +63,13 @@ class NonceHousekeeping implements OnModuleInit, OnModuleDestroy, OnApplicationS
   providers: [
     {
       provide: REPLAY_POOL,
-      inject: [APP_CONFIG],
+      inject: [APP_CONFIG, METRICS],
       // Its own pool: admitting a request never queues behind ledger work.
-      useFactory: (config: AppConfig) => createPool(config.database, 10),
+      useFactory: (config: AppConfig, metrics: Metrics) => {
+        const pool = createPool(config.database, 10);
+        metrics.watchPool('admission', pool);
+        return pool;
+      },
     },
     { provide: ReplayGuard, inject: [REPLAY_POOL], useFactory: (pool: Pool) => new ReplayGuard(pool) },
     { provide: CatalogueReader, inject: [PG_POOL], useFactory: (pool: Pool) => new CatalogueReader(pool) },

@@ -48,7 +48,7 @@ describe('aborted uploads', () => {
     expect(created.status).toBe(201);
 
     const lines = child.output().split('\n');
-    expect(lines.filter((line) => /ERROR/.test(line))).toEqual([]);
+    expect(lines.filter((line) => /\bERROR\b/.test(line))).toEqual([]);
     expect(lines.filter((line) => /^\s+at /.test(line))).toEqual([]);
   });
 

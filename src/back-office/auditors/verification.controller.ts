@@ -1,4 +1,4 @@
-import { Body, HttpCode, Inject, Logger, Post } from '@nestjs/common';
+import { Body, HttpCode, Inject, Logger, Post, Req } from '@nestjs/common';
 import { IsIn } from 'class-validator';
 import { Pool } from 'pg';
 import { Cell, Difference, Row, verifyReadModels, VerificationScope, WalletNotFoundError } from '../../auditing/read-model-verifier';
@@ -10,6 +10,7 @@ import { Roles } from '../auth/roles.decorator';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { validateBody } from '../http/validate-body';
 import { IsIdentifier, Optional } from '../http/validators';
+import { requestFields } from '../../infrastructure/logging/request-context';
 
 const SCOPES: readonly VerificationScope[] = ['merchant', 'wallet'];
 
@@ -45,7 +46,7 @@ export class VerificationController {
 
   @Post('verify')
   @HttpCode(200)
-  async verify(@Body() body: unknown) {
+  async verify(@Body() body: unknown, @Req() request: object) {
     // An empty body means "everything", like {}.
     const { merchant_id: merchantId, scope } = await validateBody(VerifyDto, body === undefined ? {} : body);
     if (scope !== undefined && merchantId === undefined) throw new ApiError(422, 'VALIDATION_FAILED', 'scope needs a merchant_id', 'scope');
@@ -54,7 +55,7 @@ export class VerificationController {
     const onProgress = (events: number) => {
       if (Date.now() - reported < PROGRESS_EVERY_MS) return;
       reported = Date.now();
-      this.logger.log(`verifying ${what}: ${events} events checked so far`);
+      this.logger.log({ message: `verifying ${what}: ${events} events checked so far`, ...requestFields(request) });
     };
     try {
       const report = await verifyReadModels(this.pool, this.store, { merchantId, scope, onProgress });

@@ -13,6 +13,7 @@ import { logFailure } from '../../infrastructure/logging/log-failure';
 import { Roles } from '../auth/roles.decorator';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
+import { requestFields } from '../../infrastructure/logging/request-context';
 
 const invalid = (field: string, message: string) => new ApiError(422, 'VALIDATION_FAILED', message, field);
 
@@ -106,7 +107,7 @@ export class WalletHistoryController {
       response.end();
     } catch (error) {
       // The status line is out: the one honest signal left is to cut the response short.
-      if (!(error instanceof OutputClosedError)) logFailure(this.logger, `statement of ${merchantId} failed while streaming`, error);
+      if (!(error instanceof OutputClosedError)) logFailure(this.logger, `statement of ${merchantId} failed while streaming`, error, requestFields(response.req));
       response.destroy();
     }
   }

@@ -1,4 +1,4 @@
-import { Body, Delete, Get, HttpCode, Inject, Logger, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Inject, Logger, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { OpenWallet } from '../../ledger/commands/ledger.commands';
 import { AppConfig } from '../../config/config';
@@ -19,6 +19,7 @@ import { newMerchantCredentials } from './merchant-credentials';
 import { CreateMerchantDto, DEFAULT_RATE_LIMIT, MERCHANT_STATUSES, RotateAppSecretDto, UpdateMerchantDto } from './merchant.dto';
 import { merchantView } from './merchant.view';
 import { MerchantsRepository } from './merchants.repository';
+import { requestFields } from '../../infrastructure/logging/request-context';
 
 const notFound = (merchantId: string) => new ApiError(404, 'MERCHANT_NOT_FOUND', `No merchant ${merchantId}`);
 
@@ -43,7 +44,7 @@ export class MerchantsController {
    * The app secret is in this reply only; the service keeps it encrypted.
    */
   @Post()
-  async create(@Body(BodyPipe) body: CreateMerchantDto, @CurrentStaff() by: StaffMember) {
+  async create(@Body(BodyPipe) body: CreateMerchantDto, @CurrentStaff() by: StaffMember, @Req() request: object) {
     const credentials = newMerchantCredentials();
     const merchant = {
       name: body.name,
@@ -54,7 +55,7 @@ export class MerchantsController {
     };
     await this.commands.execute(new OpenWallet(credentials.merchantId, merchant.currency));
     const row = await this.merchants.create(merchant, credentials, by.staffId);
-    return successEnvelope('OK', { ...merchantView(row), app_secret: credentials.appSecret }, this.callbackWarnings(row.merchant_id, body.callback_url));
+    return successEnvelope('OK', { ...merchantView(row), app_secret: credentials.appSecret }, this.callbackWarnings(row.merchant_id, body.callback_url, request));
   }
 
   /** Newest first, `name` a case-insensitive substring. Every role may read merchants, to find the one a ticket or statement is about. */
@@ -80,13 +81,18 @@ export class MerchantsController {
   }
 
   @Patch(':merchant_id')
-  async update(@Param(PathIdsPipe) { merchant_id: merchantId }: PathIds, @Body(BodyPipe) body: UpdateMerchantDto, @CurrentStaff() by: StaffMember) {
+  async update(
+    @Param(PathIdsPipe) { merchant_id: merchantId }: PathIds,
+    @Body(BodyPipe) body: UpdateMerchantDto,
+    @CurrentStaff() by: StaffMember,
+    @Req() request: object,
+  ) {
     if (Object.keys(body).length === 0) {
       throw new ApiError(422, 'VALIDATION_FAILED', 'Name at least one of callback_url, ip_whitelist, status, rate_limit_per_second');
     }
     const row = await this.merchants.update(merchantId, body, by.staffId);
     if (!row) throw notFound(merchantId);
-    return successEnvelope('OK', merchantView(row), this.callbackWarnings(merchantId, body.callback_url));
+    return successEnvelope('OK', merchantView(row), this.callbackWarnings(merchantId, body.callback_url, request));
   }
 
   /**
@@ -95,11 +101,11 @@ export class MerchantsController {
    * refused while CALLBACK_ALLOW_PRIVATE_NETWORKS is off: in the reply, and in
    * the service log for whoever runs it.
    */
-  private callbackWarnings(merchantId: string, callbackUrl: string | null | undefined): Warning[] {
+  private callbackWarnings(merchantId: string, callbackUrl: string | null | undefined, request: object): Warning[] {
     const refused = callbackUrl && !this.config.callbackAllowPrivateNetworks ? refusedCallbackHost(callbackUrl) : undefined;
     if (refused === undefined) return [];
     const message = `callbacks to ${callbackUrl} will be refused: ${refused}, and the service runs without CALLBACK_ALLOW_PRIVATE_NETWORKS=true`;
-    this.logger.warn(`merchant ${merchantId}: ${message}`);
+    this.logger.warn({ message: `merchant ${merchantId}: ${message}`, ...requestFields(request) });
     return [{ code: 'CALLBACK_URL_NOT_PUBLIC', field: 'callback_url', message }];
   }
 

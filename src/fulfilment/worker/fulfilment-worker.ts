@@ -47,6 +47,7 @@ export class FulfilmentWorker {
     private readonly log: (message: string, error?: unknown) => void = () => undefined,
   ) {
     this.dispatcher = new JobDispatcher({
+      name: 'fulfilment jobs',
       concurrency: options.concurrency,
       pollMs: options.pollMs,
       claim: (limit) => this.claim(limit),

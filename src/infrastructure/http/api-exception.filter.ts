@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { Response } from 'express';
 import { CommandRefusedError } from '../../ledger/order/order-workflow';
 import { logFailure } from '../logging/log-failure';
+import { requestContextOf, requestFields } from '../logging/request-context';
 import { ApiError, failureEnvelope, ON_UNEXPECTED_ERROR } from './api-error';
 import { ClientGoneError } from './raw-body';
 
@@ -42,23 +43,32 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const response = host.switchToHttp().getResponse<Response>();
     // Nobody to answer, and not a fault: the HTTP server already counted it.
     if (response.headersSent || error instanceof ClientGoneError) return;
+    const request = requestContextOf(host.switchToHttp().getRequest());
     if (error instanceof ApiError) {
+      if (request) request.code = error.code;
       response.set(error.headers).status(error.status).json(failureEnvelope(error.code, error.message, error.field));
       return;
     }
     if (error instanceof CommandRefusedError) {
+      if (request) request.code = error.code;
       response.status(REFUSAL_STATUS[error.code] ?? 409).json(failureEnvelope(error.code, error.message));
       return;
     }
     if (error instanceof HttpException && error.getStatus() < 500) {
       const status = error.getStatus();
       const message = status === 404 ? 'No such route' : error.message;
-      response.status(status).json(failureEnvelope(HTTP_CODES[status] ?? 'BAD_REQUEST', message));
+      const code = HTTP_CODES[status] ?? 'BAD_REQUEST';
+      if (request) request.code = code;
+      response.status(status).json(failureEnvelope(code, message));
       return;
     }
-    logFailure(this.logger, 'unexpected error', error);
-    const undo = (host.switchToHttp().getRequest() as Record<symbol, (() => Promise<void>) | undefined>)[ON_UNEXPECTED_ERROR];
-    await undo?.().catch((e: unknown) => this.logger.warn(`could not undo after an unexpected error: ${String(e)}`));
+    if (request) request.code = 'INTERNAL_ERROR';
+    const httpRequest = host.switchToHttp().getRequest<object>();
+    logFailure(this.logger, 'unexpected error', error, requestFields(httpRequest));
+    const undo = (httpRequest as Record<symbol, (() => Promise<void>) | undefined>)[ON_UNEXPECTED_ERROR];
+    await undo?.().catch((e: unknown) =>
+      this.logger.warn({ message: `could not undo after an unexpected error: ${String(e)}`, ...requestFields(httpRequest) }),
+    );
     response
       .status(500)
       .json(failureEnvelope('INTERNAL_ERROR', 'An unexpected error occurred; the same request may be retried unchanged'));

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { Metrics } from '../metrics/metrics';
 
 export type ClientErrorKind = 'abandoned mid-request' | 'malformed' | 'headers too large' | 'timed out';
 
@@ -16,9 +17,11 @@ export class ClientErrorLog {
     private readonly intervalMs = 60_000,
     private readonly logger = new Logger('Http'),
     private readonly now = () => Date.now(),
+    private readonly metrics?: Metrics,
   ) {}
 
   record(kind: ClientErrorKind): void {
+    this.metrics?.httpClientErrors.inc({ kind });
     this.counts.set(kind, (this.counts.get(kind) ?? 0) + 1);
     if (this.timer) return;
     this.windowStart = this.now();

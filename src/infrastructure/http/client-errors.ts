@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -64,8 +65,10 @@ export function answerClientErrors(server: Server, log: ClientErrorLog): void {
       return;
     }
     const body = JSON.stringify(failureEnvelope(refusal.code, refusal.message));
+    // The id of the request that was under way, if its headers were read; else one for this reply alone.
+    const requestId = (inFlight?.getHeader('X-Request-Id') as string | undefined) ?? randomUUID();
     socket.end(
-      `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\nDate: ${new Date().toUTCString()}\r\n` +
+      `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\nDate: ${new Date().toUTCString()}\r\nX-Request-Id: ${requestId}\r\n` +
         `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
     const cut = setTimeout(() => socket.destroy(), LINGER_MS).unref();

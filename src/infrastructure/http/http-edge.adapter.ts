@@ -1,8 +1,11 @@
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import { AppConfig } from '../../config/config';
+import { Logger } from '@nestjs/common';
+import { Metrics } from '../metrics/metrics';
 import { ClientErrorLog } from './client-error-log';
 import { answerClientErrors, refuse } from './client-errors';
+import { RequestLog } from './request-log';
 
 /**
  * Nest's Express adapter with the HTTP server built here, so that every
@@ -10,13 +13,19 @@ import { answerClientErrors, refuse } from './client-errors';
  * envelope.
  */
 export class HttpEdgeAdapter extends ExpressAdapter {
-  private readonly clientErrors = new ClientErrorLog();
+  private readonly clientErrors: ClientErrorLog;
+  private readonly requests: RequestLog;
   /** Responses not yet finished, so that shutdown can make each the last on its connection. */
   private readonly unfinished = new Set<ServerResponse>();
   private closing = false;
 
-  constructor(private readonly timeouts: Pick<AppConfig, 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs' | 'httpKeepAliveTimeoutMs'>) {
+  constructor(
+    private readonly timeouts: Pick<AppConfig, 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs' | 'httpKeepAliveTimeoutMs'>,
+    metrics?: Metrics,
+  ) {
     super();
+    this.clientErrors = new ClientErrorLog(undefined, undefined, undefined, metrics);
+    this.requests = new RequestLog(metrics);
   }
 
   override initHttpServer(): void {
@@ -33,8 +42,10 @@ export class HttpEdgeAdapter extends ExpressAdapter {
       requireHostHeader: false,
     };
     const server = createServer(options, (request, response) => {
+      const context = this.requests.begin(request, response);
       if (request.httpVersionMajor === 1 && request.httpVersionMinor === 1 && request.headers.host === undefined) {
         this.clientErrors.record('malformed');
+        context.code = 'MALFORMED_HTTP';
         refuse(response, { status: 400, code: 'MALFORMED_HTTP', message: 'An HTTP/1.1 request needs a Host header', field: 'Host' });
         return;
       }
@@ -54,6 +65,7 @@ export class HttpEdgeAdapter extends ExpressAdapter {
    */
   override async close(): Promise<void> {
     this.closing = true;
+    new Logger('Http').log(`stopped accepting connections; waiting for ${this.unfinished.size} requests in flight`);
     for (const response of this.unfinished) if (!response.headersSent) response.setHeader('Connection', 'close');
     const server = this.getHttpServer();
     const sweep = setInterval(() => server.closeIdleConnections(), 100);

@@ -1,4 +1,8 @@
+import { Logger } from '@nestjs/common';
+
 export interface JobDispatcherOptions<Job> {
+  /** What the jobs are, for the line logged at shutdown: "callbacks", "fulfilment jobs". */
+  name?: string;
   /** Jobs in flight at most; 0 turns the dispatcher off. */
   concurrency: number;
   pollMs: number;
@@ -35,6 +39,9 @@ export class JobDispatcher<Job> {
 
   /** Stops claiming and waits for the jobs in flight. */
   async stop(): Promise<void> {
+    if (this.running && this.options.name) {
+      new Logger('Shutdown').log(`${this.options.name}: stopped claiming; waiting for ${this.inFlight.size} in flight`);
+    }
     this.running = false;
     clearTimeout(this.wakeTimer);
     this.wake?.();

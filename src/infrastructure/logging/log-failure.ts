@@ -4,9 +4,10 @@ import { isDatabaseUnavailable } from '../postgres/connection';
 /**
  * Logs a failed operation. An unreachable database is an outage that heals by
  * itself (a restart, a failover): one warning line, no stack. Anything else
- * is a fault to trace, logged with its stack.
+ * is a fault to trace, logged with its stack. `fields` ties the line to a request.
  */
-export function logFailure(logger: LoggerService, message: string, error: unknown): void {
-  if (isDatabaseUnavailable(error)) logger.warn(`${message}: database unavailable (${(error as Error).message})`);
-  else logger.error(message, error instanceof Error ? error.stack : String(error));
+export function logFailure(logger: LoggerService, message: string, error: unknown, fields: { request_id?: string } = {}): void {
+  const line = (text: string) => (fields.request_id === undefined ? text : { message: text, ...fields });
+  if (isDatabaseUnavailable(error)) logger.warn(line(`${message}: database unavailable (${(error as Error).message})`));
+  else logger.error(line(message), error instanceof Error ? error.stack : String(error));
 }

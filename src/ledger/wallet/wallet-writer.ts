@@ -79,7 +79,7 @@ export class WalletWriter {
 
   constructor(
     private readonly store: EventStore,
-    private readonly options: { maxBatch?: number; cachedWallets?: number } = {},
+    private readonly options: { maxBatch?: number; cachedWallets?: number; onBatch?: (size: number) => void } = {},
   ) {}
 
   /** Whether commands can carry a companion (the store appends to several streams atomically). */
@@ -110,6 +110,7 @@ export class WalletWriter {
     slot.running = true;
     while (slot.queue.length > 0) {
       const batch = slot.queue.splice(0, this.options.maxBatch ?? 500);
+      this.options.onBatch?.(batch.length);
       try {
         await this.writeBatch(merchantId, slot, batch);
       } catch (error) {

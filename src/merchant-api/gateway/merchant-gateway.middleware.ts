@@ -8,6 +8,9 @@ import { ApiError, ON_UNEXPECTED_ERROR } from '../../infrastructure/http/api-err
 import { readRawBody } from '../../infrastructure/http/raw-body';
 import { invalidJson } from '../../infrastructure/http/request-errors';
 import { parseJsonObject } from '../../infrastructure/http/strict-json';
+import { CLIENT_CLOSED_REQUEST } from '../../infrastructure/http/request-log';
+import { requestContextOf, requestFields } from '../../infrastructure/logging/request-context';
+import { METRICS, Metrics } from '../../infrastructure/metrics/metrics';
 import { MERCHANT_REQUEST, MerchantRequest } from './merchant-request';
 import { ReplayGuard } from './replay-guard';
 import { signatureMatches, stringToSign } from './signature';
@@ -37,11 +40,18 @@ export class MerchantGatewayMiddleware implements NestMiddleware {
     private readonly directory: MerchantDirectory,
     private readonly replayGuard: ReplayGuard,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(METRICS) private readonly metrics: Metrics,
   ) {}
 
   async use(request: Request, _response: Response, next: NextFunction): Promise<void> {
     const [path, query] = splitUrl(request.originalUrl);
     if (!V2_PATHS.has(path)) throw new ApiError(404, 'NOT_FOUND', path.startsWith('/api/v1/') ? 'API v1 is retired' : 'No such route');
+    const tracked = requestContextOf(request);
+    if (tracked) {
+      // Refusals here come before routing: name the route for the access line and the metrics.
+      tracked.route = path;
+      if (path === V2_ROUTES.submit) tracked.onReply = (status, code) => this.metrics.submits.inc({ outcome: submitOutcome(status, code) });
+    }
     if (request.method !== 'POST') {
       throw new ApiError(405, 'METHOD_NOT_ALLOWED', 'Only POST is allowed', undefined, { Allow: 'POST' });
     }
@@ -56,6 +66,7 @@ export class MerchantGatewayMiddleware implements NestMiddleware {
     }
     const apiKey = headers['X-Api-Key']!;
     let merchant = await this.identify(apiKey);
+    if (tracked) tracked.merchantId = merchant.merchantId;
     const now = Date.now();
     let signing = this.checkSignature(merchant, headers, path, rawBody, now);
     const checkOnCurrentRow = async () => {
@@ -113,7 +124,7 @@ export class MerchantGatewayMiddleware implements NestMiddleware {
     if (!verifyOnly) {
       slots[ON_UNEXPECTED_ERROR] = () =>
         this.replayGuard.forget(merchant.merchantId, signing.nonce, Number(signing.timestamp), (e) =>
-          this.logger.warn(`could not give back the nonce of a failed request: ${String(e)}`),
+          this.logger.warn({ message: `could not give back the nonce of a failed request: ${String(e)}`, ...requestFields(request) }),
         );
     }
     next();
@@ -156,6 +167,13 @@ export class MerchantGatewayMiddleware implements NestMiddleware {
     }
     return this.allowLists.get(key);
   }
+}
+
+/** ACCEPTED or DUPLICATE, else the refusal's code. */
+function submitOutcome(status: number, code: string | undefined): string {
+  if (status === 202) return 'ACCEPTED';
+  if (status === 200) return 'DUPLICATE';
+  return code ?? (status === CLIENT_CLOSED_REQUEST ? 'CLIENT_CLOSED_REQUEST' : `HTTP_${status}`);
 }
 
 function splitUrl(url: string): [string, string | undefined] {

@@ -1,0 +1,83 @@
+import type { Pool } from 'pg';
+import { EventStore, START } from '../infrastructure/event-store/event-store.port';
+import { Migration } from '../infrastructure/postgres/migrations';
+import { projectionLags } from '../observability/projection-lag';
+
+/** A check that has not answered by then has failed: a probe must answer before its own timeout. */
+const CHECK_TIMEOUT_MS = 2000;
+
+export interface CheckResult {
+  ok: boolean;
+  ms: number;
+  /** Why it failed. */
+  error?: string;
+  /** What it found: migrations missing, projections behind. */
+  detail?: Record<string, unknown>;
+}
+
+export type ReadinessChecks = Record<'postgres' | 'event_store' | 'migrations' | 'projections', CheckResult>;
+
+/**
+ * Whether this instance can serve: Postgres and the event store answer, every
+ * migration it knows is applied, and every projection is within maxLagMs of
+ * the log (orders and balances read from the read models would be stale).
+ */
+export class Readiness {
+  constructor(
+    private readonly pool: Pool,
+    private readonly store: EventStore,
+    private readonly migrations: readonly Migration[],
+    private readonly projections: readonly string[],
+    private readonly maxLagMs: number,
+  ) {}
+
+  async check(): Promise<{ ready: boolean; checks: ReadinessChecks }> {
+    const [postgres, eventStore, migrations, projections] = await Promise.all([
+      timed(async () => {
+        await this.pool.query('select 1');
+      }),
+      timed(async () => {
+        await this.store.readAll(START, 1);
+      }),
+      timed(() => this.missingMigrations()),
+      timed(() => this.projectionLag()),
+    ]);
+    const checks: ReadinessChecks = { postgres, event_store: eventStore, migrations, projections };
+    return { ready: Object.values(checks).every((c) => c.ok), checks };
+  }
+
+  private async missingMigrations(): Promise<Omit<CheckResult, 'ms'>> {
+    const { rows } = await this.pool.query<{ id: string }>('select id from schema_migrations');
+    const applied = new Set(rows.map((r) => r.id));
+    const missing = this.migrations.map((m) => m.id).filter((id) => !applied.has(id));
+    return missing.length === 0
+      ? { ok: true, detail: { applied: this.migrations.length } }
+      : { ok: false, error: `${missing.length} migrations not applied`, detail: { missing } };
+  }
+
+  private async projectionLag(): Promise<Omit<CheckResult, 'ms'>> {
+    const lags = await projectionLags(this.pool, this.store, this.projections, 1);
+    const lagMs = Object.fromEntries(lags.map((l) => [l.projection, Math.round(l.seconds * 1000)]));
+    const behind = lags.filter((l) => l.seconds * 1000 > this.maxLagMs).map((l) => l.projection);
+    const detail = { max_lag_ms: this.maxLagMs, lag_ms: lagMs };
+    return behind.length === 0
+      ? { ok: true, detail }
+      : { ok: false, error: `${behind.join(', ')} more than ${this.maxLagMs} ms behind the log`, detail };
+  }
+}
+
+async function timed(check: () => Promise<Omit<CheckResult, 'ms'> | void>): Promise<CheckResult> {
+  const started = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+  });
+  try {
+    const result = (await Promise.race([check(), timeout])) ?? { ok: true };
+    return { ...result, ms: Date.now() - started };
+  } catch (error) {
+    return { ok: false, ms: Date.now() - started, error: error instanceof Error ? error.message || error.name : String(error) };
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,122 @@
+import type { Pool } from 'pg';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export const METRICS = Symbol('Metrics');
+
+/** Gauges read at scrape time (backlogs, lag): one function, called once per scrape. */
+export type ScrapeTimeReading = () => Promise<void>;
+
+/**
+ * The service's Prometheus metrics, in a registry of its own (not prom-client's
+ * global one), so that two services in one process keep separate counts.
+ * Counters and histograms are updated where things happen; the gauges that
+ * need SQL are read when /metrics is scraped.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly readings: ScrapeTimeReading[] = [];
+  private readonly pools = new Map<string, Pool>();
+
+  readonly httpRequests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'From a request arriving to its reply sent, by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  readonly httpClientErrors = new Counter({
+    name: 'http_client_errors_total',
+    help: 'Connections that went wrong on the client side (malformed HTTP, timeouts, abandoned requests), by kind',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+  readonly submits = new Counter({
+    name: 'topup_submits_total',
+    help: 'Merchant submits by outcome: ACCEPTED, DUPLICATE, or the refusal code',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly ordersFinal = new Counter({
+    name: 'topup_orders_final_total',
+    help: 'Orders that reached a final state through this instance, by status and fail code',
+    labelNames: ['status', 'fail_code'] as const,
+    registers: [this.registry],
+  });
+  readonly callbackAttempts = new Counter({
+    name: 'topup_callback_attempts_total',
+    help: 'Callback attempts sent by this instance, by outcome',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly appendDuration = new Histogram({
+    name: 'event_store_append_duration_seconds',
+    help: 'From an append being asked of the event store to its commit (grouped appends included)',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
+    registers: [this.registry],
+  });
+  readonly walletBatchSize = new Histogram({
+    name: 'wallet_batch_size',
+    help: 'Wallet commands decided together and written as one append',
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 500],
+    registers: [this.registry],
+  });
+  readonly fulfilmentBacklog = this.gauge('topup_fulfilment_backlog', 'Fulfilment jobs not yet done (due, waiting to retry, or in flight)');
+  readonly fulfilmentOldestAge = this.gauge('topup_fulfilment_oldest_job_age_seconds', 'Age of the oldest fulfilment job not yet done (0 when none)');
+  readonly callbackBacklog = this.gauge('topup_callback_backlog', 'Callbacks not yet acknowledged that have attempts left');
+  readonly callbackOldestAge = this.gauge('topup_callback_oldest_age_seconds', 'Age of the oldest callback not yet acknowledged that has attempts left (0 when none)');
+  readonly projectionLagEvents = this.gauge('projection_lag_events', 'Events in the log that a projection has not applied yet (counted up to 10000)', ['projection']);
+  readonly projectionLagSeconds = this.gauge('projection_lag_seconds', 'Age of the oldest event a projection has not applied yet (0 when it is caught up)', ['projection']);
+  readonly scrapeErrors = new Counter({
+    name: 'metrics_scrape_errors_total',
+    help: 'Scrape-time readings that failed (the gauges they feed keep their last value)',
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+    const pools = this.pools;
+    new Gauge({
+      name: 'pg_pool_connections',
+      help: 'Postgres pool connections by pool and state: idle, in use, and requests waiting for one',
+      labelNames: ['pool', 'state'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [name, pool] of pools) {
+          this.set({ pool: name, state: 'idle' }, pool.idleCount);
+          this.set({ pool: name, state: 'in_use' }, pool.totalCount - pool.idleCount);
+          this.set({ pool: name, state: 'waiting' }, pool.waitingCount);
+        }
+      },
+    });
+  }
+
+  watchPool(name: string, pool: Pool): void {
+    this.pools.set(name, pool);
+  }
+
+  /** Registers a reading that refreshes gauges when /metrics is scraped. */
+  readAtScrape(reading: ScrapeTimeReading): void {
+    this.readings.push(reading);
+  }
+
+  /** The exposition text: scrape-time readings first, each failing on its own. */
+  async scrape(): Promise<string> {
+    await Promise.all(this.readings.map((read) => read().catch(() => this.scrapeErrors.inc())));
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  private gauge(name: string, help: string, labelNames: string[] = []): Gauge<string> {
+    return new Gauge({ name, help, labelNames, registers: [this.registry] });
+  }
+}

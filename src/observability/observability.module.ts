@@ -1,0 +1,65 @@
+import { Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { Server } from 'node:http';
+import { Pool } from 'pg';
+import { AppConfig } from '../config/config';
+import { HealthController } from '../health/health.controller';
+import { Readiness } from '../health/readiness';
+import { EVENT_STORE, EventStore } from '../infrastructure/event-store/event-store.port';
+import { APP_CONFIG, PG_POOL } from '../infrastructure/infrastructure.tokens';
+import { METRICS, Metrics } from '../infrastructure/metrics/metrics';
+import { allMigrations } from '../schema';
+import { ProjectionRunner } from '../../projections/projection-runner';
+import { listeningAddress } from './listening-address';
+import { MetricsController } from './metrics.controller';
+import { MetricsEndpoint } from './metrics-endpoint';
+import { startMetricsServer } from './metrics-server';
+import { registerScrapeReadings } from './scrape-readings';
+
+/** Starts the METRICS_PORT listener with the service, and closes it with the service. */
+@Injectable()
+class MetricsListener implements OnApplicationBootstrap, OnApplicationShutdown {
+  private server?: Server;
+
+  constructor(
+    private readonly endpoint: MetricsEndpoint,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const logger = new Logger('Metrics');
+    if (this.config.metricsPort !== undefined) {
+      this.server = await startMetricsServer(this.endpoint, this.config.host, this.config.metricsPort);
+      logger.log(`metrics on ${listeningAddress(this.server)}/metrics${this.config.metricsToken ? ' (bearer token required)' : ''}`);
+    } else if (!this.endpoint.onApiPort) {
+      logger.log('metrics are not served: in production set METRICS_TOKEN or METRICS_PORT to serve /metrics');
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const server = this.server;
+    if (server) await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+/** Health probes, Prometheus metrics and the readings behind them. */
+@Module({
+  controllers: [HealthController, MetricsController],
+  providers: [
+    {
+      provide: MetricsEndpoint,
+      inject: [METRICS, APP_CONFIG, PG_POOL, EVENT_STORE, ProjectionRunner],
+      useFactory: (metrics: Metrics, config: AppConfig, pool: Pool, store: EventStore, projections: ProjectionRunner) => {
+        registerScrapeReadings(metrics, pool, store, projections.projections.map((p) => p.name));
+        return new MetricsEndpoint(metrics, config);
+      },
+    },
+    {
+      provide: Readiness,
+      inject: [PG_POOL, EVENT_STORE, APP_CONFIG, ProjectionRunner],
+      useFactory: (pool: Pool, store: EventStore, config: AppConfig, projections: ProjectionRunner) =>
+        new Readiness(pool, store, allMigrations(config), projections.projections.map((p) => p.name), config.readyMaxLagMs),
+    },
+    MetricsListener,
+  ],
+})
+export class ObservabilityModule {}

@@ -1,0 +1,33 @@
+import type { Pool } from 'pg';
+import { EventStore } from '../infrastructure/event-store/event-store.port';
+import { Metrics } from '../infrastructure/metrics/metrics';
+import { projectionLags } from './projection-lag';
+
+/** Projection lag is counted up to this many events: enough to tell a hiccup from an outage, cheap to read. */
+const LAG_COUNT_LIMIT = 10_000;
+
+/**
+ * The gauges read from Postgres when /metrics is scraped: two indexed counts
+ * of unfinished work and one read of the log per distinct checkpoint.
+ */
+export function registerScrapeReadings(metrics: Metrics, pool: Pool, store: EventStore, projections: readonly string[]): void {
+  metrics.readAtScrape(async () => {
+    const { rows } = await pool.query<{ jobs: string; jobs_age: number | null; callbacks: string; callbacks_age: number | null }>(
+      `select (select count(*) from fulfilment_jobs where not done) as jobs,
+              (select extract(epoch from now() - min(accepted_at))::float8 from fulfilment_jobs where not done) as jobs_age,
+              (select count(*) from callback_deliveries where state = 'pending') as callbacks,
+              (select extract(epoch from now() - min(created_at))::float8 from callback_deliveries where state = 'pending') as callbacks_age`,
+    );
+    const row = rows[0];
+    metrics.fulfilmentBacklog.set(Number(row.jobs));
+    metrics.fulfilmentOldestAge.set(Math.max(0, row.jobs_age ?? 0));
+    metrics.callbackBacklog.set(Number(row.callbacks));
+    metrics.callbackOldestAge.set(Math.max(0, row.callbacks_age ?? 0));
+  });
+  metrics.readAtScrape(async () => {
+    for (const lag of await projectionLags(pool, store, projections, LAG_COUNT_LIMIT)) {
+      metrics.projectionLagEvents.set({ projection: lag.projection }, lag.events);
+      metrics.projectionLagSeconds.set({ projection: lag.projection }, lag.seconds);
+    }
+  });
+}
