@@ -7,6 +7,7 @@ module.exports = {
   // Applies to every project (Jest ignores it per project).
   testTimeout: 120000,
   globalSetup: '<rootDir>/test/global-setup.js',
+  globalTeardown: '<rootDir>/test/global-teardown.js',
   projects: [
     {
       displayName: 'unit',

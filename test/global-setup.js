@@ -1,5 +1,15 @@
-// Runs once before the suites: say which event stores the contract suite covers.
+// Runs once before the suites: find a Postgres (or start one), and say which event stores the contract suite covers.
+require('ts-node').register({ transpileOnly: true });
+const { mkdtempSync, chmodSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { join } = require('node:path');
+const { answers, parseAddress, DEFAULT_PROBE } = require('../src/infrastructure/postgres/embedded/local-database');
+const { startEmbeddedPostgres } = require('../src/infrastructure/postgres/embedded/embedded-postgres');
+
+const PG_VARIABLES = ['DATABASE_URL', 'PGHOST', 'PGPORT', 'PGUSER', 'PGPASSWORD', 'PGDATABASE'];
+
 module.exports = async () => {
+  await findPostgres();
   if (process.env.EVENTSTORE_CONNECTION_STRING) {
     console.log('\nEvent store contract suite: PostgreSQL and EventStoreDB (EVENTSTORE_CONNECTION_STRING is set)');
   } else {
@@ -9,3 +19,26 @@ module.exports = async () => {
     );
   }
 };
+
+/**
+ * The suites use the Postgres that DATABASE_URL or PG* name, else the one on
+ * 127.0.0.1:5432 (EMBEDDED_POSTGRES_PROBE); when nothing answers there, an
+ * embedded PostgreSQL of the run's own, in a temporary directory, stopped by
+ * global-teardown.js (or when Jest's process ends).
+ */
+async function findPostgres() {
+  if (PG_VARIABLES.some((name) => process.env[name])) return;
+  const probe = parseAddress(process.env.EMBEDDED_POSTGRES_PROBE || DEFAULT_PROBE);
+  if (await answers(probe.host, probe.port)) return;
+  const dir = mkdtempSync(join(tmpdir(), 'topup-test-pg-'));
+  // Run as root, the server runs as the postgres user, who must reach its data directory.
+  chmodSync(dir, 0o755);
+  const started = Date.now();
+  const server = await startEmbeddedPostgres({ dataDir: join(dir, 'data'), settings: { max_connections: '400', fsync: 'off' } });
+  globalThis.__embeddedPostgres = { server, dir };
+  process.env.DATABASE_URL = server.url('postgres');
+  console.log(
+    `\nPostgreSQL: nothing answers on ${probe.host}:${probe.port} and neither DATABASE_URL nor PG* is set: ` +
+      `the suites use an embedded PostgreSQL on 127.0.0.1:${server.port} (started in ${((Date.now() - started) / 1000).toFixed(1)} s, data in ${dir})`,
+  );
+}
