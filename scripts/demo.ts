@@ -43,7 +43,13 @@ export async function provisionDemo(baseUrl: string, adminToken: string, callbac
     supports_account_check: true,
     on_shelf: true,
   });
-  await admin('PUT', '/admin/v1/skus/demo-voucher-10', { product_id: 'demo-game', name: 'Voucher 10', required_account_fields: [], on_shelf: true });
+  await admin('PUT', '/admin/v1/skus/demo-voucher-10', {
+    product_id: 'demo-game',
+    name: 'Voucher 10',
+    required_account_fields: [],
+    supports_account_check: false,
+    on_shelf: true,
+  });
   const merchant = await admin('POST', '/admin/v1/merchants', { name: 'Demo Shop', ...(callbackUrl ? { callback_url: callbackUrl } : {}) });
   const merchantId = merchant.merchant_id;
   await admin('PUT', `/admin/v1/merchants/${merchantId}/prices/demo-gems-100`, { price: '1.20' });
