@@ -11,13 +11,13 @@ module.exports = {
   projects: [
     {
       displayName: 'unit',
-      testEnvironment: 'node',
+      testEnvironment: '<rootDir>/test/support/quiet-environment.js',
       transform,
       testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/projections/**/*.spec.ts'],
     },
     {
       displayName: 'integration',
-      testEnvironment: 'node',
+      testEnvironment: '<rootDir>/test/support/quiet-environment.js',
       transform,
       testMatch: ['<rootDir>/test/**/*.test.ts'],
     },

@@ -42,8 +42,13 @@ async function startChild(env: NodeJS.ProcessEnv, port: number, timeoutMs = 30_0
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (c) => (output += c));
-  child.stderr!.on('data', (c) => (output += c));
+  // Under Jest the test environment holds what is written, and shows it only for a failing test.
+  const keep = (chunk: Buffer) => {
+    output += chunk;
+    if (process.env.JEST_WORKER_ID) process.stdout.write(chunk);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
   const exited = new Promise<void>((r) => child.on('exit', () => r()));
   const url = `http://127.0.0.1:${port}`;
   for (const deadline = Date.now() + timeoutMs; ; ) {
