@@ -5,11 +5,18 @@ const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { answers, parseAddress, DEFAULT_PROBE } = require('../src/infrastructure/postgres/embedded/local-database');
 const { startEmbeddedPostgres } = require('../src/infrastructure/postgres/embedded/embedded-postgres');
+const { detectToolchains } = require('./examples/toolchains');
 
 const PG_VARIABLES = ['DATABASE_URL', 'PGHOST', 'PGPORT', 'PGUSER', 'PGPASSWORD', 'PGDATABASE'];
 
 module.exports = async () => {
   await findPostgres();
+  const toolchains = detectToolchains();
+  const skipped = toolchains.filter((t) => t.missing);
+  console.log(
+    `\nMerchant examples: ${toolchains.filter((t) => t.version).map((t) => `${t.language} (${t.version})`).join(', ') || 'none can run'}` +
+      skipped.map((t) => `\nSKIPPED: the ${t.language} example: ${t.missing}`).join(''),
+  );
   if (process.env.EVENTSTORE_CONNECTION_STRING) {
     console.log('\nEvent store contract suite: PostgreSQL and EventStoreDB (EVENTSTORE_CONNECTION_STRING is set)');
   } else {
