@@ -103,6 +103,7 @@ async function main() {
     signedCurl('/api/v2/topup/submit', `{"out_trade_no":"demo-${stamp}","sku_id":"demo-gems-100","account_id":"12345678","account_fields":{"server_id":"2001"}}`),
     '',
     '# the order, a moment later',
+    'sleep 1',
     signedCurl('/api/v2/topup/query', `{"out_trade_no":"demo-${stamp}"}`),
     '',
     'Signing is explained in docs/signing.md; the TypeScript client in docs/merchant-client.md.',

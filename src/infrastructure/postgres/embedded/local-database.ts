@@ -1,4 +1,3 @@
-import { createWriteStream } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { PoolConfig } from 'pg';
@@ -45,8 +44,7 @@ export async function chooseDatabase(configured: PoolConfig, production: boolean
     throw new StartupError(`EMBEDDED_POSTGRES_PORT must be an integer port from 1 to 65535 (got ${JSON.stringify(env.EMBEDDED_POSTGRES_PORT)})`, EXIT_CONFIG);
   }
   const password = await embeddedPostgresPassword(env);
-  const log = createWriteStream(logFile, { flags: 'a' });
-  const server = await startEmbeddedPostgres({ dataDir, port, password, onLog: (text) => log.write(text) }).catch((error: Error) => {
+  const server = await startEmbeddedPostgres({ dataDir, port, password, logFile }).catch((error: Error) => {
     throw new StartupError(`embedded PostgreSQL: ${error.message}`);
   });
   return {
