@@ -41,9 +41,15 @@ async function findPostgres() {
   // Run as root, the server runs as the postgres user, who must reach its data directory.
   chmodSync(dir, 0o755);
   const started = Date.now();
-  const server = await startEmbeddedPostgres({ dataDir: join(dir, 'data'), settings: { max_connections: '400', fsync: 'off' } });
+  // Like the machine's server the suites otherwise use: trust on loopback, 400 connections.
+  const server = await startEmbeddedPostgres({
+    dataDir: join(dir, 'data'),
+    trustLocalConnections: true,
+    settings: { max_connections: '400', fsync: 'off' },
+  });
   globalThis.__embeddedPostgres = { server, dir };
-  process.env.DATABASE_URL = server.url('postgres');
+  // PG* rather than DATABASE_URL: the suites name their own databases on the server these name.
+  Object.assign(process.env, { PGHOST: '127.0.0.1', PGPORT: String(server.port), PGUSER: 'postgres' });
   console.log(
     `\nPostgreSQL: nothing answers on ${probe.host}:${probe.port} and neither DATABASE_URL nor PG* is set: ` +
       `the suites use an embedded PostgreSQL on 127.0.0.1:${server.port} (started in ${((Date.now() - started) / 1000).toFixed(1)} s, data in ${dir})`,

@@ -21,6 +21,7 @@ import { createInterface } from 'node:readline';
 const [databaseDir, port, ...settings] = process.argv.slice(2);
 const password = process.env.EMBEDDED_POSTGRES_PASSWORD;
 const logFile = process.env.EMBEDDED_POSTGRES_LOG;
+const authMethod = process.env.EMBEDDED_POSTGRES_AUTH || 'scram-sha-256';
 delete process.env.EMBEDDED_POSTGRES_PASSWORD;
 // Once the parent is gone its pipes are closed: what is still written there is lost, not fatal.
 process.stdout.on('error', () => undefined);
@@ -34,7 +35,7 @@ const server = new EmbeddedPostgres({
   port: Number(port),
   user: 'postgres',
   password,
-  authMethod: 'scram-sha-256',
+  authMethod,
   persistent: true,
   // Postgres refuses to run as root; the package then runs it as a `postgres` user (created if missing).
   createPostgresUser: process.getuid?.() === 0,

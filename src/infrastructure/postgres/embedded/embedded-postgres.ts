@@ -11,6 +11,11 @@ export interface EmbeddedPostgresOptions {
   /** Loopback port; 0 picks a free one. */
   readonly port?: number;
   readonly password?: string;
+  /**
+   * Let every local connection in without a password (initdb's `trust`), as a
+   * CI machine's server often does: only for a throw-away test server.
+   */
+  readonly trustLocalConnections?: boolean;
   /** Server settings (postgresql.conf names), e.g. { max_connections: '400' }. */
   readonly settings?: Record<string, string>;
   /** A file the server's own log (initdb, start, stop) is appended to; without it only its last lines are kept, for the error if it does not start. */
@@ -55,7 +60,12 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   await previousServerGone(dataDir);
 
   const child = spawn(process.execPath, [SERVER_SCRIPT, dataDir, String(port), ...Object.entries(options.settings ?? {}).map(([k, v]) => `${k}=${v}`)], {
-    env: { ...process.env, EMBEDDED_POSTGRES_PASSWORD: password, EMBEDDED_POSTGRES_LOG: options.logFile ?? '' },
+    env: {
+      ...process.env,
+      EMBEDDED_POSTGRES_PASSWORD: password,
+      EMBEDDED_POSTGRES_LOG: options.logFile ?? '',
+      EMBEDDED_POSTGRES_AUTH: options.trustLocalConnections ? 'trust' : '',
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,
   });
