@@ -30,6 +30,28 @@ interface Delivery {
   manual_requested: boolean;
 }
 
+interface AttemptStart {
+  order_no: string;
+  attempt: number;
+  kind: 'manual' | 'scheduled';
+  url: string | null;
+  merchant_id: string;
+  /** When the next attempt is due if this one never reports back. */
+  delay_ms: number;
+}
+
+interface AttemptResult {
+  order_no: string;
+  attempt: number;
+  next: 'acknowledged' | 'exhausted' | 'pending';
+  delay_ms: number;
+  status_code: number | null;
+  latency_ms: number;
+  reply_excerpt: string;
+  acknowledged: boolean;
+  error: string | null;
+}
+
 /** The callback body (CONTRACT §2). */
 export function callbackPayload(state: OrderState) {
   const order = state.order!;
@@ -66,6 +88,17 @@ export class CallbackWorker {
   private readonly merchants = new StatementBatcher<string, CallbackMerchant | undefined>((ids) => this.merchantsOf(ids), {
     maxBatch: 200,
     maxInFlight: 2,
+  });
+  /** Attempts starting together are written down in one statement, and their results in another. */
+  private readonly starts = new StatementBatcher<AttemptStart, boolean>((starts) => this.startAttempts(starts), {
+    maxBatch: 200,
+    maxInFlight: 2,
+    isolateFailures: true,
+  });
+  private readonly results = new StatementBatcher<AttemptResult, void>((results) => this.recordResults(results), {
+    maxBatch: 200,
+    maxInFlight: 2,
+    isolateFailures: true,
   });
   /** Merchant and URL pairs whose refusal is in the log already: once each, not once per attempt. */
   private readonly refusalsLogged = new Set<string>();
@@ -152,45 +185,73 @@ export class CallbackWorker {
     // Write the attempt down first. If this process dies while sending, the
     // attempt stays counted and the next one is already due.
     const fallbackDelay = this.options.timeoutMs + (delays[attempt - 1] ?? 0);
-    const recorded = await this.pool.query(
-      `with attempt as (
-         insert into callback_attempts (order_no, attempt, kind, started_at, url, sent_by)
-         values ($1, $2, $3, now(), $4, $5) on conflict do nothing returning 1
-       )
-       update callback_deliveries set attempts_made = $2, merchant_id = $6, manual_requested = false,
-         due_at = now() + make_interval(secs => $7::float8 / 1000)
-       where order_no = $1 and leased_by = $5 and attempts_made = $2 - 1 and exists (select 1 from attempt)`,
-      [delivery.order_no, attempt, delivery.manual_requested ? 'manual' : 'scheduled', url, this.options.instanceId, merchantId, fallbackDelay],
-    );
-    if (recorded.rowCount === 0) return; // another sender has this attempt (our lease expired)
+    const started = await this.starts.run({
+      order_no: delivery.order_no,
+      attempt,
+      kind: delivery.manual_requested ? 'manual' : 'scheduled',
+      url,
+      merchant_id: merchantId,
+      delay_ms: fallbackDelay,
+    });
+    if (!started) return; // another sender has this attempt (our lease expired)
 
     const result = url
       ? await this.sendSigned(url, merchant!, callbackPayload(state))
       : { acknowledged: false, statusCode: null, latencyMs: 0, replyExcerpt: '', error: 'the merchant has no callback_url' };
     if (result.refusedAddress !== undefined) this.logRefusal(merchantId, url!, result.refusedAddress, delivery.order_no);
-    const next = result.acknowledged ? 'acknowledged' : attempt >= maxAttempts ? 'exhausted' : 'pending';
-    // The attempt's result and the delivery's next state, in one statement and one commit.
-    await this.pool.query(
-      `with result as (
-         update callback_attempts set status_code = $5, latency_ms = $6, reply_excerpt = $7, acknowledged = $8, error = $9
-         where order_no = $1 and attempt = $10
+    await this.results.run({
+      order_no: delivery.order_no,
+      attempt,
+      next: result.acknowledged ? 'acknowledged' : attempt >= maxAttempts ? 'exhausted' : 'pending',
+      delay_ms: delays[attempt - 1] ?? 0,
+      status_code: result.statusCode,
+      latency_ms: Math.round(result.latencyMs),
+      reply_excerpt: result.replyExcerpt,
+      acknowledged: result.acknowledged,
+      error: result.error ?? null,
+    });
+  }
+
+  /** Each attempt row is inserted and its delivery's count moved only if the attempt is not taken: true for those this instance now holds. */
+  private async startAttempts(starts: readonly AttemptStart[]): Promise<boolean[]> {
+    const { rows } = await this.pool.query<{ order_no: string }>(
+      `with started as (select * from jsonb_to_recordset($1::jsonb)
+                          as s(order_no text, attempt int, kind text, url text, merchant_id text, delay_ms float8)),
+       attempt as (
+         insert into callback_attempts (order_no, attempt, kind, started_at, url, sent_by)
+         select order_no, attempt, kind, now(), url, $2 from started
+         on conflict do nothing returning order_no
        )
-       update callback_deliveries set state = $2, lease_until = null,
-         due_at = case when $2 = 'pending' then now() + make_interval(secs => $3::float8 / 1000) else due_at end
-       where order_no = $1 and leased_by = $4`,
-      [
-        delivery.order_no,
-        next,
-        delays[attempt - 1] ?? 0,
-        this.options.instanceId,
-        result.statusCode,
-        Math.round(result.latencyMs),
-        result.replyExcerpt,
-        result.acknowledged,
-        result.error,
-        attempt,
-      ],
+       update callback_deliveries d set attempts_made = s.attempt, merchant_id = s.merchant_id, manual_requested = false,
+         due_at = now() + make_interval(secs => s.delay_ms / 1000)
+       from started s
+       where d.order_no = s.order_no and d.leased_by = $2 and d.attempts_made = s.attempt - 1
+         and exists (select 1 from attempt a where a.order_no = s.order_no)
+       returning d.order_no`,
+      [JSON.stringify(starts), this.options.instanceId],
     );
+    const held = new Set(rows.map((row) => row.order_no));
+    return starts.map((start) => held.has(start.order_no));
+  }
+
+  /** The attempts' results and their deliveries' next states, in one statement and one commit. */
+  private async recordResults(results: readonly AttemptResult[]): Promise<void[]> {
+    await this.pool.query(
+      `with outcome as (select * from jsonb_to_recordset($1::jsonb)
+                          as r(order_no text, attempt int, next text, delay_ms float8, status_code int, latency_ms int,
+                               reply_excerpt text, acknowledged boolean, error text)),
+       result as (
+         update callback_attempts a set status_code = r.status_code, latency_ms = r.latency_ms, reply_excerpt = r.reply_excerpt,
+           acknowledged = r.acknowledged, error = r.error
+         from outcome r where a.order_no = r.order_no and a.attempt = r.attempt
+       )
+       update callback_deliveries d set state = r.next, lease_until = null,
+         due_at = case when r.next = 'pending' then now() + make_interval(secs => r.delay_ms / 1000) else d.due_at end
+       from outcome r
+       where d.order_no = r.order_no and d.leased_by = $2`,
+      [JSON.stringify(results), this.options.instanceId],
+    );
+    return results.map(() => undefined);
   }
 
   private async merchantsOf(ids: readonly string[]): Promise<(CallbackMerchant | undefined)[]> {

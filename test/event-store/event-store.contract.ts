@@ -167,6 +167,71 @@ export function eventStoreContract(name: string, setup: () => Promise<ContractSe
       });
     });
 
+    describe('atomic appends to several streams (stores that offer them)', () => {
+      const atomic = () => store.appendAtomically!.bind(store);
+      const offered = () => typeof store.appendAtomically === 'function';
+
+      it('appends to every stream at once, each at its own revision, in one transaction', async () => {
+        if (!offered()) return expect(store.appendAtomically).toBeUndefined();
+        const [a, b] = [newStream(), newStream()];
+        await store.append(b, [event('B0')], NO_STREAM);
+        const results = await atomic()([
+          { streamId: a, events: [event('A0'), event('A1')], expected: NO_STREAM },
+          { streamId: b, events: [event('B1')], expected: 0n },
+        ]);
+        expect(results.map((r) => r.nextExpectedRevision)).toEqual([1n, 1n]);
+        expect(results[0].position.commit).toBe(results[1].position.commit);
+        expect((await store.readStream(a)).map((e) => e.type)).toEqual(['A0', 'A1']);
+        expect((await store.readStream(b)).map((e) => e.type)).toEqual(['B0', 'B1']);
+      });
+
+      it('appends nothing when any stream conflicts, and names that stream', async () => {
+        if (!offered()) return expect(store.appendAtomically).toBeUndefined();
+        const [fresh, taken] = [newStream(), newStream()];
+        await store.append(taken, [event('T0')], NO_STREAM);
+        const failed = atomic()([
+          { streamId: fresh, events: [event('F0')], expected: NO_STREAM },
+          { streamId: taken, events: [event('T1')], expected: NO_STREAM },
+        ]);
+        await expect(failed).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+        await expect(failed).rejects.toMatchObject({ streamId: taken, actual: 0n });
+        expect(await store.readStream(fresh)).toEqual([]);
+        expect(await store.readStream(taken)).toHaveLength(1);
+      });
+
+      it('refuses the same stream twice in one atomic append', async () => {
+        if (!offered()) return expect(store.appendAtomically).toBeUndefined();
+        const stream = newStream();
+        await expect(
+          atomic()([
+            { streamId: stream, events: [event('X')], expected: NO_STREAM },
+            { streamId: stream, events: [event('Y')], expected: ANY },
+          ]),
+        ).rejects.toBeInstanceOf(RangeError);
+        expect(await store.readStream(stream)).toEqual([]);
+      });
+
+      it('lets exactly one of many racing atomic appends claim a shared stream, each all or nothing', async () => {
+        if (!offered()) return expect(store.appendAtomically).toBeUndefined();
+        const shared = newStream('shared');
+        const own = Array.from({ length: 10 }, () => newStream('own'));
+        const outcomes = await Promise.allSettled(
+          own.map((stream, i) =>
+            atomic()([
+              { streamId: stream, events: [event('Mine', { i })], expected: NO_STREAM },
+              { streamId: shared, events: [event('Claimed', { i })], expected: NO_STREAM },
+            ]),
+          ),
+        );
+        const winners = outcomes.flatMap((o, i) => (o.status === 'fulfilled' ? [i] : []));
+        expect(winners).toHaveLength(1);
+        const claimed = await store.readStream(shared);
+        expect(claimed.map((e) => e.data.i)).toEqual(winners);
+        const written = await store.readStreams(own);
+        expect(written.map((events) => events.length)).toEqual(own.map((_, i) => (i === winners[0] ? 1 : 0)));
+      });
+    });
+
     describe('global order and subscriptions', () => {
       it('reads all events forward from a position, exclusive', async () => {
         const before = await lastPosition(store);

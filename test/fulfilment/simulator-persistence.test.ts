@@ -3,6 +3,7 @@ import { awaitFinal, FULFILMENT_ENV } from '../support/fulfilment';
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { RunningService, startService } from '../support/service';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { PostgresSimulatorStore } from '../../src/fulfilment/simulator/simulator-store';
 
 /**
  * The built-in simulator (no UPSTREAM_URL) keeps what it received in the
@@ -58,5 +59,29 @@ describe('the in-process upstream simulator remembers its orders across a servic
     expect(await requery(delivered)).toMatchObject({ status: 'delivered' });
     const neverSent = await submit('4242777');
     expect(await requery(neverSent)).toEqual({ status: 'not_received' });
+  });
+
+  it('keeps the first of top-ups recorded together, one of them twice for the same order', async () => {
+    service ??= await startService(db);
+    const store = new PostgresSimulatorStore(service.pool);
+    const topUp = (reference: string) => ({ reply: { status: 'delivered' as const, reference }, readyAt: Date.now() });
+    const existing = `SIM-existing-${Date.now()}`;
+    await store.record(existing, topUp('earlier'));
+    const twice = `SIM-twice-${Date.now()}`;
+    const fresh = `SIM-fresh-${Date.now()}`;
+    const outcomes = await Promise.all([
+      store.record(existing, topUp('late')),
+      store.record(twice, topUp('first')),
+      store.record(twice, topUp('second')),
+      store.record(fresh, topUp('only')),
+    ]);
+    expect(outcomes.map((o) => [o.first, (o.kept.reply as { reference: string }).reference])).toEqual([
+      [false, 'earlier'],
+      [true, 'first'],
+      [false, 'first'],
+      [true, 'only'],
+    ]);
+    expect((await store.find(twice))?.reply).toEqual({ status: 'delivered', reference: 'first' });
+    expect(await store.find(`SIM-never-${Date.now()}`)).toBeUndefined();
   });
 });

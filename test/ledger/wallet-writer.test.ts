@@ -56,4 +56,25 @@ describe('WalletWriter under a busy second writer', () => {
     ).rejects.toBeInstanceOf(WrongExpectedRevisionError);
     expect(await service.store.readStream(walletStream(merchant))).toHaveLength(before);
   });
+
+  it('appends a companion with its command: a companion whose stream conflicts fails alone, the rest of its batch lands', async () => {
+    const merchant = await openWallet(service.commands, 1_000n);
+    const writer = new WalletWriter(service.store);
+    const at = new Date().toISOString();
+    const taken = `companion-taken-${merchant}`;
+    await service.store.append(taken, [{ type: 'Existing', data: {} }], 'no_stream');
+    const companion = (streamId: string) => ({ streamId, expected: 'no_stream' as const, events: [{ type: 'Companion', data: { streamId } }] });
+    const streams = Array.from({ length: 5 }, (_, i) => (i === 2 ? taken : `companion-${i}-${merchant}`));
+    const outcomes = await Promise.allSettled(
+      streams.map((stream, i) => writer.execute(merchant, { type: 'FreezeFunds', orderNo: `C${i}`, attempt: 1, amount: 100n, at }, companion(stream))),
+    );
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect((outcomes[2] as PromiseRejectedResult).reason).toMatchObject({ streamId: taken });
+    for (const outcome of outcomes) if (outcome.status === 'fulfilled') expect(outcome.value.companion?.nextExpectedRevision).toBe(0n);
+    expect(await walletAmounts(service.store, merchant)).toEqual([1_000n, 400n, 600n]);
+    const written = await service.store.readStreams(streams);
+    expect(written.map((events) => events.map((e) => e.type))).toEqual([['Companion'], ['Companion'], ['Existing'], ['Companion'], ['Companion']]);
+    const frozen = (await service.store.readStream(walletStream(merchant))).filter((e) => e.type === 'FundsFrozen');
+    expect(frozen.map((e) => e.data.orderNo)).toEqual(['C0', 'C1', 'C3', 'C4']);
+  });
 });

@@ -8,11 +8,16 @@ import { CommandBus } from '@nestjs/cqrs';
 import { loadConfig } from '../../src/config/config';
 import { DepositFunds, MarkResultUnknown, ReleaseFunds, SettleOrder, SubmitOrder } from '../../src/ledger/commands/ledger.commands';
 import { bootstrap } from '../../src/main';
+import { EVENT_STORE, EventStore } from '../../src/infrastructure/event-store/event-store.port';
 
 async function main() {
   const merchants = (process.env.BURST_MERCHANTS ?? '').split(',');
   const { config } = loadConfig(process.env);
   const app = await bootstrap(config);
+  if (process.env.BURST_STEP_BY_STEP === 'true') {
+    // As with a store that appends one stream at a time (EventStoreDB): orders go step by step.
+    Object.defineProperty(app.get<EventStore>(EVENT_STORE), 'appendAtomically', { value: undefined });
+  }
   const commands = app.get(CommandBus);
   const say = (line: string) => process.stdout.write(`${line}\n`);
   say('READY');

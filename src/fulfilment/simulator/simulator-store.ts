@@ -1,5 +1,6 @@
 import { Pool } from 'pg';
 import { Migration } from '../../infrastructure/postgres/migrations';
+import { StatementBatcher } from '../../infrastructure/postgres/statement-batcher';
 
 /** The simulator's answer to a top-up, decided when it first receives the order. */
 export type SimulatorReply =
@@ -55,26 +56,73 @@ export const simulatorMigrations: readonly Migration[] = [
   },
 ];
 
-/** In Postgres (the service's own database for the in-process simulator): survives restarts, shared by instances. */
+interface StoredTopUp {
+  order_no: string;
+  reply: SimulatorReply;
+  ready_at: Date;
+}
+
+/**
+ * In Postgres (the service's own database for the in-process simulator):
+ * survives restarts, shared by instances. Top-ups arriving together are
+ * looked up, and recorded, in one statement.
+ */
 export class PostgresSimulatorStore implements SimulatorStore {
   readonly durable = true;
+  private readonly finds = new StatementBatcher<string, SimulatedTopUp | undefined>((orderNos) => this.findAll(orderNos), {
+    maxBatch: 500,
+    maxInFlight: 2,
+  });
+  private readonly records = new StatementBatcher<{ orderNo: string; topUp: SimulatedTopUp }, { kept: SimulatedTopUp; first: boolean }>(
+    (records) => this.recordAll(records),
+    { maxBatch: 500, maxInFlight: 2, isolateFailures: true },
+  );
 
   constructor(private readonly pool: Pool) {}
 
-  async find(orderNo: string): Promise<SimulatedTopUp | undefined> {
-    const { rows } = await this.pool.query<{ reply: SimulatorReply; ready_at: Date }>(
-      'select reply, ready_at from upstream_simulator_topups where order_no = $1',
-      [orderNo],
-    );
-    return rows[0] && { reply: rows[0].reply, readyAt: rows[0].ready_at.getTime() };
+  find(orderNo: string): Promise<SimulatedTopUp | undefined> {
+    return this.finds.run(orderNo);
   }
 
-  async record(orderNo: string, topUp: SimulatedTopUp) {
-    const { rowCount } = await this.pool.query(
-      'insert into upstream_simulator_topups (order_no, reply, ready_at) values ($1, $2, $3) on conflict (order_no) do nothing',
-      [orderNo, JSON.stringify(topUp.reply), new Date(topUp.readyAt)],
+  record(orderNo: string, topUp: SimulatedTopUp): Promise<{ kept: SimulatedTopUp; first: boolean }> {
+    return this.records.run({ orderNo, topUp });
+  }
+
+  private async findAll(orderNos: readonly string[]): Promise<(SimulatedTopUp | undefined)[]> {
+    const { rows } = await this.pool.query<StoredTopUp>(
+      'select order_no, reply, ready_at from upstream_simulator_topups where order_no = any($1)',
+      [[...new Set(orderNos)]],
     );
-    if (rowCount === 1) return { kept: topUp, first: true };
-    return { kept: (await this.find(orderNo))!, first: false };
+    const found = new Map(rows.map((row) => [row.order_no, { reply: row.reply, readyAt: row.ready_at.getTime() }]));
+    return orderNos.map((orderNo) => found.get(orderNo));
+  }
+
+  /** The first top-up of each order is kept: the insert's rows, or the row already there (the same order twice in a batch: the first). */
+  private async recordAll(records: readonly { orderNo: string; topUp: SimulatedTopUp }[]) {
+    const { rows } = await this.pool.query<StoredTopUp & { inserted: boolean }>(
+      `with given as (
+         select * from jsonb_to_recordset($1::jsonb) as g(order_no text, reply jsonb, ready_at timestamptz, item int)
+       ),
+       inserted as (
+         insert into upstream_simulator_topups (order_no, reply, ready_at)
+         select distinct on (order_no) order_no, reply, ready_at from given order by order_no, item
+         on conflict (order_no) do nothing
+         returning order_no, reply, ready_at
+       )
+       select order_no, reply, ready_at, true as inserted from inserted
+       union all
+       select t.order_no, t.reply, t.ready_at, false from upstream_simulator_topups t
+       where t.order_no in (select order_no from given) and t.order_no not in (select order_no from inserted)`,
+      [JSON.stringify(records.map(({ orderNo, topUp }, item) => ({ order_no: orderNo, reply: topUp.reply, ready_at: new Date(topUp.readyAt), item })))],
+    );
+    const kept = new Map(rows.map((row) => [row.order_no, row]));
+    const firstTaken = new Set<string>();
+    return records.map(({ orderNo }) => {
+      const row = kept.get(orderNo);
+      if (!row) return new Error(`no record kept for ${orderNo}`);
+      const first = row.inserted && !firstTaken.has(orderNo);
+      firstTaken.add(orderNo);
+      return { kept: { reply: row.reply, readyAt: row.ready_at.getTime() }, first };
+    });
   }
 }

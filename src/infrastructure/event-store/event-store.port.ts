@@ -97,8 +97,23 @@ export interface Subscription {
   stop(): Promise<void>;
 }
 
+/** One stream's part of an append to several streams. */
+export interface StreamAppend {
+  readonly streamId: string;
+  readonly events: readonly EventToAppend[];
+  readonly expected: ExpectedRevision;
+}
+
 export interface EventStore {
   append(streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult>;
+  /**
+   * Appends to several distinct streams in one transaction: all of them or
+   * none. Each keeps its own expected-revision check; a conflict on any fails
+   * the whole append with a WrongExpectedRevisionError naming that stream.
+   * Only stores that can do this offer it (EventStoreDB appends one stream at
+   * a time); callers fall back to appends one stream at a time.
+   */
+  appendAtomically?(appends: readonly StreamAppend[]): Promise<AppendResult[]>;
   /**
    * Events of one stream in revision order, from `fromRevision` (default 0),
    * at most `maxCount` of them (default all); empty when the stream does not exist.

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { Pool, PoolConfig } from 'pg';
-import { isDatabaseUnavailable } from '../postgres/connection';
 import { StatementBatcher } from '../postgres/statement-batcher';
 import { Migration } from '../postgres/migrations';
 import { ChangeNotifier, WakeUp } from './change-notifier';
@@ -14,6 +13,7 @@ import {
   JsonObject,
   NO_STREAM,
   RecordedEvent,
+  StreamAppend,
   StreamRevision,
   Subscription,
   SubscriptionOptions,
@@ -21,6 +21,9 @@ import {
 } from './event-store.port';
 
 /**
+ * The first grouped append (migration 002), kept as it was applied: see
+ * APPEND_FUNCTION for the current one.
+ *
  * Appends to many streams in one statement and one commit. Each stream keeps
  * its own expected-revision check and its own conflict: a stream's advisory
  * lock (held to the commit) makes its check and insert atomic against every
@@ -29,7 +32,7 @@ import {
  * for each other in a cycle; the same stream twice in a batch is appended in
  * the order given. Expected: a revision, 'no_stream' or 'any'.
  */
-const APPEND_FUNCTION = `
+const APPEND_FUNCTION_002 = `
   create function es_append(batch jsonb)
   returns table (o_item int, o_appended boolean, o_actual bigint, o_commit text, o_position bigint, o_revision bigint)
   language plpgsql as $fn$
@@ -65,6 +68,78 @@ const APPEND_FUNCTION = `
       o_appended := true;
       o_commit := pg_current_xact_id()::text;
       return next;
+    end loop;
+  end $fn$;`;
+
+/**
+ * Appends to many streams in one statement and one commit. Each item is one
+ * stream's append ({s, x, ev}) or a group of them ({g: [...]}) that commits
+ * all or nothing. Every stream keeps its own expected-revision check (x: a
+ * revision, 'no_stream' or 'any') and its own conflict: a conflict is an
+ * answer for its item, not an error that would abort the others. The
+ * streams' advisory locks (held to the commit) make each check and insert
+ * atomic against every other appender; they are all taken first, in one
+ * global order, so two batches never wait for each other in a cycle. Items
+ * are appended in the order given.
+ */
+const APPEND_FUNCTION = `
+  create function es_append(batch jsonb)
+  returns table (o_item int, o_member int, o_appended boolean, o_actual bigint, o_commit text, o_position bigint, o_revision bigint)
+  language plpgsql as $fn$
+  declare
+    lock_key bigint;
+    entry record;
+    member record;
+    members jsonb;
+    actual bigint[];
+    last_rev bigint;
+    wanted text;
+    fits boolean;
+  begin
+    for lock_key in
+      select distinct hashtextextended(m.value->>'s', 0)
+      from jsonb_array_elements(batch) e,
+           jsonb_array_elements(case when e.value ? 'g' then e.value->'g' else jsonb_build_array(e.value) end) m
+      order by 1
+    loop
+      perform pg_advisory_xact_lock(lock_key);
+    end loop;
+    for entry in select e.value as v, (e.ordinality - 1)::int as i from jsonb_array_elements(batch) with ordinality e order by e.ordinality
+    loop
+      members := case when entry.v ? 'g' then entry.v->'g' else jsonb_build_array(entry.v) end;
+      actual := '{}';
+      fits := true;
+      for member in select m.value as v from jsonb_array_elements(members) with ordinality m order by m.ordinality
+      loop
+        select max(stream_revision) into last_rev from es_events where stream_id = member.v->>'s';
+        actual := array_append(actual, last_rev);
+        wanted := member.v->>'x';
+        if (wanted = 'no_stream' and last_rev is not null)
+           or (wanted not in ('no_stream', 'any') and last_rev is distinct from wanted::bigint) then
+          fits := false;
+        end if;
+      end loop;
+      for member in select m.value as v, m.ordinality::int as j from jsonb_array_elements(members) with ordinality m order by m.ordinality
+      loop
+        o_item := entry.i;
+        o_member := member.j - 1;
+        o_actual := actual[member.j];
+        if fits then
+          with inserted as (
+            insert into es_events (stream_id, stream_revision, event_id, event_type, data, metadata)
+            select member.v->>'s', coalesce(o_actual, -1) + ev.ordinality, (ev.value->>'id')::uuid, ev.value->>'type',
+                   ev.value->'data', coalesce(ev.value->'metadata', '{}')
+            from jsonb_array_elements(member.v->'ev') with ordinality ev
+            returning global_position, stream_revision
+          )
+          select max(inserted.global_position), max(inserted.stream_revision) into o_position, o_revision from inserted;
+          o_appended := true;
+          o_commit := pg_current_xact_id()::text;
+        else
+          o_appended := false; o_commit := null; o_position := null; o_revision := null;
+        end if;
+        return next;
+      end loop;
     end loop;
   end $fn$;`;
 
@@ -104,6 +179,15 @@ export const eventStoreMigrations: readonly Migration[] = [
       -- serialises every append; subscribers are woken after the commit instead.
       drop trigger es_events_notify on es_events;
       drop function es_events_notify();
+      ${APPEND_FUNCTION_002}
+    `,
+  },
+  {
+    id: 'event-store/003-atomic-groups',
+    sql: `
+      -- A group of appends to several streams commits all or nothing: an order
+      -- and its wallet movement are one append.
+      drop function es_append(jsonb);
       ${APPEND_FUNCTION}
     `,
   },
@@ -143,9 +227,9 @@ export interface PostgresEventStoreOptions {
 }
 
 interface PendingAppend {
-  streamId: string;
-  expected: ExpectedRevision;
-  /** The append as es_append takes it: {s, x, ev}. */
+  /** The streams in the order of the append's members. */
+  members: readonly { streamId: string; expected: ExpectedRevision }[];
+  /** The append as es_append takes it: {s, x, ev}, or {g: [...]} for a group. */
   json: string;
 }
 
@@ -156,6 +240,7 @@ interface StreamRead {
 
 interface AppendRow {
   o_item: number;
+  o_member: number;
   o_appended: boolean;
   o_actual: string | null;
   o_commit: string | null;
@@ -163,14 +248,14 @@ interface AppendRow {
   o_revision: string | null;
 }
 
-const APPEND = 'select o_item, o_appended, o_actual::text, o_commit, o_position::text, o_revision::text from es_append($1::jsonb)';
+const APPEND = 'select o_item, o_member, o_appended, o_actual::text, o_commit, o_position::text, o_revision::text from es_append($1::jsonb)';
 
 export class PostgresEventStore implements EventStore {
   private readonly notifier: ChangeNotifier;
   private readonly pollIntervalMs: number;
   private readonly subscriptions = new Set<Subscription>();
   /** Concurrent appends, to any streams, share a statement and a commit. */
-  private readonly appends: StatementBatcher<PendingAppend, AppendResult>;
+  private readonly appends: StatementBatcher<PendingAppend, AppendResult[]>;
   private readonly streamReads = new StatementBatcher<StreamRead, RecordedEvent[]>((batch) => this.readBatchedStreams(batch), {
     maxBatch: 200,
     maxInFlight: 4,
@@ -185,38 +270,32 @@ export class PostgresEventStore implements EventStore {
     this.appends = new StatementBatcher((batch) => this.flush(batch), {
       maxBatch: options.maxAppendBatch ?? 500,
       maxInFlight: options.appendsInFlight ?? 2,
+      isolateFailures: true,
     });
   }
 
   async append(streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new RangeError('append needs at least one event');
-    const json = JSON.stringify({
-      s: streamId,
-      x: typeof expected === 'bigint' ? expected.toString() : expected,
-      ev: events.map((e) => ({ id: e.id ?? randomUUID(), type: e.type, data: e.data, metadata: e.metadata ?? {} })),
-    });
-    return this.appends.run({ streamId, expected, json });
+    const [result] = await this.appends.run({ members: [{ streamId, expected }], json: appendJson({ streamId, events, expected }) });
+    return result;
   }
 
-  /** One statement for the whole batch; when it fails for a reason other than the database, each append is tried alone. */
-  private async flush(batch: readonly PendingAppend[]): Promise<(AppendResult | Error)[]> {
-    let rows: AppendRow[];
-    try {
-      ({ rows } = await this.pool.query<AppendRow>(APPEND, [`[${batch.map((a) => a.json).join(',')}]`]));
-    } catch (error) {
-      // A bad payload must fail only its own append, not the others in its batch.
-      if (batch.length === 1 || isDatabaseUnavailable(error)) throw error;
-      return Promise.all(batch.map((append) => this.flush([append]).then(([result]) => result, (e: Error) => e)));
-    }
-    const results: (AppendResult | Error)[] = batch.map(() => new Error('no answer for this append'));
-    for (const row of rows) {
-      const { streamId, expected } = batch[row.o_item];
-      results[row.o_item] = row.o_appended
-        ? { nextExpectedRevision: BigInt(row.o_revision!), position: { commit: BigInt(row.o_commit!), prepare: BigInt(row.o_position!) } }
-        : new WrongExpectedRevisionError(streamId, expected, row.o_actual === null ? NO_STREAM : BigInt(row.o_actual));
-    }
+  async appendAtomically(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
+    if (appends.length === 0 || appends.some((a) => a.events.length === 0)) throw new RangeError('append needs at least one event per stream');
+    if (new Set(appends.map((a) => a.streamId)).size !== appends.length) throw new RangeError('a stream may appear once in an atomic append');
+    return this.appends.run({
+      members: appends.map(({ streamId, expected }) => ({ streamId, expected })),
+      json: `{"g":[${appends.map(appendJson).join(',')}]}`,
+    });
+  }
+
+  /** One statement for the whole batch (a bad payload fails only its own append: see isolateFailures). */
+  private async flush(batch: readonly PendingAppend[]): Promise<(AppendResult[] | Error)[]> {
+    const { rows } = await this.pool.query<AppendRow>(APPEND, [`[${batch.map((a) => a.json).join(',')}]`]);
+    const answers: (AppendRow | undefined)[][] = batch.map((append) => append.members.map(() => undefined));
+    for (const row of rows) answers[row.o_item][row.o_member] = row;
     if (rows.some((row) => row.o_appended)) this.notifier.announce();
-    return results;
+    return batch.map((append, item) => appendOutcome(append, answers[item]));
   }
 
   readStream(streamId: string, fromRevision: StreamRevision = 0n, maxCount?: number): Promise<RecordedEvent[]> {
@@ -340,6 +419,33 @@ class PollingSubscription implements Subscription {
     this.wake.interrupt();
     await this.done;
   }
+}
+
+function appendJson({ streamId, events, expected }: StreamAppend): string {
+  return JSON.stringify({
+    s: streamId,
+    x: typeof expected === 'bigint' ? expected.toString() : expected,
+    ev: events.map((e) => ({ id: e.id ?? randomUUID(), type: e.type, data: e.data, metadata: e.metadata ?? {} })),
+  });
+}
+
+/** An append's results, one per stream, or the conflict that kept the whole append out. */
+function appendOutcome(append: PendingAppend, rows: readonly (AppendRow | undefined)[]): AppendResult[] | Error {
+  const results: AppendResult[] = [];
+  for (const [member, { streamId, expected }] of append.members.entries()) {
+    const row = rows[member];
+    if (!row) return new Error(`no answer for the append to ${streamId}`);
+    if (row.o_appended) {
+      results.push({ nextExpectedRevision: BigInt(row.o_revision!), position: { commit: BigInt(row.o_commit!), prepare: BigInt(row.o_position!) } });
+      continue;
+    }
+    const actual = row.o_actual === null ? NO_STREAM : BigInt(row.o_actual);
+    const conflicts = expected === ANY ? false : expected === NO_STREAM ? actual !== NO_STREAM : actual !== expected;
+    // A group that failed on another member: this member's own check passed.
+    if (conflicts || append.members.length === 1) return new WrongExpectedRevisionError(streamId, expected, actual);
+  }
+  if (results.length === append.members.length) return results;
+  return new Error('an atomic append was refused without a conflict');
 }
 
 function clampToZero(value: bigint): string {

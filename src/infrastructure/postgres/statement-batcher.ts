@@ -1,3 +1,5 @@
+import { isDatabaseUnavailable } from './connection';
+
 interface Waiting<Item, Result> {
   item: Item;
   resolve(result: Result): void;
@@ -9,6 +11,12 @@ export interface StatementBatcherOptions {
   maxBatch: number;
   /** Flushes running at once at most; further items wait and join the next. */
   maxInFlight: number;
+  /**
+   * When a flush of several items fails for a reason other than the
+   * database being unreachable (one bad item, say), flush each item alone,
+   * so that only the bad one fails.
+   */
+  isolateFailures?: boolean;
 }
 
 /**
@@ -19,7 +27,8 @@ export interface StatementBatcherOptions {
  * for writes, is shared.
  *
  * `flush` answers each item in order: a result, or an Error for that item
- * alone. When `flush` itself rejects, every item of that flush fails with it.
+ * alone. When `flush` itself rejects, every item of that flush fails with it
+ * (unless `isolateFailures` tries them one by one first).
  */
 export class StatementBatcher<Item, Result> {
   private readonly waiting: Waiting<Item, Result>[] = [];
@@ -58,6 +67,10 @@ export class StatementBatcher<Item, Result> {
         else waiting.resolve(result);
       }
     } catch (error) {
+      if (this.options.isolateFailures && batch.length > 1 && !isDatabaseUnavailable(error)) {
+        await Promise.all(batch.map((waiting) => this.settle([waiting])));
+        return;
+      }
       for (const waiting of batch) waiting.reject(error);
     }
   }

@@ -1,13 +1,13 @@
-import { EventStore } from '../../infrastructure/event-store/event-store.port';
+import { EventStore, NO_STREAM, WrongExpectedRevisionError } from '../../infrastructure/event-store/event-store.port';
 import { Clock } from '../../shared/clock';
 import { Minor } from '../../shared/money';
 import { handleCommand, loadAggregate, Loaded } from '../command-handling';
-import { NO_STREAM } from '../../infrastructure/event-store/event-store.port';
+import { encodeEvent } from '../event-codec';
 import { orderStream } from '../streams';
 import { WalletWriter } from '../wallet/wallet-writer';
-import { WalletRefusalCode } from '../wallet/wallet.decider';
+import { WalletCommand, WalletRefusalCode } from '../wallet/wallet.decider';
 import { deriveOrderNo } from './order-number';
-import { OrderCommand, orderDecider, OrderState, OrderTarget } from './order.decider';
+import { OrderCommand, orderDecider, OrderEvent, OrderState, OrderTarget } from './order.decider';
 
 export interface SubmitOrderInput extends OrderTarget {
   merchantId: string;
@@ -54,18 +54,20 @@ export class OrderWorkflow {
   async submit(input: SubmitOrderInput): Promise<SubmitOrderResult> {
     const orderNo = deriveOrderNo(input.merchantId, input.outTradeNo);
     const { skuId, accountId, accountFields, merchantId, outTradeNo, amount, currency } = input;
+    const place = (): PlaceOrder => ({
+      type: 'PlaceOrder',
+      order: { orderNo, merchantId, outTradeNo, skuId, accountId, accountFields, amount, currency, at: this.clock.now() },
+    });
+    // Most submits are new orders: try "no stream" first, read only on a conflict.
+    const atOnce = this.wallets.takesCompanions;
+    if (atOnce) {
+      const result = await this.placeAtOnce(place());
+      if (result) return result;
+    }
+    // Step by step: the order exists already, or the store appends one stream at a time.
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      // Most submits are new orders: try "no stream" first, read only on a conflict.
-      const placed = await handleCommand(
-        this.store,
-        orderStream(orderNo),
-        orderDecider,
-        {
-          type: 'PlaceOrder',
-          order: { orderNo, merchantId, outTradeNo, skuId, accountId, accountFields, amount, currency, at: this.clock.now() },
-        },
-        round === 0 ? { state: orderDecider.initialState(), revision: NO_STREAM } : undefined,
-      );
+      const guess = round === 0 && !atOnce ? { state: orderDecider.initialState(), revision: NO_STREAM } : undefined;
+      const placed = await handleCommand(this.store, orderStream(orderNo), orderDecider, place(), guess);
       if (placed.decision.ok) {
         const attempt = placed.state.order!.attempt;
         const order = await this.advance(orderNo, placed);
@@ -82,6 +84,64 @@ export class OrderWorkflow {
       return { outcome: 'duplicate', order };
     }
     throw new Error(`order ${orderNo}: no stable outcome after ${MAX_ROUNDS} rounds of concurrent submits`);
+  }
+
+  /**
+   * A new order placed, frozen and accepted in one atomic append to its own
+   * and its wallet's stream, or placed and refused when the wallet cannot
+   * pay. Undefined when the order's stream exists (a retry, a concurrent
+   * duplicate): the step-by-step path then reports or finishes that order.
+   */
+  private async placeAtOnce(place: PlaceOrder): Promise<SubmitOrderResult | undefined> {
+    const { orderNo, merchantId, amount } = place.order;
+    const stream = orderStream(orderNo);
+    const at = this.clock.now();
+    // On a new stream the placement is attempt 1, and nothing refuses it or what follows it.
+    const attempt = 1;
+    const placedAnd = (next: OrderCommand) => decideAll(orderDecider.initialState(), [place, next])!;
+    const accepted = placedAnd({ type: 'AcceptOrder', attempt, at });
+    try {
+      const freeze = await this.wallets.execute(
+        merchantId,
+        { type: 'FreezeFunds', orderNo, attempt, amount, at },
+        { streamId: stream, expected: NO_STREAM, events: accepted.events.map((e) => encodeEvent(e)) },
+      );
+      if (freeze.decision.ok) return { outcome: 'accepted', order: accepted.state };
+      const code = freeze.decision.refusal.code;
+      if (!isPlacementRefusal(code)) return undefined;
+      const refused = placedAnd({ type: 'RefuseOrder', attempt, code, at });
+      await this.store.append(stream, refused.events.map((e) => encodeEvent(e)), NO_STREAM);
+      return refusedAttempt(refused.state);
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError && error.streamId === stream) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * An upstream or staff outcome, the wallet's deduction or release, and the
+   * order's completion in one atomic append. Undefined when anything is not
+   * as plain as that (a refusal, a repeat, a concurrent writer): the
+   * step-by-step path then decides.
+   */
+  private async settleAtOnce(loaded: Loaded<OrderState>, command: OrderCommand): Promise<OrderState | undefined> {
+    const decided = decideAll(loaded.state, [command]);
+    if (!decided || (decided.state.stage !== 'succeeding' && decided.state.stage !== 'failing')) return undefined;
+    const at = this.clock.now();
+    const completed = decideAll(decided.state, [{ type: 'CompleteOrder', at }]);
+    if (!completed) return undefined;
+    const stream = orderStream(decided.state.order!.orderNo);
+    try {
+      const settled = await this.wallets.execute(decided.state.order!.merchantId, settlement(decided.state, at), {
+        streamId: stream,
+        expected: loaded.revision,
+        events: [...decided.events, ...completed.events].map((e) => encodeEvent(e)),
+      });
+      return settled.decision.ok ? completed.state : undefined;
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError && error.streamId === stream) return undefined;
+      throw error;
+    }
   }
 
   /**
@@ -107,9 +167,14 @@ export class OrderWorkflow {
     throw new Error(`order ${orderNo}: still moving after ${MAX_ROUNDS} rounds`);
   }
 
-  /** Records an upstream or staff outcome, then settles the wallet. */
+  /** Records an upstream attempt, or an upstream or staff outcome and then settles the wallet. */
   async decideOutcome(orderNo: string, command: OrderCommand): Promise<OrderState> {
-    const handled = await handleCommand(this.store, orderStream(orderNo), orderDecider, command);
+    const loaded = await loadAggregate(this.store, orderStream(orderNo), orderDecider);
+    if (this.wallets.takesCompanions) {
+      const settled = await this.settleAtOnce(loaded, command);
+      if (settled) return settled;
+    }
+    const handled = await handleCommand(this.store, orderStream(orderNo), orderDecider, command, loaded);
     if (!handled.decision.ok && !isRepeatOf(command, handled.state)) {
       throw new CommandRefusedError(handled.decision.refusal.code, handled.decision.refusal.message);
     }
@@ -152,21 +217,38 @@ export class OrderWorkflow {
 
   private async settleOutcome(order: Loaded<OrderState>): Promise<Loaded<OrderState>> {
     const { state } = order;
-    const { orderNo, merchantId, attempt } = state.order!;
+    const { orderNo, merchantId } = state.order!;
     const at = this.clock.now();
     const success = state.stage === 'succeeding';
-    const wallet = await this.wallets.execute(
-      merchantId,
-      success
-        ? { type: 'DeductFrozenFunds', orderNo, attempt, at, ...(state.resolvedBy ? { reason: 'RESOLVED_SUCCESS' } : {}) }
-        : { type: 'ReleaseFrozenFunds', orderNo, attempt, reason: state.failCode!, at },
-    );
+    const wallet = await this.wallets.execute(merchantId, settlement(state, at));
     const done: WalletRefusalCode = success ? 'ALREADY_DEDUCTED' : 'ALREADY_RELEASED';
     if (!wallet.decision.ok && wallet.decision.refusal.code !== done) {
       throw new LedgerInvariantError(`settling ${orderNo}: wallet refused with ${wallet.decision.refusal.code}`);
     }
     return handleCommand(this.store, orderStream(orderNo), orderDecider, { type: 'CompleteOrder', at }, order);
   }
+}
+
+type PlaceOrder = Extract<OrderCommand, { type: 'PlaceOrder' }>;
+
+/** The events of commands decided one after the other, and the state after them; undefined when one is refused. */
+function decideAll(state: OrderState, commands: readonly OrderCommand[]): { state: OrderState; events: OrderEvent[] } | undefined {
+  const events: OrderEvent[] = [];
+  for (const command of commands) {
+    const decision = orderDecider.decide(command, state);
+    if (!decision.ok) return undefined;
+    for (const event of decision.events) state = orderDecider.evolve(state, event);
+    events.push(...decision.events);
+  }
+  return { state, events };
+}
+
+/** What a decided order does to its wallet: deduct on success, release on failure. */
+function settlement(state: OrderState, at: string): WalletCommand {
+  const { orderNo, attempt } = state.order!;
+  return state.stage === 'succeeding'
+    ? { type: 'DeductFrozenFunds', orderNo, attempt, at, ...(state.resolvedBy ? { reason: 'RESOLVED_SUCCESS' } : {}) }
+    : { type: 'ReleaseFrozenFunds', orderNo, attempt, reason: state.failCode!, at };
 }
 
 function isPlacementRefusal(code: WalletRefusalCode): boolean {

@@ -1,4 +1,12 @@
-import { EventStore, GlobalPosition, RecordedEvent, StreamRevision, WrongExpectedRevisionError } from '../../infrastructure/event-store/event-store.port';
+import {
+  AppendResult,
+  EventStore,
+  GlobalPosition,
+  RecordedEvent,
+  StreamAppend,
+  StreamRevision,
+  WrongExpectedRevisionError,
+} from '../../infrastructure/event-store/event-store.port';
 import { Decision } from '../../shared/decider';
 import { Minor } from '../../shared/money';
 import { chainHash, GENESIS_HASH } from '../../shared/hash-chain';
@@ -11,13 +19,26 @@ export interface WalletOutcome {
   balance: Minor;
   frozen: Minor;
   position?: GlobalPosition;
+  /** Where the companion's events went, when the command had one and its events were appended. */
+  companion?: AppendResult;
 }
+
+/**
+ * Another stream's events that commit together with a command's wallet
+ * events, all or nothing (an order's step and the money it moves). Appended
+ * only when the command is decided with events, and only by stores that
+ * append to several streams atomically. When the companion's stream
+ * conflicts, the command fails with that WrongExpectedRevisionError and
+ * nothing of it is appended.
+ */
+export type Companion = StreamAppend;
 
 /** Revision conflicts tolerated per batch before the commands fail (another instance keeps writing the wallet). */
 const MAX_CONFLICTS = 50;
 
 interface Pending {
   command: WalletCommand;
+  companion?: Companion;
   resolve(outcome: WalletOutcome): void;
   reject(error: unknown): void;
 }
@@ -61,14 +82,20 @@ export class WalletWriter {
     private readonly options: { maxBatch?: number; cachedWallets?: number } = {},
   ) {}
 
-  execute(merchantId: string, command: WalletCommand): Promise<WalletOutcome> {
+  /** Whether commands can carry a companion (the store appends to several streams atomically). */
+  get takesCompanions(): boolean {
+    return typeof this.store.appendAtomically === 'function';
+  }
+
+  execute(merchantId: string, command: WalletCommand, companion?: Companion): Promise<WalletOutcome> {
+    if (companion && !this.takesCompanions) return Promise.reject(new Error('this event store cannot append a companion atomically'));
     let slot = this.slots.get(merchantId);
     if (!slot) {
       slot = { queue: [], running: false };
       this.slots.set(merchantId, slot);
       this.evictIdle();
     }
-    const promise = new Promise<WalletOutcome>((resolve, reject) => slot!.queue.push({ command, resolve, reject }));
+    const promise = new Promise<WalletOutcome>((resolve, reject) => slot!.queue.push({ command, companion, resolve, reject }));
     if (!slot.running) void this.drain(merchantId, slot);
     return promise;
   }
@@ -97,7 +124,7 @@ export class WalletWriter {
     const streamId = walletStream(merchantId);
     // Whether the state is known to be the wallet's latest, not just this instance's.
     let current = false;
-    for (let conflicts = 0; ; conflicts++) {
+    for (let conflicts = 0; ; ) {
       if (!slot.cached) {
         slot.cached = await this.load(streamId);
         current = true;
@@ -109,11 +136,13 @@ export class WalletWriter {
       slot.cached = undefined;
       const events: WalletEvent[] = [];
       const outcomes: Omit<WalletOutcome, 'position'>[] = [];
-      for (const { command } of batch) {
+      const companions: { pending: number; append: Companion }[] = [];
+      for (const [i, { command, companion }] of batch.entries()) {
         const decision = walletDecider.decide(command, state);
         if (decision.ok) {
           for (const event of decision.events) state = walletDecider.evolve(state, event);
           events.push(...decision.events);
+          if (companion && decision.events.length > 0) companions.push({ pending: i, append: companion });
         }
         outcomes.push({ decision, balance: state.balance, frozen: state.frozen });
       }
@@ -139,12 +168,26 @@ export class WalletWriter {
           nextHash = chainHash(prev, first + BigInt(i), encoded.type, encoded.data);
           return { ...encoded, metadata: { prev_hash: prev, hash: nextHash } };
         });
+        const wallet: StreamAppend = { streamId, events: chained, expected: revision ?? 'no_stream' };
         try {
-          const result = await this.store.append(streamId, chained, revision ?? 'no_stream');
-          position = result.position;
-          nextRevision = result.nextExpectedRevision;
+          const results =
+            companions.length === 0
+              ? [await this.store.append(streamId, chained, wallet.expected)]
+              : await this.store.appendAtomically!([wallet, ...companions.map((c) => c.append)]);
+          position = results[0].position;
+          nextRevision = results[0].nextExpectedRevision;
+          companions.forEach((c, i) => (outcomes[c.pending].companion = results[i + 1]));
         } catch (error) {
-          if (!(error instanceof WrongExpectedRevisionError) || conflicts >= MAX_CONFLICTS) throw error;
+          if (!(error instanceof WrongExpectedRevisionError)) throw error;
+          const clash = companions.find((c) => c.append.streamId === error.streamId);
+          if (clash) {
+            // Not the wallet: that command alone fails, and the rest are decided again without it.
+            batch[clash.pending].reject(error);
+            batch.splice(clash.pending, 1);
+            if (batch.length === 0) return;
+            continue;
+          }
+          if (++conflicts > MAX_CONFLICTS) throw error;
           // Another instance wrote this wallet. Instances retrying in lockstep
           // would keep colliding: wait a random, growing moment first.
           await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** conflicts, 50)));

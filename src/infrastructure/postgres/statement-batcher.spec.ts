@@ -1,0 +1,60 @@
+import { StatementBatcher } from './statement-batcher';
+
+/** A flush that records its batches and fails any batch holding a bad item. */
+function recordingFlush(failure: (items: readonly string[]) => Error | undefined) {
+  const batches: string[][] = [];
+  const flush = async (items: readonly string[]) => {
+    batches.push([...items]);
+    await new Promise((r) => setTimeout(r, 5));
+    const error = failure(items);
+    if (error) throw error;
+    return items.map((item) => item.toUpperCase());
+  };
+  return { batches, flush };
+}
+
+const badItem = (items: readonly string[]) => (items.includes('bad') ? new Error('bad item') : undefined);
+
+describe('StatementBatcher', () => {
+  it('sends the first item at once and the ones that arrive meanwhile together', async () => {
+    const { batches, flush } = recordingFlush(() => undefined);
+    const batcher = new StatementBatcher(flush, { maxBatch: 10, maxInFlight: 1 });
+    const results = await Promise.all(['a', 'b', 'c', 'd'].map((item) => batcher.run(item)));
+    expect(results).toEqual(['A', 'B', 'C', 'D']);
+    expect(batches).toEqual([['a'], ['b', 'c', 'd']]);
+  });
+
+  it('fails every item of a failed flush by default', async () => {
+    const { flush } = recordingFlush(badItem);
+    const batcher = new StatementBatcher(flush, { maxBatch: 10, maxInFlight: 1 });
+    const first = batcher.run('first');
+    const outcomes = await Promise.allSettled(['ok', 'bad', 'fine'].map((item) => batcher.run(item)));
+    expect(await first).toBe('FIRST');
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
+  });
+
+  it('with isolateFailures, fails only the bad item: the others are flushed alone', async () => {
+    const { batches, flush } = recordingFlush(badItem);
+    const batcher = new StatementBatcher(flush, { maxBatch: 10, maxInFlight: 1, isolateFailures: true });
+    const first = batcher.run('first');
+    const outcomes = await Promise.allSettled(['ok', 'bad', 'fine'].map((item) => batcher.run(item)));
+    expect(await first).toBe('FIRST');
+    expect(outcomes).toEqual([
+      { status: 'fulfilled', value: 'OK' },
+      { status: 'rejected', reason: new Error('bad item') },
+      { status: 'fulfilled', value: 'FINE' },
+    ]);
+    expect(batches.slice(1)).toEqual([['ok', 'bad', 'fine'], ['ok'], ['bad'], ['fine']]);
+  });
+
+  it('with isolateFailures, still fails the whole batch at once when the database is unreachable', async () => {
+    const unreachable = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const { batches, flush } = recordingFlush(() => unreachable);
+    const batcher = new StatementBatcher(flush, { maxBatch: 10, maxInFlight: 1, isolateFailures: true });
+    const first = batcher.run('first').catch((error: unknown) => error);
+    const outcomes = await Promise.allSettled(['a', 'b'].map((item) => batcher.run(item)));
+    expect(await first).toBe(unreachable);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    expect(batches).toEqual([['first'], ['a', 'b']]);
+  });
+});
