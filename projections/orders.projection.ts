@@ -40,6 +40,11 @@ export const ordersProjection: Projection<Tables> = {
     create index on ${t.rm_orders} (stage, updated_at) where stage not in ('succeeded', 'failed', 'refused');`,
     (t) => `
     alter table ${t.rm_orders} add column unknown_reason text, add column unknown_evidence text;`,
+    // The back office's order search: newest first, and by the identifiers a support ticket quotes.
+    (t) => `
+    create index on ${t.rm_orders} (created_at desc, order_no desc);
+    create index on ${t.rm_orders} (out_trade_no);
+    create index on ${t.rm_orders} (account_id);`,
   ],
   apply: applyOrderEvent,
 };

@@ -3,6 +3,7 @@ import { ProjectionsModule } from '../projections/projections.module';
 import { AppConfig } from './config/config';
 import { BackOfficeModule } from './back-office/back-office.module';
 import { CallbacksModule } from './callbacks/callbacks.module';
+import { ConsoleModule } from './console/console.module';
 import { FulfilmentModule } from './fulfilment/fulfilment.module';
 import { HealthController } from './health/health.controller';
 import { InfrastructureModule } from './infrastructure/infrastructure.module';
@@ -15,7 +16,7 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [InfrastructureModule.forRoot(config), ProjectionsModule, LedgerModule, MerchantsModule, BackOfficeModule, MerchantApiModule, FulfilmentModule, CallbacksModule],
+      imports: [InfrastructureModule.forRoot(config), ProjectionsModule, LedgerModule, MerchantsModule, BackOfficeModule, MerchantApiModule, FulfilmentModule, CallbacksModule, ConsoleModule],
       controllers: [HealthController],
     };
   }

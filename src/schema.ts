@@ -1,6 +1,7 @@
 import { fedProjections } from '../projections/all-projections';
 import { projectionMigrations } from '../projections/projection-runner';
 import { rebuildRunMigrations } from './back-office/auditors/rebuild-runs';
+import { consoleSessionMigrations } from './back-office/auth/console-sessions';
 import { callbackMigrations } from './callbacks/callbacks.migrations';
 import { AppConfig } from './config/config';
 import { simulatorMigrations } from './fulfilment/simulator/simulator-store';
@@ -15,6 +16,7 @@ export function allMigrations(config: Pick<AppConfig, 'eventStore' | 'upstreamSi
     ...(config.eventStore === 'postgres' ? eventStoreMigrations : []),
     ...projectionMigrations(fedProjections),
     ...provisioningMigrations,
+    ...consoleSessionMigrations,
     ...merchantApiMigrations,
     ...callbackMigrations,
     ...rebuildRunMigrations,

@@ -1,4 +1,5 @@
-// Runs once before the suites: find a Postgres (or start one), and say which event stores the contract suite covers.
+// Runs once before the suites: find a Postgres (or start one), say which event stores the contract suite covers,
+// and whether the console's browser tests and the merchant examples run.
 require('ts-node').register({ transpileOnly: true });
 const { mkdtempSync, chmodSync } = require('node:fs');
 const { tmpdir } = require('node:os');
@@ -6,11 +7,14 @@ const { join } = require('node:path');
 const { answers, parseAddress, DEFAULT_PROBE } = require('../src/infrastructure/postgres/embedded/local-database');
 const { startEmbeddedPostgres } = require('../src/infrastructure/postgres/embedded/embedded-postgres');
 const { detectToolchains } = require('./examples/toolchains');
+const { findChromium } = require('./support/chromium');
 
 const PG_VARIABLES = ['DATABASE_URL', 'PGHOST', 'PGPORT', 'PGUSER', 'PGPASSWORD', 'PGDATABASE'];
 
 module.exports = async () => {
   await findPostgres();
+  const chromium = findChromium();
+  console.log(chromium.path ? `\nConsole browser tests: Chromium at ${chromium.path}` : `\nConsole browser tests SKIPPED: ${chromium.reason}`);
   const toolchains = detectToolchains();
   const skipped = toolchains.filter((t) => t.missing);
   console.log(

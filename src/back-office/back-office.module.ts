@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { CallbacksModule } from '../callbacks/callbacks.module';
 import { FulfilmentModule } from '../fulfilment/fulfilment.module';
 import { MerchantsModule } from '../merchants/merchants.module';
+import { ConsoleSessions } from './auth/console-sessions';
 import { StaffAuthenticator } from './auth/staff-authenticator';
 import { StaffAuthGuard } from './auth/staff-auth.guard';
 import { RebuildController } from './auditors/rebuild.controller';
@@ -15,6 +16,8 @@ import { JsonBodyInterceptor } from './http/json-body.interceptor';
 import { DepositsService } from './merchants/deposits.service';
 import { MerchantsController } from './merchants/merchants.controller';
 import { MerchantsRepository } from './merchants/merchants.repository';
+import { StatusController } from './operations/status.controller';
+import { OrdersController } from './orders/orders.controller';
 import { ReconciliationController } from './reconciliation/reconciliation.controller';
 import { StaffController } from './staff/staff.controller';
 import { StaffRepository } from './staff/staff.repository';
@@ -22,7 +25,8 @@ import { StaffRepository } from './staff/staff.repository';
 /** The back office: /admin/v1/*, staff bearer tokens with roles; see docs/back-office-api.md. */
 @Module({
   imports: [MerchantsModule, FulfilmentModule, CallbacksModule],
-  controllers: [StaffController, MerchantsController, CatalogueController, ReconciliationController, CallbacksController, WalletHistoryController, VerificationController, RebuildController],
-  providers: [StaffAuthenticator, StaffAuthGuard, JsonBodyInterceptor, StaffRepository, MerchantsRepository, DepositsService, CatalogueRepository, RebuildRuns],
+  controllers: [StaffController, MerchantsController, CatalogueController, ReconciliationController, CallbacksController, WalletHistoryController, VerificationController, RebuildController, OrdersController, StatusController],
+  providers: [ConsoleSessions, StaffAuthenticator, StaffAuthGuard, JsonBodyInterceptor, StaffRepository, MerchantsRepository, DepositsService, CatalogueRepository, RebuildRuns],
+  exports: [ConsoleSessions, StaffAuthenticator],
 })
 export class BackOfficeModule {}

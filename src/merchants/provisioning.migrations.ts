@@ -83,4 +83,14 @@ export const provisioningMigrations: readonly Migration[] = [
           check ((previous_app_secret_enc is null) = (previous_app_secret_valid_until is null));
     `,
   },
+  {
+    id: 'provisioning/003-staff-disable-and-token-rotation',
+    sql: `
+      -- A disabled member's token stops working at once; the row stays for the audit trail.
+      alter table staff
+        add column disabled_at      timestamptz,
+        add column disabled_by      text,
+        add column token_rotated_at timestamptz;
+    `,
+  },
 ];

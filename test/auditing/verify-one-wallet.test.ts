@@ -107,7 +107,8 @@ describe('verifying one wallet reads that wallet, whatever else the log holds', 
             explained_by: reference(mine),
           }),
         ]);
-        expect(BigInt(reply.body.data.differences[0].actual) - BigInt(reply.body.data.differences[0].expected)).toBe(3n);
+        // Amounts in the reply are two-decimal strings: 3 minor units apart is 0.03.
+        expect(Math.round((Number(reply.body.data.differences[0].actual) - Number(reply.body.data.differences[0].expected)) * 100)).toBe(3);
       }
       const whole = await verify({});
       const keys = whole.body.data.differences.map((d: { key: unknown }) => d.key);
@@ -148,7 +149,7 @@ describe('verifying one wallet reads that wallet, whatever else the log holds', 
               key: { order_no: 'TGHOSTFINAL' },
               column: null,
               expected: null,
-              actual: { merchant_id: merchant.merchantId, stage: 'succeeded', attempt: 1, amount: '250', fail_code: null },
+              actual: { merchant_id: merchant.merchantId, stage: 'succeeded', attempt: 1, amount: '2.50', fail_code: null },
               explained_by: null,
             },
             expect.objectContaining({ table: 'rm_orders', key: { order_no: altered }, column: 'fail_code', expected: null, actual: 'ALTERED' }),

@@ -1,3 +1,4 @@
+import { formatAmount } from '../../src/shared/money';
 import { formatPosition, RecordedEvent } from '../../src/infrastructure/event-store/event-store.port';
 import { DepositFunds, MarkResultUnknown, ReleaseFunds, ResolveOrder, SettleOrder, SubmitOrder } from '../../src/ledger/commands/ledger.commands';
 import { walletStream } from '../../src/ledger/streams';
@@ -82,8 +83,8 @@ describe('POST /admin/v1/audit/verify: the read models against a replay of the l
             table: 'rm_wallets',
             key: { merchant_id: merchant },
             column: 'balance',
-            expected: rows[0].balance,
-            actual: (BigInt(rows[0].balance) + 1n).toString(),
+            expected: formatAmount(BigInt(rows[0].balance)),
+            actual: formatAmount(BigInt(rows[0].balance) + 1n),
             explained_by: reference(walletEvents[walletEvents.length - 1]),
           },
         ]);
@@ -112,7 +113,7 @@ describe('POST /admin/v1/audit/verify: the read models against a replay of the l
           table: 'rm_wallet_holds',
           key: { merchant_id: merchant, order_no: hold.data.orderNo, attempt: hold.data.attempt },
           column: null,
-          expected: { amount: hold.data.amount },
+          expected: { amount: formatAmount(BigInt(hold.data.amount as string)) },
           actual: null,
           explained_by: reference(hold),
         },
@@ -120,8 +121,8 @@ describe('POST /admin/v1/audit/verify: the read models against a replay of the l
           table: 'rm_statement_lines',
           key: { merchant_id: merchant, revision: Number(event.revision) },
           column: 'amount',
-          expected: event.data.amount,
-          actual: (BigInt(event.data.amount as string) + 7n).toString(),
+          expected: formatAmount(BigInt(event.data.amount as string)),
+          actual: formatAmount(BigInt(event.data.amount as string) + 7n),
           explained_by: reference(event),
         },
         {
@@ -129,7 +130,7 @@ describe('POST /admin/v1/audit/verify: the read models against a replay of the l
           key: { order_no: 'TGHOST' },
           column: null,
           expected: null,
-          actual: { merchant_id: merchant, stage: 'accepted', attempt: 1, amount: '100', fail_code: null },
+          actual: { merchant_id: merchant, stage: 'accepted', attempt: 1, amount: '1.00', fail_code: null },
           explained_by: null,
         },
       ]);

@@ -1,3 +1,4 @@
+import { formatAmount } from '../../src/shared/money';
 import { WALLET_SNAPSHOT_INTERVAL } from '../../projections/wallets.projection';
 import { formatPosition, RecordedEvent } from '../../src/infrastructure/event-store/event-store.port';
 import { walletStream } from '../../src/ledger/streams';
@@ -87,8 +88,8 @@ describe('wallet snapshots: balance as of any moment from the nearest one, each 
         table: 'rm_wallet_snapshots',
         key: { merchant_id: merchant.merchantId, revision },
         column: 'balance',
-        expected: before.balance,
-        actual: (BigInt(before.balance) + 1n).toString(),
+        expected: formatAmount(BigInt(before.balance)),
+        actual: formatAmount(BigInt(before.balance) + 1n),
         explained_by: reference(events[revision]),
       };
       for (const body of [{}, { merchant_id: merchant.merchantId }, { merchant_id: merchant.merchantId, scope: 'wallet' }]) {
@@ -145,7 +146,7 @@ describe('wallet snapshots: balance as of any moment from the nearest one, each 
           table: 'rm_wallet_snapshots',
           key: { merchant_id: merchant.merchantId, revision: 1999 },
           column: null,
-          expected: expect.objectContaining({ balance: saved.balance, frozen: saved.frozen, event_hash: saved.event_hash }),
+          expected: expect.objectContaining({ balance: formatAmount(BigInt(saved.balance)), frozen: formatAmount(BigInt(saved.frozen)), event_hash: saved.event_hash }),
           actual: null,
           explained_by: reference(events[1999]),
         },
@@ -154,7 +155,7 @@ describe('wallet snapshots: balance as of any moment from the nearest one, each 
           key: { merchant_id: merchant.merchantId, revision: events.length + 10 },
           column: null,
           expected: null,
-          actual: expect.objectContaining({ balance: '1', frozen: '0' }),
+          actual: expect.objectContaining({ balance: '0.01', frozen: '0.00' }),
           explained_by: null,
         },
       ]);

@@ -7,7 +7,11 @@ function provisioningRoutes(merchantId: string): Array<[method: string, path: st
   return [
     ['POST', '/admin/v1/staff', { name: 'Eve', role: 'admin' }],
     ['POST', '/admin/v1/merchants', { name: 'Shop' }],
-    ['GET', `/admin/v1/merchants/${merchantId}`, undefined],
+    ['GET', '/admin/v1/staff', undefined],
+    ['GET', '/admin/v1/products', undefined],
+    ['GET', '/admin/v1/skus', undefined],
+    ['GET', `/admin/v1/merchants/${merchantId}/prices`, undefined],
+    ['GET', '/admin/v1/status', undefined],
     ['PATCH', `/admin/v1/merchants/${merchantId}`, { status: 'suspended' }],
     ['POST', `/admin/v1/merchants/${merchantId}/deposits`, { amount: '1.00', reference: 'r-1' }],
     ['PUT', '/admin/v1/products/p-1', { name: 'Product' }],
@@ -70,6 +74,14 @@ describe('back office: authentication and roles', () => {
     expect(reply.status).toBe(200);
   });
 
+  it('lets every role read merchants (to find the one a ticket or statement is about), not change them', async () => {
+    for (const role of ['reconciler', 'auditor']) {
+      const staff = await admin.createStaff(role);
+      expect((await call(env.service.url, 'GET', `/admin/v1/merchants/${merchantId}`, undefined, { token: staff.token })).status).toBe(200);
+      expect((await call(env.service.url, 'GET', '/admin/v1/merchants', undefined, { token: staff.token })).status).toBe(200);
+    }
+  });
+
   it('checks the token before the body: no token and invalid JSON is 401', async () => {
     const reply = await call(env.service.url, 'POST', '/admin/v1/merchants', undefined, { token: null, raw: '{not json' });
     expect(reply.status).toBe(401);
@@ -116,7 +128,7 @@ describe('back office: authentication and roles', () => {
       ['GET', '/admin/v1/nothing-here'],
       ['POST', '/admin/v2/merchants'],
       ['DELETE', `/admin/v1/merchants/${merchantId}`],
-      ['GET', '/admin/v1/staff'],
+      ['PUT', '/admin/v1/staff'],
     ]) {
       const reply = await admin(method, path);
       expect({ path, status: reply.status, body: reply.body }).toEqual({ path, status: 404, body: failure('NOT_FOUND') });

@@ -97,7 +97,8 @@ describe('reconciliation: unknown upstream results wait for staff', () => {
     expect(reply.status).toBe(200);
     expect(reply.body.data).toMatchObject({ stage: 'succeeded', status: 'success' });
     const resolved = reply.body.data.history.find((e: { type: string }) => e.type === 'OrderResolved');
-    expect(resolved.data).toMatchObject({ outcome: 'success', resolvedBy: reconciler.staff_id, note: 'provider statement line 42', at: expect.any(String) });
+    expect(resolved.data).toMatchObject({ outcome: 'success', resolved_by: reconciler.staff_id, note: 'provider statement line 42', at: expect.any(String) });
+    expect(reply.body.data.resolution).toEqual({ outcome: 'success', resolved_by: reconciler.staff_id, resolved_at: resolved.data.at, note: 'provider statement line 42' });
     expect(await awaitFinal(service, merchant, orderNo)).toMatchObject({ status: 'success' });
     const after = await balance();
     expect(Number(before.balance) - Number(after.balance)).toBeCloseTo(1.2, 5);

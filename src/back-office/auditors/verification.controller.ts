@@ -1,7 +1,8 @@
 import { Body, HttpCode, Inject, Logger, Post } from '@nestjs/common';
 import { IsIn } from 'class-validator';
 import { Pool } from 'pg';
-import { verifyReadModels, VerificationScope, WalletNotFoundError } from '../../auditing/read-model-verifier';
+import { Cell, Difference, Row, verifyReadModels, VerificationScope, WalletNotFoundError } from '../../auditing/read-model-verifier';
+import { formatAmount } from '../../shared/money';
 import { EVENT_STORE, EventStore } from '../../infrastructure/event-store/event-store.port';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
@@ -56,10 +57,24 @@ export class VerificationController {
       this.logger.log(`verifying ${what}: ${events} events checked so far`);
     };
     try {
-      return successEnvelope('OK', await verifyReadModels(this.pool, this.store, { merchantId, scope, onProgress }));
+      const report = await verifyReadModels(this.pool, this.store, { merchantId, scope, onProgress });
+      return successEnvelope('OK', { ...report, differences: report.differences.map(differenceView) });
     } catch (error) {
       if (error instanceof WalletNotFoundError) throw new ApiError(404, 'WALLET_NOT_FOUND', error.message);
       throw error;
     }
   }
+}
+
+/** The read models' money columns: stored in minor units, shown as two-decimal strings like every amount in a reply. */
+const MONEY_COLUMNS = new Set(['amount', 'balance', 'frozen', 'available', 'balance_after', 'frozen_after', 'available_after']);
+
+const moneyCell = (column: string, value: Cell): Cell =>
+  MONEY_COLUMNS.has(column) && typeof value === 'string' && /^-?\d{1,30}$/.test(value) ? formatAmount(BigInt(value)) : value;
+
+const moneyRow = (row: Row): Row => Object.fromEntries(Object.entries(row).map(([column, value]) => [column, moneyCell(column, value)]));
+
+function differenceView(difference: Difference): Difference {
+  const view = (value: Cell | Row) => (value !== null && typeof value === 'object' ? moneyRow(value) : difference.column ? moneyCell(difference.column, value) : value);
+  return { ...difference, expected: view(difference.expected), actual: view(difference.actual) };
 }

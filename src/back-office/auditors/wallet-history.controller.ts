@@ -1,6 +1,7 @@
 import { Get, Inject, Logger, Param, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { Pool } from 'pg';
+import { checkWalletChain } from '../../auditing/chain-check';
 import { OutputClosedError, StatementFormat, writableSink, writeStatement } from '../../auditing/statement-writer';
 import { PostgresWalletSnapshots, WalletSnapshots } from '../../auditing/wallet-snapshots';
 import { balanceAsOf, openStatement, STATEMENT_PAGE_MAX, STATEMENT_PAGE_SIZE, StatementStream, StatementWindow } from '../../auditing/wallet-statement';
@@ -110,8 +111,18 @@ export class WalletHistoryController {
     }
   }
 
+  /** The wallet's hash chain, checked link by link in the event store. */
+  @Get(':merchant_id/chain')
+  async chain(@Param(PathIdsPipe) { merchant_id: merchantId }: PathIds) {
+    const status = await checkWalletChain(this.store, merchantId);
+    if (!status) throw new ApiError(404, 'WALLET_NOT_FOUND', `No wallet for merchant ${merchantId}`);
+    return successEnvelope('OK', status);
+  }
+
   /** From the nearest snapshot and the events after it; `replay=full` folds every event instead. */
+  /** Clerks see it too: what a resolution will move is part of deciding it. */
   @Get(':merchant_id/balance')
+  @Roles('auditor', 'reconciler')
   async balance(
     @Param(PathIdsPipe) { merchant_id: merchantId }: PathIds,
     @Query('at') at?: string,

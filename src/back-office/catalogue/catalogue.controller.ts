@@ -1,21 +1,59 @@
-import { Body, Param, Put } from '@nestjs/common';
-import { successEnvelope } from '../../infrastructure/http/api-error';
+import { Body, Get, Param, Put, Query } from '@nestjs/common';
+import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { parseAmount } from '../../shared/money';
 import { CurrentStaff } from '../auth/current-staff.decorator';
 import { Roles } from '../auth/roles.decorator';
 import type { StaffMember } from '../auth/staff-member';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
+import { choiceParameter, decodeCursor, identifierParameter, page, pageSize, queryParameters, textParameter } from '../http/listing';
 import { BodyPipe } from '../http/validate-body';
 import { DEFAULT_ROUTE, PutPriceDto, PutProductDto, PutSkuDto } from './catalogue.dto';
 import { CatalogueRepository } from './catalogue.repository';
-import { priceView, productView, skuView } from './catalogue.view';
+import { priceListView, priceView, productView, skuView } from './catalogue.view';
 
 /** PUT creates or replaces: the same request twice leaves the same catalogue. */
 @BackOfficeController()
 @Roles()
 export class CatalogueController {
   constructor(private readonly catalogue: CatalogueRepository) {}
+
+  @Get('products')
+  async listProducts(@Query() query: Record<string, unknown>) {
+    const q = queryParameters(query, ['name']);
+    const limit = pageSize(q.limit);
+    const rows = await this.catalogue.listProducts({ name: textParameter(q.name, 'name'), after: decodeCursor(q.cursor, 1)?.[0] }, limit);
+    const { shown, next_cursor } = page(rows, limit, (r) => [r.product_id]);
+    return successEnvelope('OK', { products: shown.map(productView), next_cursor });
+  }
+
+  @Get('skus')
+  async listSkus(@Query() query: Record<string, unknown>) {
+    const q = queryParameters(query, ['product_id', 'on_shelf', 'name']);
+    const limit = pageSize(q.limit);
+    const onShelf = choiceParameter(q.on_shelf, 'on_shelf', ['true', 'false'] as const);
+    const rows = await this.catalogue.listSkus(
+      {
+        productId: identifierParameter(q.product_id, 'product_id'),
+        onShelf: onShelf === undefined ? undefined : onShelf === 'true',
+        name: textParameter(q.name, 'name'),
+        after: decodeCursor(q.cursor, 1)?.[0],
+      },
+      limit,
+    );
+    const { shown, next_cursor } = page(rows, limit, (r) => [r.sku_id]);
+    return successEnvelope('OK', { skus: shown.map(skuView), next_cursor });
+  }
+
+  @Get('merchants/:merchant_id/prices')
+  async listPrices(@Param(PathIdsPipe) { merchant_id: merchantId }: PathIds, @Query() query: Record<string, unknown>) {
+    const q = queryParameters(query, []);
+    const limit = pageSize(q.limit);
+    const rows = await this.catalogue.listPrices(merchantId, decodeCursor(q.cursor, 1)?.[0], limit);
+    if (!rows) throw new ApiError(404, 'MERCHANT_NOT_FOUND', `No merchant ${merchantId}`);
+    const { shown, next_cursor } = page(rows, limit, (r) => [r.sku_id]);
+    return successEnvelope('OK', { prices: shown.map(priceListView), next_cursor });
+  }
 
   @Put('products/:product_id')
   async putProduct(@Param(PathIdsPipe) { product_id: productId }: PathIds, @Body(BodyPipe) body: PutProductDto, @CurrentStaff() by: StaffMember) {

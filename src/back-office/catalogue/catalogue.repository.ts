@@ -4,8 +4,9 @@ import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { ApiError } from '../../infrastructure/http/api-error';
 import { formatAmount, Minor } from '../../shared/money';
 import { recordAudit } from '../audit/audit-trail';
+import { Conditions, containing } from '../http/listing';
 import { inTransaction } from '../audit/transaction';
-import { PriceRow, ProductRow, SkuRow } from './catalogue.view';
+import { PriceListRow, PriceRow, ProductRow, SkuRow } from './catalogue.view';
 
 export type SkuInput = Omit<SkuRow, 'sku_id'>;
 
@@ -19,6 +20,39 @@ const SKU_COLUMNS = 'sku_id, product_id, name, required_account_fields, supports
 @Injectable()
 export class CatalogueRepository {
   constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+
+  /** In id order; `after` is the last id of the previous page. */
+  async listProducts(filter: { name?: string; after?: string }, limit: number): Promise<ProductRow[]> {
+    const where = new Conditions().addIf(filter.name === undefined ? undefined : containing(filter.name), 'name ilike ?').addIf(filter.after, 'product_id > ?');
+    const { rows } = await this.pool.query<ProductRow>(
+      `select product_id, name from products ${where.where()} order by product_id limit ${where.next(limit + 1)}`,
+      where.values,
+    );
+    return rows;
+  }
+
+  async listSkus(filter: { productId?: string; onShelf?: boolean; name?: string; after?: string }, limit: number): Promise<SkuRow[]> {
+    const where = new Conditions()
+      .addIf(filter.productId, 'product_id = ?')
+      .addIf(filter.onShelf, 'on_shelf = ?')
+      .addIf(filter.name === undefined ? undefined : containing(filter.name), 'name ilike ?')
+      .addIf(filter.after, 'sku_id > ?');
+    const { rows } = await this.pool.query<SkuRow>(`select ${SKU_COLUMNS} from skus ${where.where()} order by sku_id limit ${where.next(limit + 1)}`, where.values);
+    return rows;
+  }
+
+  /** A merchant's prices in SKU order, with the SKU's name and shelf state beside each; undefined for an unknown merchant. */
+  async listPrices(merchantId: string, after: string | undefined, limit: number): Promise<PriceListRow[] | undefined> {
+    const { rowCount } = await this.pool.query('select 1 from merchants where merchant_id = $1', [merchantId]);
+    if (!rowCount) return undefined;
+    const where = new Conditions().add('p.merchant_id = ?', merchantId).addIf(after, 'p.sku_id > ?');
+    const { rows } = await this.pool.query<PriceListRow>(
+      `select p.merchant_id, p.sku_id, p.price, s.name as sku_name, s.on_shelf, p.updated_at, p.updated_by
+       from merchant_prices p join skus s using (sku_id) ${where.where()} order by p.sku_id limit ${where.next(limit + 1)}`,
+      where.values,
+    );
+    return rows;
+  }
 
   async putProduct(productId: string, name: string, staffId: string): Promise<ProductRow> {
     return inTransaction(this.pool, async (client) => {

@@ -1,3 +1,4 @@
+import { isoTimestamp } from '../../shared/clock';
 import { formatAmount } from '../../shared/money';
 
 export interface ProductRow {
@@ -35,3 +36,18 @@ export const skuView = (row: SkuRow) => ({
 });
 
 export const priceView = (row: PriceRow) => ({ merchant_id: row.merchant_id, sku_id: row.sku_id, price: formatAmount(BigInt(row.price)) });
+
+export interface PriceListRow extends PriceRow {
+  sku_name: string;
+  on_shelf: boolean;
+  updated_at: Date;
+  updated_by: string;
+}
+
+export const priceListView = (row: PriceListRow) => ({
+  ...priceView(row),
+  sku_name: row.sku_name,
+  on_shelf: row.on_shelf,
+  updated_at: isoTimestamp(row.updated_at),
+  updated_by: row.updated_by,
+});

@@ -1,4 +1,4 @@
-import { Body, Delete, Get, HttpCode, Inject, Logger, Param, Patch, Post } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Inject, Logger, Param, Patch, Post, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { OpenWallet } from '../../ledger/commands/ledger.commands';
 import { AppConfig } from '../../config/config';
@@ -11,11 +11,12 @@ import { Roles } from '../auth/roles.decorator';
 import type { StaffMember } from '../auth/staff-member';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
+import { choiceParameter, decodeCursor, page, pageSize, queryParameters, textParameter } from '../http/listing';
 import { BodyPipe } from '../http/validate-body';
 import { DepositDto } from './deposit.dto';
 import { DepositsService } from './deposits.service';
 import { newMerchantCredentials } from './merchant-credentials';
-import { CreateMerchantDto, DEFAULT_RATE_LIMIT, RotateAppSecretDto, UpdateMerchantDto } from './merchant.dto';
+import { CreateMerchantDto, DEFAULT_RATE_LIMIT, MERCHANT_STATUSES, RotateAppSecretDto, UpdateMerchantDto } from './merchant.dto';
 import { merchantView } from './merchant.view';
 import { MerchantsRepository } from './merchants.repository';
 
@@ -56,7 +57,22 @@ export class MerchantsController {
     return successEnvelope('OK', { ...merchantView(row), app_secret: credentials.appSecret }, this.callbackWarnings(row.merchant_id, body.callback_url));
   }
 
+  /** Newest first, `name` a case-insensitive substring. Every role may read merchants, to find the one a ticket or statement is about. */
+  @Get()
+  @Roles('reconciler', 'auditor')
+  async list(@Query() query: Record<string, unknown>) {
+    const q = queryParameters(query, ['name', 'status']);
+    const limit = pageSize(q.limit);
+    const rows = await this.merchants.list(
+      { name: textParameter(q.name, 'name'), status: choiceParameter(q.status, 'status', MERCHANT_STATUSES), after: decodeCursor(q.cursor, 2) },
+      limit,
+    );
+    const { shown, next_cursor } = page(rows, limit, (r) => [r.sort_at, r.merchant_id]);
+    return successEnvelope('OK', { merchants: shown.map(merchantView), next_cursor });
+  }
+
   @Get(':merchant_id')
+  @Roles('reconciler', 'auditor')
   async get(@Param(PathIdsPipe) { merchant_id: merchantId }: PathIds) {
     const row = await this.merchants.find(merchantId);
     if (!row) throw notFound(merchantId);

@@ -4,6 +4,7 @@ import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { AppSecretCipher } from '../../merchants/app-secret.cipher';
 import { recordAudit } from '../audit/audit-trail';
 import { inTransaction } from '../audit/transaction';
+import { Conditions, containing } from '../http/listing';
 import { MerchantCredentials } from './merchant-credentials';
 import { MerchantStatus } from './merchant.dto';
 import { MERCHANT_COLUMNS, MerchantRow } from './merchant.view';
@@ -71,6 +72,20 @@ export class MerchantsRepository {
   async find(merchantId: string): Promise<MerchantRow | undefined> {
     const { rows } = await this.pool.query<MerchantRow>(`select ${MERCHANT_COLUMNS} from merchants where merchant_id = $1`, [merchantId]);
     return rows[0];
+  }
+
+  /** Newest first; `after` is the (created_at, merchant_id) of the last row of the previous page. */
+  async list(filter: { name?: string; status?: MerchantStatus; after?: string[] }, limit: number): Promise<(MerchantRow & { sort_at: string })[]> {
+    const where = new Conditions()
+      .addIf(filter.name === undefined ? undefined : containing(filter.name), 'name ilike ?')
+      .addIf(filter.status, 'status = ?');
+    if (filter.after) where.add('(created_at, merchant_id) < (?::timestamptz, ?)', ...filter.after);
+    const { rows } = await this.pool.query<MerchantRow & { sort_at: string }>(
+      `select ${MERCHANT_COLUMNS}, created_at::text as sort_at from merchants ${where.where()}
+       order by created_at desc, merchant_id desc limit ${where.next(limit + 1)}`,
+      where.values,
+    );
+    return rows;
   }
 
   /** Applies the changes and records each field's old and new value; undefined for an unknown merchant. */

@@ -20,6 +20,7 @@ import type { StaffMember } from '../auth/staff-member';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
 import { BodyPipe } from '../http/validate-body';
+import { eventDataView } from '../orders/order.view';
 import { ResolveOrderDto } from './resolve-order.dto';
 
 interface QueueRow {
@@ -117,7 +118,7 @@ export class ReconciliationController {
   async requery(@Param(PathIdsPipe) { order_no: orderNo }: PathIds) {
     const detail = await this.orderDetail(orderNo);
     const { kind, ...said } = await this.upstream.status(orderNo);
-    return successEnvelope('OK', { order_no: orderNo, stage: detail.stage, upstream: { status: kind, ...said } });
+    return successEnvelope('OK', { order_no: orderNo, stage: detail.stage, upstream: { status: kind, ...eventDataView(said as Record<string, unknown>) } });
   }
 
   private async orderDetail(orderNo: string) {
@@ -125,6 +126,7 @@ export class ReconciliationController {
     const order = state.order;
     if (!order) throw new ApiError(404, 'ORDER_NOT_FOUND', `No order ${orderNo}`);
     const history = await this.store.readStream(orderStream(orderNo));
+    const resolved = [...history].reverse().find((e) => e.type === 'OrderResolved') as { data: { outcome: string; resolvedBy: string; at: string; note: string } } | undefined;
     return {
       order_no: order.orderNo,
       merchant_id: order.merchantId,
@@ -140,13 +142,16 @@ export class ReconciliationController {
       upstream_attempts: state.upstreamAttempts,
       fail_code: state.failCode ?? null,
       fail_reason: state.failReason ?? null,
+      created_at: order.at,
       completed_at: state.completedAt ?? null,
+      // Who settled an unknown result, when and why; null unless staff did.
+      resolution: resolved ? { outcome: resolved.data.outcome, resolved_by: resolved.data.resolvedBy, resolved_at: resolved.data.at, note: resolved.data.note } : null,
       history: history.map((e) => ({
         revision: Number(e.revision),
         position: formatPosition(e.position),
         type: e.type,
         recorded_at: isoTimestamp(e.createdAt),
-        data: e.data,
+        data: eventDataView(e.data),
       })),
     };
   }

@@ -1,12 +1,14 @@
-import { Body, Post } from '@nestjs/common';
-import { successEnvelope } from '../../infrastructure/http/api-error';
+import { Body, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { CurrentStaff } from '../auth/current-staff.decorator';
 import { Roles } from '../auth/roles.decorator';
-import type { StaffMember } from '../auth/staff-member';
+import { STAFF_ROLES, type StaffMember } from '../auth/staff-member';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
+import { PathIds, PathIdsPipe } from '../http/identifier';
+import { choiceParameter, decodeCursor, page, pageSize, queryParameters } from '../http/listing';
 import { BodyPipe } from '../http/validate-body';
 import { CreateStaffDto } from './staff.dto';
-import { StaffRepository } from './staff.repository';
+import { STAFF_STATUSES, StaffRepository, staffView } from './staff.repository';
 
 @BackOfficeController('staff')
 @Roles()
@@ -18,5 +20,33 @@ export class StaffController {
   async create(@Body(BodyPipe) body: CreateStaffDto, @CurrentStaff() by: StaffMember) {
     const created = await this.staff.create(body.name, body.role, by.staffId);
     return successEnvelope('OK', { staff_id: created.staffId, name: created.name, role: created.role, token: created.token });
+  }
+
+  /** Newest first. The built-in administrator (ADMIN_TOKEN) is not a row and is not listed. */
+  @Get()
+  async list(@Query() query: Record<string, unknown>) {
+    const q = queryParameters(query, ['role', 'status']);
+    const limit = pageSize(q.limit);
+    const rows = await this.staff.list(
+      { role: choiceParameter(q.role, 'role', STAFF_ROLES), status: choiceParameter(q.status, 'status', STAFF_STATUSES), after: decodeCursor(q.cursor, 2) },
+      limit,
+    );
+    const { shown, next_cursor } = page(rows, limit, (r) => [r.sort_at, r.staff_id]);
+    return successEnvelope('OK', { staff: shown.map(staffView), next_cursor });
+  }
+
+  /** Refusing to disable oneself keeps the last administrator from locking everyone out by a slip. */
+  @Post(':staff_id/disable')
+  @HttpCode(200)
+  async disable(@Param(PathIdsPipe) { staff_id: staffId }: PathIds, @CurrentStaff() by: StaffMember) {
+    if (staffId === by.staffId) throw new ApiError(409, 'CANNOT_DISABLE_SELF', 'A staff member cannot disable themselves');
+    return successEnvelope('OK', staffView(await this.staff.disable(staffId, by.staffId)));
+  }
+
+  @Post(':staff_id/token')
+  @HttpCode(200)
+  async rotateToken(@Param(PathIdsPipe) { staff_id: staffId }: PathIds, @CurrentStaff() by: StaffMember) {
+    const { row, token } = await this.staff.rotateToken(staffId, by.staffId);
+    return successEnvelope('OK', { ...staffView(row), token });
   }
 }

@@ -1,0 +1,29 @@
+import type { IncomingMessage } from 'node:http';
+
+export const SESSION_COOKIE = 'topup_console';
+export const CSRF_HEADER = 'x-csrf-token';
+
+/** The console session cookie's value, if the request carries one. */
+export function sessionCookie(request: IncomingMessage): string | undefined {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const [name, ...value] = part.trim().split('=');
+    if (name === SESSION_COOKIE && /^[A-Za-z0-9_-]{43}$/.test(value.join('='))) return value.join('=');
+  }
+  return undefined;
+}
+
+/**
+ * Secure when the browser reached us over TLS: directly, or through the
+ * proxies TRUST_PROXY counts, the nearest of which says so in
+ * X-Forwarded-Proto (each proxy appends; the last entry is the one we trust).
+ */
+export function arrivedOverTls(request: IncomingMessage, trustProxy: number): boolean {
+  if ((request.socket as { encrypted?: boolean }).encrypted) return true;
+  if (trustProxy === 0) return false;
+  const forwarded = String(request.headers['x-forwarded-proto'] ?? '').split(',').map((p) => p.trim().toLowerCase());
+  return forwarded[forwarded.length - 1] === 'https';
+}
+
+export function sessionCookieHeader(value: string, { secure, maxAgeSeconds }: { secure: boolean; maxAgeSeconds: number }): string {
+  return [`${SESSION_COOKIE}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Strict', `Max-Age=${maxAgeSeconds}`, ...(secure ? ['Secure'] : [])].join('; ');
+}

@@ -1,0 +1,114 @@
+import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { timingSafeEqual } from 'node:crypto';
+import { ConsoleSessions, SESSION_LIFETIME_SECONDS } from '../back-office/auth/console-sessions';
+import { arrivedOverTls, CSRF_HEADER, sessionCookie, sessionCookieHeader } from '../back-office/auth/session-cookie';
+import { StaffAuthenticator } from '../back-office/auth/staff-authenticator';
+import { AppConfig } from '../config/config';
+import { ApiError, successEnvelope } from '../infrastructure/http/api-error';
+import { readRawBody } from '../infrastructure/http/raw-body';
+import { invalidJson, missingField } from '../infrastructure/http/request-errors';
+import { parseJsonObject } from '../infrastructure/http/strict-json';
+import { APP_CONFIG } from '../infrastructure/infrastructure.tokens';
+import { CONSOLE_ASSETS, CONSOLE_PAGE } from './console-assets';
+
+/**
+ * Nothing but this origin: no inline script or style, no framing, forms and
+ * fetches back to the service only. The console loads one script and one
+ * stylesheet from /console/assets and builds every page with DOM calls.
+ */
+export const CONTENT_SECURITY_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/** The header only the console's own script sends: a cross-site form cannot set it, and a cross-site fetch with it needs a preflight we never grant. */
+const CONSOLE_HEADER = 'x-console';
+
+function secureHeaders(response: Response) {
+  response.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+  response.setHeader('X-Content-Type-Options', 'nosniff');
+  response.setHeader('Referrer-Policy', 'no-referrer');
+  response.setHeader('X-Frame-Options', 'DENY');
+  response.setHeader('Cache-Control', 'no-store');
+}
+
+/**
+ * The staff console: a page and its script, which speak to /admin/v1 with a
+ * session cookie instead of a bearer token, and the routes that turn a staff
+ * token into that cookie and back. Every permission is the API's own: the
+ * console only hides what a role may not do; the API refuses it.
+ */
+@Controller('console')
+export class ConsoleController {
+  constructor(
+    private readonly authenticator: StaffAuthenticator,
+    private readonly sessions: ConsoleSessions,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Get()
+  page(@Res() response: Response) {
+    secureHeaders(response);
+    response.type('html').send(CONSOLE_PAGE);
+  }
+
+  @Get('assets/:file')
+  asset(@Param('file') file: string, @Res() response: Response) {
+    const asset = CONSOLE_ASSETS.get(file);
+    if (!asset) throw new ApiError(404, 'NOT_FOUND', 'No such route');
+    secureHeaders(response);
+    response.type(asset.type).send(asset.body);
+  }
+
+  /** Who is signed in, with the CSRF token the page must send with every change. */
+  @Get('session')
+  async current(@Req() request: Request, @Res({ passthrough: true }) response: Response) {
+    response.setHeader('Cache-Control', 'no-store');
+    const cookie = sessionCookie(request);
+    const session = cookie === undefined ? undefined : await this.sessions.find(cookie);
+    if (!session) throw new ApiError(401, 'UNAUTHORIZED', 'Not signed in');
+    return successEnvelope('OK', { staff_id: session.staff.staffId, name: session.name, role: session.staff.role, csrf_token: session.csrfToken });
+  }
+
+  /** Sign-in: the token travels once, in this body; the browser keeps only an HttpOnly cookie that names the session. */
+  @Post('session')
+  @HttpCode(201)
+  async signIn(@Req() request: Request, @Res({ passthrough: true }) response: Response) {
+    this.refuseCrossSite(request);
+    const parsed = parseJsonObject(await readRawBody(request, 4096));
+    if (!parsed.ok) throw invalidJson(parsed.reason);
+    const token = parsed.value.token;
+    if (token === undefined) throw missingField('token');
+    const staff = typeof token === 'string' ? await this.authenticator.authenticate(`Bearer ${token}`) : undefined;
+    if (!staff) throw new ApiError(401, 'UNAUTHORIZED', 'That token is not a valid staff token (it may have been rotated, or its member disabled)');
+    const { sessionId } = await this.sessions.open(staff, token as string);
+    response.setHeader('Set-Cookie', sessionCookieHeader(sessionId, { secure: arrivedOverTls(request, this.config.trustProxy), maxAgeSeconds: SESSION_LIFETIME_SECONDS }));
+    response.setHeader('Cache-Control', 'no-store');
+    const session = (await this.sessions.find(sessionId))!;
+    return successEnvelope('OK', { staff_id: staff.staffId, name: session.name, role: staff.role, csrf_token: session.csrfToken });
+  }
+
+  @Delete('session')
+  async signOut(@Req() request: Request, @Res({ passthrough: true }) response: Response) {
+    const cookie = sessionCookie(request);
+    const session = cookie === undefined ? undefined : await this.sessions.find(cookie);
+    if (session) {
+      const given = request.headers[CSRF_HEADER];
+      if (typeof given !== 'string' || given.length !== session.csrfToken.length || !timingSafeEqual(Buffer.from(given), Buffer.from(session.csrfToken))) {
+        throw new ApiError(403, 'CSRF_TOKEN_INVALID', `Signing out needs the session's CSRF token in the ${CSRF_HEADER} header`);
+      }
+      await this.sessions.close(cookie!);
+    }
+    response.setHeader('Set-Cookie', sessionCookieHeader('', { secure: arrivedOverTls(request, this.config.trustProxy), maxAgeSeconds: 0 }));
+    return successEnvelope('OK', { signed_out: true });
+  }
+
+  /** Sign-in has no session yet to hold a CSRF token, so it is kept to the console's own script (login CSRF). */
+  private refuseCrossSite(request: Request) {
+    const origin = request.headers.origin;
+    const host = request.headers.host;
+    const sameOrigin = origin === undefined || (host !== undefined && (origin === `http://${host}` || origin === `https://${host}`));
+    if (request.headers[CONSOLE_HEADER] !== '1' || !sameOrigin) {
+      throw new ApiError(403, 'CSRF_TOKEN_INVALID', 'Sign in from the console page');
+    }
+  }
+}
