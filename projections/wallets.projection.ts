@@ -14,7 +14,7 @@ type Tables = 'rm_wallets' | 'rm_wallet_holds' | 'rm_statement_lines' | 'rm_wall
  */
 export const WALLET_SNAPSHOT_INTERVAL = 1000;
 
-export const isSnapshotRevision = (revision: bigint | number) => (BigInt(revision) + 1n) % BigInt(WALLET_SNAPSHOT_INTERVAL) === 0n;
+export const isSnapshotRevision = (revision: bigint | number) => (Number(revision) + 1) % WALLET_SNAPSHOT_INTERVAL === 0;
 
 /**
  * Wallet balances, the holds behind the frozen amount, the statement (one

@@ -1,4 +1,4 @@
-import { comparePositions, EventStore, GlobalPosition, RecordedEvent } from '../infrastructure/event-store/event-store.port';
+import { comparePositions, EventStore, GlobalPosition, ReplayedEvent } from '../infrastructure/event-store/event-store.port';
 import { decodeEvent } from '../ledger/event-codec';
 import { walletStream } from '../ledger/streams';
 import { WalletEvent, walletMovement } from '../ledger/wallet/wallet.decider';
@@ -21,7 +21,7 @@ export interface WalletTally {
 export const OPENING_TALLY: WalletTally = Object.freeze({ revision: -1n, position: null, balance: 0n, frozen: 0n, hash: GENESIS_HASH });
 
 /** The tally after one more event. An event stored without its chain link gets the link it should have had. */
-export function tallyAfter(tally: WalletTally, event: RecordedEvent, domain = decodeEvent<WalletEvent>(event)): WalletTally {
+export function tallyAfter(tally: WalletTally, event: ReplayedEvent, domain = decodeEvent<WalletEvent>(event)): WalletTally {
   const movement = walletMovement(domain);
   return {
     revision: event.revision,
@@ -67,10 +67,10 @@ export async function* walletSlices(
   merchantId: string,
   after: bigint,
   { sliceSize = REPLAY_SLICE, ahead = 1 }: { sliceSize?: number; ahead?: number } = {},
-): AsyncGenerator<RecordedEvent[]> {
+): AsyncGenerator<ReplayedEvent[]> {
   const stream = walletStream(merchantId);
   const read = (index: number) => {
-    const slice = store.readStream(stream, after + 1n + BigInt(index * sliceSize), sliceSize);
+    const slice = store.readStreamForReplay(stream, after + 1n + BigInt(index * sliceSize), sliceSize);
     // Awaited in turn; a caller that stops early must not leave an unhandled rejection behind.
     slice.catch(() => undefined);
     return slice;

@@ -1,4 +1,4 @@
-import { comparePositions, EventStore, formatPosition, GlobalPosition, RecordedEvent } from '../infrastructure/event-store/event-store.port';
+import { comparePositions, EventStore, formatPosition, GlobalPosition, ReplayedEvent } from '../infrastructure/event-store/event-store.port';
 import { decodeEvent } from '../ledger/event-codec';
 import { walletStream } from '../ledger/streams';
 import { WalletEvent } from '../ledger/wallet/wallet.decider';
@@ -128,7 +128,7 @@ async function* statementLines(store: EventStore, merchantId: string, start: Wal
   }
 }
 
-function lineOf(event: RecordedEvent, domain: WalletEvent, { balance, frozen, hash }: WalletTally, prevHash: string): StatementLine {
+function lineOf(event: ReplayedEvent, domain: WalletEvent, { balance, frozen, hash }: WalletTally, prevHash: string): StatementLine {
   const d = domain.data as Partial<Record<'orderNo' | 'reference' | 'reason' | 'at', string>> & { amount?: bigint };
   return {
     revision: Number(event.revision),

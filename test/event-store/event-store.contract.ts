@@ -113,6 +113,28 @@ export function eventStoreContract(name: string, setup: () => Promise<ContractSe
         expect(await store.readStream(stream, 4n, 10)).toEqual([]);
       });
 
+      it('reads a slice for a replay: the events readStream reads, each with the chain links in its metadata', async () => {
+        const stream = newStream();
+        const metadata = (n: number) => ({ prev_hash: `p${n}`, hash: `h${n}`, causation: 'x' });
+        await store.append(stream, [0, 1, 2, 3].map((n) => ({ type: `T${n}`, data: { n, amount: '120' }, metadata: metadata(n) })), NO_STREAM);
+        await store.append(stream, [event('Unhashed', { n: 4 })], 3n);
+        const whole = await store.readStream(stream);
+        const replayed = await store.readStreamForReplay(stream, 1n, 3);
+        expect(replayed.map((e) => [e.metadata.prev_hash, e.metadata.hash])).toEqual([
+          ['p1', 'h1'],
+          ['p2', 'h2'],
+          ['p3', 'h3'],
+        ]);
+        expect(replayed.map(({ streamId, revision, position, type, data, createdAt }) => ({ streamId, revision, position, type, data, createdAt }))).toEqual(
+          whole.slice(1, 4).map(({ streamId, revision, position, type, data, createdAt }) => ({ streamId, revision, position, type, data, createdAt })),
+        );
+        expect((await store.readStreamForReplay(stream, 3n, 10)).map((e) => [e.type, e.metadata.hash])).toEqual([
+          ['T3', 'h3'],
+          ['Unhashed', undefined],
+        ]);
+        expect(await store.readStreamForReplay(stream, 5n, 10)).toEqual([]);
+      });
+
       it('reads many streams at once, in the order asked, a missing one as empty', async () => {
         const [first, missing, second] = [newStream(), newStream(), newStream()];
         await store.append(first, Array.from({ length: 11 }, (_, n) => event('N', { n })), NO_STREAM);

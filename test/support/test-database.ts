@@ -16,13 +16,18 @@ export interface TestDatabase {
  * (default 127.0.0.1:5432, user postgres), dropped afterwards.
  */
 export async function createTestDatabase(prefix = 'topup_test'): Promise<TestDatabase> {
-  const server = connectionConfig(process.env.DATABASE_URL);
   const name = `${prefix}_${randomBytes(5).toString('hex')}`;
-  const maintenance = withDatabase(server, 'postgres');
-  const admin = new Client(maintenance);
+  const admin = new Client(withDatabase(connectionConfig(process.env.DATABASE_URL), 'postgres'));
   await admin.connect();
   await admin.query(`create database ${quoteIdentifier(name)}`);
   await admin.end();
+  return openTestDatabase(name);
+}
+
+/** A database that already exists on the same server (one a benchmark kept), to use and perhaps drop. */
+export function openTestDatabase(name: string): TestDatabase {
+  const server = connectionConfig(process.env.DATABASE_URL);
+  const maintenance = withDatabase(server, 'postgres');
   const config = withDatabase(server, name);
   const pool = createPool(config, 30);
   return {

@@ -1,5 +1,5 @@
 import { isSnapshotRevision } from '../../../projections/wallets.projection';
-import { comparePositions, formatPosition, GlobalPosition, RecordedEvent, START } from '../../infrastructure/event-store/event-store.port';
+import { comparePositions, formatPosition, GlobalPosition, ReplayedEvent, START } from '../../infrastructure/event-store/event-store.port';
 import { decodeEvent } from '../../ledger/event-codec';
 import { OrderEvent, orderDecider, OrderState } from '../../ledger/order/order.decider';
 import { ORDER_STREAM_PREFIX, WALLET_STREAM_PREFIX } from '../../ledger/streams';
@@ -18,15 +18,15 @@ export interface WalletFacts {
   state: WalletState;
   /** The hash of the wallet's last event, as the snapshots record it. */
   chainHead: string;
-  opened?: RecordedEvent;
+  opened?: ReplayedEvent;
   /** The wallet's last event: the one the projection last wrote the row for. */
-  last?: RecordedEvent;
+  last?: ReplayedEvent;
   openedRevision: number;
   lastRevision: number;
   /** The events that froze the open holds. */
-  holdsBy: Map<string, RecordedEvent>;
+  holdsBy: Map<string, ReplayedEvent>;
   /** What closed the holds the read model still lists: it explains those rows. */
-  closedBy: Map<string, RecordedEvent>;
+  closedBy: Map<string, ReplayedEvent>;
 }
 
 export interface OrderFacts {
@@ -47,7 +47,7 @@ export interface OrderFacts {
 export class ExpectedWalletRows {
   constructor(
     readonly merchantId: string,
-    readonly event: RecordedEvent,
+    readonly event: ReplayedEvent,
     /** Whether the event has a statement line (all but WalletOpened). */
     readonly hasLine: boolean,
     private readonly orderNo: string | null,
@@ -126,7 +126,7 @@ export class LedgerFold {
   ) {}
 
   /** Whether the event is one the fold counts: a wallet or order event the projection has applied. */
-  apply(event: RecordedEvent): boolean {
+  apply(event: ReplayedEvent): boolean {
     if (event.streamId.startsWith(WALLET_STREAM_PREFIX)) {
       if (comparePositions(event.position, this.checkpoints.wallets) > 0) return false;
       this.applyWallet(event.streamId.slice(WALLET_STREAM_PREFIX.length), event);
@@ -151,7 +151,7 @@ export class LedgerFold {
     return this.settled.splice(0);
   }
 
-  private applyWallet(merchantId: string, recorded: RecordedEvent): void {
+  private applyWallet(merchantId: string, recorded: ReplayedEvent): void {
     const facts: WalletFacts = this.wallets.get(merchantId) ?? {
       state: walletDecider.initialState(),
       chainHead: GENESIS_HASH,
@@ -189,7 +189,7 @@ export class LedgerFold {
     this.walletRows.push(new ExpectedWalletRows(merchantId, recorded, true, orderNo, event.data.amount, balance, frozen, facts.chainHead, snapshotDue));
   }
 
-  private applyOrder(orderNo: string, recorded: RecordedEvent): void {
+  private applyOrder(orderNo: string, recorded: ReplayedEvent): void {
     const by = referenceOf(recorded);
     const event = decodeEvent<OrderEvent>(recorded);
     const previous = this.orders.get(orderNo);

@@ -138,13 +138,14 @@ export function lineDigest(texts: readonly string[]): string {
 
 export async function lineDigests(pool: Pool, ranges: WalletRanges): Promise<Map<string, string>> {
   if (ranges.size === 0) return new Map();
-  const { rows } = await pool.query<{ merchant_id: string; digest: string }>(
-    `select r.merchant_id, md5(string_agg(concat_ws('|', x.revision, x.entry_type, coalesce(x.order_no, '\\N'), x.amount, x.balance_after,
+  const { rows } = await pool.query<{ merchant_id: string; digest: string }>({
+    name: 'verify-line-digests',
+    text: `select r.merchant_id, md5(string_agg(concat_ws('|', x.revision, x.entry_type, coalesce(x.order_no, '\\N'), x.amount, x.balance_after,
        x.frozen_after, x.available_after, x.position_commit || '/' || x.position_prepare), E'\\n' order by x.revision)) as digest
      ${inRanges('rm_statement_lines')}
      group by r.merchant_id`,
-    rangeParams(ranges),
-  );
+    values: rangeParams(ranges),
+  });
   return new Map(rows.map((r) => [r.merchant_id, r.digest]));
 }
 
@@ -164,11 +165,12 @@ const recordedAtText = (alias: string) => `to_char(${alias}.recorded_at at time 
 /** Snapshots are one in a thousand rows or so: read, not digested. */
 export async function snapshotsIn(pool: Pool, ranges: WalletRanges): Promise<Map<string, Row>> {
   if (ranges.size === 0) return new Map();
-  const { rows } = await pool.query<KeyedRow>(
-    `select x.merchant_id, x.revision::text, x.position_commit || '/' || x.position_prepare as position, ${recordedAtText('x')} as recorded_at,
+  const { rows } = await pool.query<KeyedRow>({
+    name: 'verify-snapshots-in',
+    text: `select x.merchant_id, x.revision::text, x.position_commit || '/' || x.position_prepare as position, ${recordedAtText('x')} as recorded_at,
        x.event_hash, x.balance::text, x.frozen::text ${inRanges('rm_wallet_snapshots')}`,
-    rangeParams(ranges),
-  );
+    values: rangeParams(ranges),
+  });
   return byKey(rows);
 }
 

@@ -26,6 +26,7 @@ import {
   type GlobalPosition,
   type JsonObject,
   type RecordedEvent,
+  type ReplayedEvent,
   type StreamRevision,
   type Subscription,
   type SubscriptionOptions,
@@ -76,6 +77,11 @@ export class EsdbEventStore implements EventStore {
       throw error;
     }
     return out;
+  }
+
+  /** EventStoreDB sends each event whole: a replay gets it as readStream does. */
+  readStreamForReplay(streamId: string, fromRevision: StreamRevision, maxCount: number): Promise<ReplayedEvent[]> {
+    return this.readStream(streamId, fromRevision, maxCount);
   }
 
   async readStreams(streamIds: readonly string[]): Promise<RecordedEvent[][]> {

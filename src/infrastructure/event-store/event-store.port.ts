@@ -61,6 +61,14 @@ export interface RecordedEvent {
   readonly createdAt: Date;
 }
 
+/**
+ * An event as a replay of a long stream reads it: without its id, and of its
+ * metadata only the entries a replay looks at, `hash` and `prev_hash` (a
+ * wallet event's links in its hash chain), when it has them (an entry that
+ * is JSON null may read as absent). A RecordedEvent is one too.
+ */
+export type ReplayedEvent = Omit<RecordedEvent, 'id' | 'metadata'> & { readonly metadata: { readonly hash?: unknown; readonly prev_hash?: unknown } };
+
 export interface AppendResult {
   /** Revision of the last event appended: the expected revision of the next append. */
   readonly nextExpectedRevision: StreamRevision;
@@ -119,6 +127,13 @@ export interface EventStore {
    * at most `maxCount` of them (default all); empty when the stream does not exist.
    */
   readStream(streamId: string, fromRevision?: StreamRevision, maxCount?: number): Promise<RecordedEvent[]>;
+  /**
+   * A slice of one stream for a replay (the auditors' tools): at most
+   * `maxCount` events from `fromRevision`, as readStream reads them but
+   * without what a replay does not look at, which is cheaper to read and
+   * to decode.
+   */
+  readStreamForReplay(streamId: string, fromRevision: StreamRevision, maxCount: number): Promise<ReplayedEvent[]>;
   /** Whole streams, each in revision order, in the order of `streamIds`; a missing stream reads as empty. */
   readStreams(streamIds: readonly string[]): Promise<RecordedEvent[][]>;
   /** Committed events after `after`, in global order. */
