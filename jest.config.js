@@ -7,16 +7,17 @@ module.exports = {
   // Applies to every project (Jest ignores it per project).
   testTimeout: 120000,
   globalSetup: '<rootDir>/test/global-setup.js',
+  globalTeardown: '<rootDir>/test/global-teardown.js',
   projects: [
     {
       displayName: 'unit',
-      testEnvironment: 'node',
+      testEnvironment: '<rootDir>/test/support/quiet-environment.js',
       transform,
       testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/projections/**/*.spec.ts'],
     },
     {
       displayName: 'integration',
-      testEnvironment: 'node',
+      testEnvironment: '<rootDir>/test/support/quiet-environment.js',
       transform,
       testMatch: ['<rootDir>/test/**/*.test.ts'],
     },

@@ -3,10 +3,12 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
 import { AppConfig, ConfigError, loadConfig } from './config/config';
+import { developmentSecrets } from './config/development-secrets';
 import { ApiExceptionFilter } from './infrastructure/http/api-exception.filter';
 import { HttpEdgeAdapter } from './infrastructure/http/http-edge.adapter';
 import { AppLogger } from './infrastructure/logging/app-logger';
 import { Metrics } from './infrastructure/metrics/metrics';
+import { chooseDatabase } from './infrastructure/postgres/embedded/local-database';
 import { listeningAddress } from './observability/listening-address';
 import { StartupError } from './shared/startup-error';
 import { checkBeforeStart } from './startup-checks';
@@ -32,8 +34,10 @@ export async function bootstrap(config: AppConfig) {
 
 async function main() {
   let loaded: ReturnType<typeof loadConfig>;
+  // Development keeps generated secrets in DATA_DIR across restarts.
+  const secrets = developmentSecrets(process.env);
   try {
-    loaded = loadConfig();
+    loaded = loadConfig(secrets.env);
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);
@@ -44,11 +48,16 @@ async function main() {
   Logger.overrideLogger(new AppLogger(loaded.config.logFormat));
   const logger = new Logger('Main');
   for (const warning of loaded.warnings) logger.warn(warning);
-  const app = await bootstrap(loaded.config).catch((error: unknown) => {
+  const refuse = (error: unknown): never => {
     if (!(error instanceof StartupError)) throw error;
     logger.error(error.message);
     process.exit(error.exitCode);
-  });
+  };
+  for (const note of await secrets.save()) logger.log(note);
+  // A configured database, else a local one, else (development) an embedded one.
+  const { database, summary } = await chooseDatabase(loaded.config.database, loaded.config.production).catch(refuse);
+  logger.log(summary);
+  const app = await bootstrap({ ...loaded.config, database }).catch(refuse);
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.prependOnceListener(signal, () =>
       logger.log(

@@ -31,7 +31,7 @@ export const EXAMPLE_APP = 'your-app';
  * Runs the examples of the documents, in order, the way a reader pastes them:
  *
  * - The current directory starts as a scratch copy of the repository (its
- *   src, projections, node_modules and package.json, linked), so commands
+ *   src, projections, scripts, examples, node_modules and package.json, linked), so commands
  *   "from the repository" work and the files they write stay out of it. The
  *   documents share it, in the order they are run: a later one may use what
  *   an earlier one set up (your-app/).
@@ -57,7 +57,7 @@ export class DocRunner {
   ) {
     this.workspace = mkdtempSync(join(tmpdir(), 'doc-test-'));
     this.scratch = mkdtempSync(join(tmpdir(), 'doc-test-scripts-'));
-    for (const entry of ['src', 'projections', 'node_modules', 'package.json']) symlinkSync(join(root, entry), join(this.workspace, entry));
+    for (const entry of ['src', 'projections', 'scripts', 'examples', 'node_modules', 'package.json']) symlinkSync(join(root, entry), join(this.workspace, entry));
   }
 
   async runDocument(blocks: DocBlock[], env: Record<string, string>): Promise<BlockOutcome[]> {

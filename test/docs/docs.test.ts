@@ -65,7 +65,7 @@ describe('the documentation: every shell and TypeScript example, run as written 
     runner?.cleanUp();
     await service?.kill('SIGTERM');
     await db?.drop();
-    if (outcomes.length > 0) process.stdout.write(`\n${summary(outcomes)}\n`);
+    if (outcomes.length > 0) console.log(summary(outcomes));
   });
 
   it('the quick start starts its sandbox with the settings the service here runs with', () => {

