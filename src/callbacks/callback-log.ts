@@ -1,4 +1,5 @@
 import { Pool } from 'pg';
+import { inOneSnapshot } from '../infrastructure/postgres/snapshot';
 import { isoTimestamp } from '../shared/clock';
 
 /** What staff see of an order's callbacks, and the manual redelivery. */
@@ -8,16 +9,14 @@ export class CallbackLog {
   async of(orderNo: string) {
     // One snapshot for the delivery and its attempts: read apart, an attempt
     // started between the two reads looked like one whose sender had died.
-    const client = await this.pool.connect();
-    let rows;
-    let attempts;
-    try {
-      await client.query('begin isolation level repeatable read read only');
-      ({ rows } = await client.query<{ state: string; attempts_made: number; due_at: Date; leased: boolean }>(
-        'select state, attempts_made, due_at, coalesce(lease_until > now(), false) as leased from callback_deliveries where order_no = $1',
-        [orderNo],
-      ));
-      attempts = await client.query<{
+    const { rows, attempts } = await inOneSnapshot(this.pool, async (client) => ({
+      rows: (
+        await client.query<{ state: string; attempts_made: number; due_at: Date; leased: boolean }>(
+          'select state, attempts_made, due_at, coalesce(lease_until > now(), false) as leased from callback_deliveries where order_no = $1',
+          [orderNo],
+        )
+      ).rows,
+      attempts: await client.query<{
         attempt: number;
         kind: string;
         started_at: Date;
@@ -27,14 +26,8 @@ export class CallbackLog {
         reply_excerpt: string | null;
         acknowledged: boolean | null;
         error: string | null;
-      }>('select * from callback_attempts where order_no = $1 order by attempt', [orderNo]);
-      await client.query('commit');
-    } catch (error) {
-      await client.query('rollback').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+      }>('select * from callback_attempts where order_no = $1 order by attempt', [orderNo]),
+    }));
     if (!rows[0]) return undefined;
     return {
       order_no: orderNo,

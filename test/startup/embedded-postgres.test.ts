@@ -43,9 +43,9 @@ describe('zero-install start: the embedded PostgreSQL', () => {
     expect(log).toContain(`nothing answers on ${env.EMBEDDED_POSTGRES_PROBE}`);
     expect(log).toContain(`ADMIN_TOKEN and SECRETS_KEY not set: generated and kept in ${join(dataDir, 'development-secrets.json')}`);
     expect(existsSync(join(dataDir, 'postgres', 'PG_VERSION'))).toBe(true);
-    expect((await stat(join(dataDir, 'development-secrets.json'))) & 0o077).toBe(0);
+    expect((await stat(join(dataDir, 'development-secrets.json'))).mode & 0o077).toBe(0);
 
-    expect((await fetch(`${service.url}/health`)).status).toBe(200);
+    expect((await fetch(`${service.url}/health/ready`)).status).toBe(200);
     merchant = await provisionDemo(service.url, secrets().ADMIN_TOKEN);
     client = new MerchantClient({ baseUrl: service.url, apiKey: merchant.apiKey, appSecret: merchant.appSecret });
     const submitted = await client.submit({ out_trade_no: 'zero-1', sku_id: 'demo-gems-100', account_id: '12345678', account_fields: { server_id: '2001' } });

@@ -4,6 +4,7 @@ import { GlobalPosition, START } from '../../infrastructure/event-store/event-st
 import { holdKey } from '../../ledger/wallet/wallet.decider';
 import { Row } from './differences';
 import type { Checkpoints, WalletFacts } from './ledger-fold';
+import { inOneSnapshot } from '../../infrastructure/postgres/snapshot';
 
 export type HoldRow = Row & { merchant_id: string; order_no: string; attempt: number };
 
@@ -31,9 +32,7 @@ export interface TablesAtCheckpoints {
 const ORDER_COLUMNS = 'order_no, merchant_id, stage, attempt, amount::text, fail_code';
 
 export async function readTablesAtCheckpoints(pool: Pool, merchantId: string | undefined): Promise<TablesAtCheckpoints> {
-  const client = await pool.connect();
-  try {
-    await client.query('begin isolation level repeatable read read only');
+  return inOneSnapshot(pool, async (client) => {
     const { rows: marks } = await client.query<{ name: string; c: string; p: string }>(
       `select name, position_commit::text as c, position_prepare::text as p from projection_checkpoints where name in ('orders', 'wallets')`,
     );
@@ -60,7 +59,6 @@ export async function readTablesAtCheckpoints(pool: Pool, merchantId: string | u
       `select merchant_id, count(*)::text as n from rm_orders ${where(`stage in ('succeeded', 'failed')`)} group by merchant_id`,
       params,
     );
-    await client.query('commit');
     return {
       checkpoints: { orders: mark('orders'), wallets: mark('wallets') },
       wallets: new Map(wallets.rows.map((r) => [r.merchant_id, r])),
@@ -68,12 +66,7 @@ export async function readTablesAtCheckpoints(pool: Pool, merchantId: string | u
       pendingOrders: new Map(pending.rows.map((r) => [r.order_no, r])),
       finalOrders: new Map(final.rows.map((r) => [r.merchant_id, Number(r.n)])),
     };
-  } catch (error) {
-    await client.query('rollback').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 export interface WalletRowKey {

@@ -22,6 +22,7 @@ import { PathIds, PathIdsPipe } from '../http/identifier';
 import { BodyPipe } from '../http/validate-body';
 import { eventDataView } from '../orders/order.view';
 import { ResolveOrderDto } from './resolve-order.dto';
+import { inOneSnapshot } from '../../infrastructure/postgres/snapshot';
 
 interface QueueRow {
   order_no: string;
@@ -67,12 +68,17 @@ export class ReconciliationController {
   async queue(@Query('limit') limit?: string, @Query('offset') offset?: string) {
     const take = pageParameter(limit, 'limit', 100, 500);
     const skip = pageParameter(offset, 'offset', 0, 1_000_000_000);
-    const { rows } = await this.pool.query<QueueRow>(
-      `select *, extract(epoch from now() - result_unknown_at)::int as age_seconds from rm_orders
-       where stage = 'unknown' order by result_unknown_at, order_no limit $1 offset $2`,
-      [take, skip],
-    );
-    const { rows: count } = await this.pool.query<{ n: number }>(`select count(*)::int as n from rm_orders where stage = 'unknown'`);
+    // The page and the total as of one moment: read apart, the total could count an order the page lacks.
+    const { rows, count } = await inOneSnapshot(this.pool, async (client) => ({
+      rows: (
+        await client.query<QueueRow>(
+          `select *, extract(epoch from now() - result_unknown_at)::int as age_seconds from rm_orders
+           where stage = 'unknown' order by result_unknown_at, order_no limit $1 offset $2`,
+          [take, skip],
+        )
+      ).rows,
+      count: (await client.query<{ n: number }>(`select count(*)::int as n from rm_orders where stage = 'unknown'`)).rows,
+    }));
     return successEnvelope('OK', {
       total: count[0].n,
       orders: rows.map((r) => ({
