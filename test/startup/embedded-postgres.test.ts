@@ -43,7 +43,7 @@ describe('zero-install start: the embedded PostgreSQL', () => {
     expect(log).toContain(`nothing answers on ${env.EMBEDDED_POSTGRES_PROBE}`);
     expect(log).toContain(`ADMIN_TOKEN and SECRETS_KEY not set: generated and kept in ${join(dataDir, 'development-secrets.json')}`);
     expect(existsSync(join(dataDir, 'postgres', 'PG_VERSION'))).toBe(true);
-    expect((await stat(join(dataDir, 'development-secrets.json'))).mode & 0o077).toBe(0);
+    expect((await stat(join(dataDir, 'development-secrets.json'))) & 0o077).toBe(0);
 
     expect((await fetch(`${service.url}/health/ready`)).status).toBe(200);
     merchant = await provisionDemo(service.url, secrets().ADMIN_TOKEN);
