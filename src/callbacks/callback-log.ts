@@ -1,5 +1,5 @@
 import { Pool } from 'pg';
-import { inOneSnapshot } from '../infrastructure/postgres/snapshot';
+import { inOneSnapshot } from '../infrastructure/postgres/transactions';
 import { isoTimestamp } from '../shared/clock';
 
 /** What staff see of an order's callbacks, and the manual redelivery. */

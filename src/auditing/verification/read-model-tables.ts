@@ -4,7 +4,7 @@ import { GlobalPosition, START } from '../../infrastructure/event-store/event-st
 import { holdKey } from '../../ledger/wallet/wallet.decider';
 import { Row } from './differences';
 import type { Checkpoints, WalletFacts } from './ledger-fold';
-import { inOneSnapshot } from '../../infrastructure/postgres/snapshot';
+import { inOneSnapshot } from '../../infrastructure/postgres/transactions';
 
 export type HoldRow = Row & { merchant_id: string; order_no: string; attempt: number };
 

@@ -4,7 +4,7 @@ import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { Migration } from '../../infrastructure/postgres/migrations';
 import { isoTimestamp } from '../../shared/clock';
 import { recordAudit } from '../audit/audit-trail';
-import { inTransaction } from '../audit/transaction';
+import { inTransaction } from '../../infrastructure/postgres/transactions';
 
 export const rebuildRunMigrations: readonly Migration[] = [
   {

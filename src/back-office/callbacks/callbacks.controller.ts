@@ -3,7 +3,7 @@ import { Pool } from 'pg';
 import { CallbackLog } from '../../callbacks/callback-log';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { recordAudit } from '../audit/audit-trail';
-import { inTransaction } from '../audit/transaction';
+import { inTransaction } from '../../infrastructure/postgres/transactions';
 import { CurrentStaff } from '../auth/current-staff.decorator';
 import { Roles } from '../auth/roles.decorator';
 import type { StaffMember } from '../auth/staff-member';

@@ -5,7 +5,7 @@ import { ApiError } from '../../infrastructure/http/api-error';
 import { formatAmount, Minor } from '../../shared/money';
 import { recordAudit } from '../audit/audit-trail';
 import { Conditions, containing } from '../http/listing';
-import { inTransaction } from '../audit/transaction';
+import { inTransaction } from '../../infrastructure/postgres/transactions';
 import { PriceListRow, PriceRow, ProductRow, SkuRow } from './catalogue.view';
 
 export type SkuInput = Omit<SkuRow, 'sku_id'>;

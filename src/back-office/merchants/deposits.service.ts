@@ -6,7 +6,7 @@ import { DepositFunds, WalletSnapshot } from '../../ledger/commands/ledger.comma
 import { ApiError } from '../../infrastructure/http/api-error';
 import { formatAmount, Minor } from '../../shared/money';
 import { recordAudit } from '../audit/audit-trail';
-import { inTransaction } from '../audit/transaction';
+import { inTransaction } from '../../infrastructure/postgres/transactions';
 
 // Advisory-lock class for deposit references (the two-key form never meets the migration lock).
 const DEPOSIT_LOCK_CLASS = 727_002;

@@ -3,7 +3,7 @@ import { Pool, PoolClient } from 'pg';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { AppSecretCipher } from '../../merchants/app-secret.cipher';
 import { recordAudit } from '../audit/audit-trail';
-import { inTransaction } from '../audit/transaction';
+import { inTransaction } from '../../infrastructure/postgres/transactions';
 import { Conditions, containing } from '../http/listing';
 import { MerchantCredentials } from './merchant-credentials';
 import { MerchantStatus } from './merchant.dto';

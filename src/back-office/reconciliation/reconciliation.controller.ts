@@ -13,7 +13,6 @@ import { orderStream } from '../../ledger/streams';
 import { isoTimestamp } from '../../shared/clock';
 import { formatAmount } from '../../shared/money';
 import { recordAudit } from '../audit/audit-trail';
-import { inTransaction } from '../audit/transaction';
 import { CurrentStaff } from '../auth/current-staff.decorator';
 import { Roles } from '../auth/roles.decorator';
 import type { StaffMember } from '../auth/staff-member';
@@ -22,7 +21,7 @@ import { PathIds, PathIdsPipe } from '../http/identifier';
 import { BodyPipe } from '../http/validate-body';
 import { eventDataView } from '../orders/order.view';
 import { ResolveOrderDto } from './resolve-order.dto';
-import { inOneSnapshot } from '../../infrastructure/postgres/snapshot';
+import { inOneSnapshot, inTransaction } from '../../infrastructure/postgres/transactions';
 
 interface QueueRow {
   order_no: string;

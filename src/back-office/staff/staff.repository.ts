@@ -5,7 +5,7 @@ import { ApiError } from '../../infrastructure/http/api-error';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { isoTimestamp } from '../../shared/clock';
 import { recordAudit } from '../audit/audit-trail';
-import { inTransaction } from '../audit/transaction';
+import { inTransaction } from '../../infrastructure/postgres/transactions';
 import { hashStaffToken, newStaffToken } from '../auth/staff-token';
 import { StaffRole } from '../auth/staff-member';
 import { Conditions } from '../http/listing';
