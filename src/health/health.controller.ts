@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Logger, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { AppConfig } from '../config/config';
 import { failureEnvelope, successEnvelope } from '../infrastructure/http/api-error';
@@ -10,6 +10,9 @@ import { Readiness } from './readiness';
 @Controller('health')
 export class HealthController {
   private readonly startedAt = Date.now();
+  private readonly logger = new Logger('Readiness');
+  /** Checks failing at the last probe: each failure is logged when it starts, not at every probe. */
+  private failing = new Set<string>();
 
   constructor(
     private readonly projections: ProjectionRunner,
@@ -37,13 +40,21 @@ export class HealthController {
   @Get('ready')
   async ready(@Res() response: Response): Promise<void> {
     const { ready, checks } = await this.readiness.check();
+    const failing = new Set(Object.keys(checks).filter((name) => !checks[name as keyof typeof checks].ok));
+    for (const name of failing) {
+      const { error, cause } = checks[name as keyof typeof checks];
+      if (!this.failing.has(name)) this.logger.warn(`readiness check ${name} fails: ${error}${cause === undefined ? '' : ` (${String(cause)})`}`);
+    }
+    for (const name of this.failing) if (!failing.has(name)) this.logger.log(`readiness check ${name} passes again`);
+    this.failing = failing;
+    const shown = Object.fromEntries(Object.entries(checks).map(([name, { cause: _logged, ...check }]) => [name, check]));
     if (ready) {
-      response.status(200).json(successEnvelope('OK', { status: 'ready', checks }));
+      response.status(200).json(successEnvelope('OK', { status: 'ready', checks: shown }));
       return;
     }
     const failed = Object.entries(checks)
       .filter(([, check]) => !check.ok)
       .map(([name, check]) => `${name}: ${check.error}`);
-    response.status(503).set('Retry-After', '5').json({ ...failureEnvelope('NOT_READY', `Not ready: ${failed.join('; ')}`), checks });
+    response.status(503).set('Retry-After', '5').json({ ...failureEnvelope('NOT_READY', `Not ready: ${failed.join('; ')}`), checks: shown });
   }
 }

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import { EventStore, START } from '../infrastructure/event-store/event-store.port';
+import { isDatabaseUnavailable } from '../infrastructure/postgres/connection';
 import { Migration } from '../infrastructure/postgres/migrations';
 import { projectionLags } from '../observability/projection-lag';
 
@@ -9,8 +10,10 @@ const CHECK_TIMEOUT_MS = 2000;
 export interface CheckResult {
   ok: boolean;
   ms: number;
-  /** Why it failed. */
+  /** Why it failed, in words safe for an unauthenticated probe. */
   error?: string;
+  /** The error itself, for the log only: a driver's message may name hosts, ports and users. */
+  cause?: unknown;
   /** What it found: migrations missing, projections behind. */
   detail?: Record<string, unknown>;
 }
@@ -76,8 +79,17 @@ async function timed(check: () => Promise<Omit<CheckResult, 'ms'> | void>): Prom
     const result = (await Promise.race([check(), timeout])) ?? { ok: true };
     return { ...result, ms: Date.now() - started };
   } catch (error) {
-    return { ok: false, ms: Date.now() - started, error: error instanceof Error ? error.message || error.name : String(error) };
+    return { ok: false, ms: Date.now() - started, error: publicReason(error), cause: error };
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Why a check failed, without the driver's details (addresses, user names). */
+function publicReason(error: unknown): string {
+  if (isDatabaseUnavailable(error)) return 'the database does not answer';
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return `the database refused the check (SQLSTATE ${code})`;
+  if (typeof message === 'string' && message.startsWith('no answer within')) return message;
+  return 'the check failed (the service log has the error)';
 }

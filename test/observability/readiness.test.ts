@@ -68,6 +68,10 @@ describe('health probes: /health/live, /health/ready (on a Postgres server of it
       checks: { postgres: { ok: false, error: expect.any(String) }, event_store: { ok: false, error: expect.any(String) } },
     });
     expect(Object.keys(down.body).sort()).toEqual(['checks', 'code', 'message', 'success']);
+    // An unauthenticated probe says what failed, not where the database lives.
+    expect(down.body.checks.postgres.error).toBe('the database does not answer');
+    const port = new URL(postgres.url).port;
+    expect(JSON.stringify(down.body)).not.toMatch(new RegExp(`127\\.0\\.0\\.1|:${port}\\b|ECONNREFUSED`));
     // Liveness never depends on the database: a restart would not bring it back.
     expect((await fetch(`${service.url}/health/live`)).status).toBe(200);
     expect((await fetch(`${service.url}/health`)).status).toBe(200);
