@@ -14,10 +14,11 @@ export const checkpointMigration: Migration = {
 
 /** Reads a checkpoint and locks it until the transaction ends. */
 export async function lockCheckpoint(client: PoolClient, name: string): Promise<GlobalPosition> {
-  await client.query(
-    `insert into projection_checkpoints (name, position_commit, position_prepare) values ($1, $2, $3) on conflict do nothing`,
-    [name, START.commit.toString(), START.prepare.toString()],
-  );
+  await client.query(`insert into projection_checkpoints (name, position_commit, position_prepare) values ($1, $2, $3) on conflict do nothing`, [
+    name,
+    START.commit.toString(),
+    START.prepare.toString(),
+  ]);
   const { rows } = await client.query<{ c: string; p: string }>(
     'select position_commit::text as c, position_prepare::text as p from projection_checkpoints where name = $1 for update',
     [name],
@@ -26,8 +27,9 @@ export async function lockCheckpoint(client: PoolClient, name: string): Promise<
 }
 
 export async function saveCheckpoint(client: PoolClient, name: string, position: GlobalPosition): Promise<void> {
-  await client.query(
-    'update projection_checkpoints set position_commit = $2, position_prepare = $3, updated_at = now() where name = $1',
-    [name, position.commit.toString(), position.prepare.toString()],
-  );
+  await client.query('update projection_checkpoints set position_commit = $2, position_prepare = $3, updated_at = now() where name = $1', [
+    name,
+    position.commit.toString(),
+    position.prepare.toString(),
+  ]);
 }

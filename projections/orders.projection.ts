@@ -78,10 +78,7 @@ function applyOrderEvent(event: RecordedEvent, t: TableNames<Tables>): Statement
     case 'OrderSentUpstream':
       return update(`stage = 'sent', upstream_attempts = $3`, [d.upstreamAttempt]);
     case 'OrderResultUnknown':
-      return update(`stage = 'unknown', result_unknown_at = $2, unknown_reason = $3, unknown_evidence = $4`, [
-        d.reason,
-        d.evidence ?? null,
-      ]);
+      return update(`stage = 'unknown', result_unknown_at = $2, unknown_reason = $3, unknown_evidence = $4`, [d.reason, d.evidence ?? null]);
     case 'OrderDeliveryConfirmed':
       return update(`stage = 'succeeding'`);
     case 'OrderDeliveryFailed':

@@ -18,10 +18,7 @@ class ProjectionLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
 
 @Global()
 @Module({
-  providers: [
-    projectionRunnerProvider(ProjectionRunner, fedProjections, 'Projections'),
-    ProjectionLifecycle,
-  ],
+  providers: [projectionRunnerProvider(ProjectionRunner, fedProjections, 'Projections'), ProjectionLifecycle],
   exports: [ProjectionRunner],
 })
 export class ProjectionsModule {}

@@ -100,7 +100,10 @@ async function main() {
     signedCurl('/api/v2/balance', '{}'),
     '',
     '# an order that succeeds (use another out_trade_no, or another account ending, for more)',
-    signedCurl('/api/v2/topup/submit', `{"out_trade_no":"demo-${stamp}","sku_id":"demo-gems-100","account_id":"12345678","account_fields":{"server_id":"2001"}}`),
+    signedCurl(
+      '/api/v2/topup/submit',
+      `{"out_trade_no":"demo-${stamp}","sku_id":"demo-gems-100","account_id":"12345678","account_fields":{"server_id":"2001"}}`,
+    ),
     '',
     '# the order, a moment later',
     'sleep 1',

@@ -49,7 +49,10 @@ export function describeViolations(found: readonly Violation[]): string {
 
 /** The repository path (with forward slashes) a specifier points at, or undefined for a package. */
 function targetOf(specifier: string, file: string): string | undefined {
-  if (specifier.startsWith('.')) return relative(ROOT, resolve(ROOT, dirname(file), specifier)).split(sep).join('/');
+  if (specifier.startsWith('.'))
+    return relative(ROOT, resolve(ROOT, dirname(file), specifier))
+      .split(sep)
+      .join('/');
   if (/^(?:src|test|projections)(?:\/|$)/.test(specifier)) return specifier; // a baseUrl-style path
   return undefined;
 }
@@ -175,12 +178,7 @@ describe('architecture', () => {
         ],
         domainRule,
       );
-      expect(found.map((v) => v.specifier)).toEqual([
-        '@nestjs/common',
-        'pg',
-        '@eventstore/db-client',
-        '../../infrastructure/event-store/event-store.port',
-      ]);
+      expect(found.map((v) => v.specifier)).toEqual(['@nestjs/common', 'pg', '@eventstore/db-client', '../../infrastructure/event-store/event-store.port']);
       const message = describeViolations(found);
       expect(message).toContain(`src/ledger/order/order.decider.ts imports '@nestjs/common'`);
       expect(message).toContain(`src/ledger/order/order.decider.ts imports '../../infrastructure/event-store/event-store.port'`);

@@ -18,8 +18,12 @@ module.exports = async () => {
   const toolchains = detectToolchains();
   const skipped = toolchains.filter((t) => t.missing);
   console.log(
-    `\nMerchant examples: ${toolchains.filter((t) => t.version).map((t) => `${t.language} (${t.version})`).join(', ') || 'none can run'}` +
-      skipped.map((t) => `\nSKIPPED: the ${t.language} example: ${t.missing}`).join(''),
+    `\nMerchant examples: ${
+      toolchains
+        .filter((t) => t.version)
+        .map((t) => `${t.language} (${t.version})`)
+        .join(', ') || 'none can run'
+    }` + skipped.map((t) => `\nSKIPPED: the ${t.language} example: ${t.missing}`).join(''),
   );
   if (process.env.EVENTSTORE_CONNECTION_STRING) {
     console.log('\nEvent store contract suite: PostgreSQL and EventStoreDB (EVENTSTORE_CONNECTION_STRING is set)');

@@ -48,7 +48,9 @@ function refusals(own: Record<number, FailureSpec>, { body = false }: { body?: b
   }
   for (const [status, spec] of Object.entries(own)) {
     const base = merged[Number(status)];
-    merged[Number(status)] = base ? { ...base, codes: [...new Set([...base.codes, ...spec.codes])], description: `${base.description}; ${spec.description}` } : spec;
+    merged[Number(status)] = base
+      ? { ...base, codes: [...new Set([...base.codes, ...spec.codes])], description: `${base.description}; ${spec.description}` }
+      : spec;
   }
   return failures(merged);
 }
@@ -241,7 +243,7 @@ export function backOfficeDocument() {
       title: 'Top-up back office',
       version: '1',
       description:
-        'Staff routes under /admin/v1 with a bearer token (ADMIN_TOKEN or a staff token), and the operators\' probes. ' +
+        "Staff routes under /admin/v1 with a bearer token (ADMIN_TOKEN or a staff token), and the operators' probes. " +
         'Bodies are JSON objects of at most 64 KiB, parsed as JSON whatever the Content-Type says. See docs/back-office-api.md.',
     },
     servers: [{ url: '/', description: 'This service' }],
@@ -267,7 +269,10 @@ export function backOfficeDocument() {
           roles: ['admin'],
           body: closed({ name: displayName, role: { enum: ['admin', 'reconciler', 'auditor'] } }),
           responses: {
-            201: ok('The staff member and its token', closed({ staff_id: string({ pattern: '^stf_[0-9a-f]{16}$' }), name: string(), role: string(), token: string() })),
+            201: ok(
+              'The staff member and its token',
+              closed({ staff_id: string({ pattern: '^stf_[0-9a-f]{16}$' }), name: string(), role: string(), token: string() }),
+            ),
             ...refusals({}, { body: true }),
           },
         }),
@@ -317,7 +322,13 @@ export function backOfficeDocument() {
           description: 'The app secret is shown only in this reply.',
           roles: ['admin'],
           body: closed(
-            { name: displayName, currency: string({ pattern: '^[A-Z]{3}$' }), callback_url: callbackUrl, ip_whitelist: ipWhitelist, rate_limit_per_second: rateLimit },
+            {
+              name: displayName,
+              currency: string({ pattern: '^[A-Z]{3}$' }),
+              callback_url: callbackUrl,
+              ip_whitelist: ipWhitelist,
+              rate_limit_per_second: rateLimit,
+            },
             ['currency', 'callback_url', 'ip_whitelist', 'rate_limit_per_second'],
           ),
           responses: { 201: ok('The merchant, with its app secret', ref('Merchant')), ...refusals({}, { body: true }) },
@@ -335,10 +346,12 @@ export function backOfficeDocument() {
           description: 'Any of callback_url (null removes it), ip_whitelist (replaces the list), status and rate_limit_per_second.',
           roles: ['admin'],
           parameters: [merchantId],
-          body: closed(
-            { callback_url: callbackUrl, ip_whitelist: ipWhitelist, status: { enum: ['active', 'suspended'] }, rate_limit_per_second: rateLimit },
-            ['callback_url', 'ip_whitelist', 'status', 'rate_limit_per_second'],
-          ),
+          body: closed({ callback_url: callbackUrl, ip_whitelist: ipWhitelist, status: { enum: ['active', 'suspended'] }, rate_limit_per_second: rateLimit }, [
+            'callback_url',
+            'ip_whitelist',
+            'status',
+            'rate_limit_per_second',
+          ]),
           responses: {
             200: ok('The merchant as changed', ref('Merchant')),
             ...refusals({ 404: { codes: ['MERCHANT_NOT_FOUND'], description: 'no such merchant' } }, { body: true }),
@@ -415,7 +428,15 @@ export function backOfficeDocument() {
               'A page of prices',
               listOf(
                 'prices',
-                closed({ merchant_id: string(), sku_id: string(), price: money, sku_name: string(), on_shelf: boolean, updated_at: timestamp, updated_by: string() }),
+                closed({
+                  merchant_id: string(),
+                  sku_id: string(),
+                  price: money,
+                  sku_name: string(),
+                  on_shelf: boolean,
+                  updated_at: timestamp,
+                  updated_by: string(),
+                }),
               ),
             ),
             ...refusals({ 404: { codes: ['MERCHANT_NOT_FOUND'], description: 'no such merchant' } }),
@@ -751,7 +772,8 @@ export function backOfficeDocument() {
       '/admin/v1/projections/rebuild': {
         post: operation({
           summary: 'Rebuild the read models online',
-          description: 'One projection, or all of them one after the other; the service keeps answering from the live tables until the rebuilt ones are swapped in.',
+          description:
+            'One projection, or all of them one after the other; the service keeps answering from the live tables until the rebuilt ones are swapped in.',
           roles: ['admin'],
           body: closed({ projection: string() }, ['projection']),
           bodyOptional: true,
@@ -770,10 +792,14 @@ export function backOfficeDocument() {
         }),
       },
       '/health': {
-        get: probe('The summary: always 200 while the process serves, with this instance\'s projection positions', {
+        get: probe("The summary: always 200 while the process serves, with this instance's projection positions", {
           200: response({
             description: 'Serving',
-            schema: closed({ status: { const: 'ok' }, event_store: { enum: ['postgres', 'esdb'] }, projections: { type: 'object', additionalProperties: position } }),
+            schema: closed({
+              status: { const: 'ok' },
+              event_store: { enum: ['postgres', 'esdb'] },
+              projections: { type: 'object', additionalProperties: position },
+            }),
           }),
         }),
       },
@@ -783,24 +809,27 @@ export function backOfficeDocument() {
         }),
       },
       '/health/ready': {
-        get: probe(
-          'Readiness: Postgres and the event store answer, every migration is applied, and every projection is within READY_MAX_LAG_MS of the log',
-          {
-            200: response({ description: 'Ready', schema: success(closed({ status: { const: 'ready' }, checks: readinessChecks })) }),
-            503: response({
-              description: 'Not ready: `message` names each failed check, `checks` has them all',
-              schema: closed({ success: { const: false }, code: { const: 'NOT_READY' }, message: string(), checks: readinessChecks }),
-              headers: { 'Retry-After': { schema: { type: 'string' } } },
-            }),
-          },
-        ),
+        get: probe('Readiness: Postgres and the event store answer, every migration is applied, and every projection is within READY_MAX_LAG_MS of the log', {
+          200: response({ description: 'Ready', schema: success(closed({ status: { const: 'ready' }, checks: readinessChecks })) }),
+          503: response({
+            description: 'Not ready: `message` names each failed check, `checks` has them all',
+            schema: closed({ success: { const: false }, code: { const: 'NOT_READY' }, message: string(), checks: readinessChecks }),
+            headers: { 'Retry-After': { schema: { type: 'string' } } },
+          }),
+        }),
       },
       '/metrics': {
         get: {
           ...probe('Prometheus metrics (text exposition format 0.0.4)', {
             200: response({ description: 'The metrics', contentType: 'text/plain; version=0.0.4; charset=utf-8', schema: { type: 'string' } }),
-            401: response({ description: 'METRICS_TOKEN is set and the bearer token is missing or wrong', schema: closed({ success: { const: false }, code: { const: 'UNAUTHORIZED' }, message: string() }) }),
-            404: response({ description: 'Served on METRICS_PORT instead, or not at all (production without METRICS_TOKEN or METRICS_PORT)', schema: closed({ success: { const: false }, code: { const: 'NOT_FOUND' }, message: string() }) }),
+            401: response({
+              description: 'METRICS_TOKEN is set and the bearer token is missing or wrong',
+              schema: closed({ success: { const: false }, code: { const: 'UNAUTHORIZED' }, message: string() }),
+            }),
+            404: response({
+              description: 'Served on METRICS_PORT instead, or not at all (production without METRICS_TOKEN or METRICS_PORT)',
+              schema: closed({ success: { const: false }, code: { const: 'NOT_FOUND' }, message: string() }),
+            }),
           }),
           security: [{}, { MetricsToken: [] }],
         },
@@ -832,7 +861,8 @@ export function backOfficeDocument() {
         StaffToken: {
           type: 'http',
           scheme: 'bearer',
-          description: 'ADMIN_TOKEN, or a staff token from POST /admin/v1/staff. The staff console (/console) uses a session cookie instead, with X-CSRF-Token on changes.',
+          description:
+            'ADMIN_TOKEN, or a staff token from POST /admin/v1/staff. The staff console (/console) uses a session cookie instead, with X-CSRF-Token on changes.',
         },
         MetricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when it is set' },
       },

@@ -40,7 +40,8 @@ function section(file: string, document: Json): string {
     METHODS.filter((m) => item[m]).map((method) => operationHtml(method, path, item[method] as Json)),
   );
   const schemas = Object.entries(((document.components ?? {}) as Json).schemas ?? {}).map(
-    ([name, schema]) => `<details id="${anchor(`${file}-${name}`)}"><summary><code>${escape(name)}</code></summary><pre>${escape(JSON.stringify(schema, null, 2))}</pre></details>`,
+    ([name, schema]) =>
+      `<details id="${anchor(`${file}-${name}`)}"><summary><code>${escape(name)}</code></summary><pre>${escape(JSON.stringify(schema, null, 2))}</pre></details>`,
   );
   return `<h2 id="${anchor(file)}">${escape(title(document))}</h2>
 <p>${escape(String(info.description ?? ''))}</p>

@@ -1,23 +1,11 @@
-import {
-  array,
-  boolean,
-  closed,
-  failures,
-  money,
-  nullable,
-  ref,
-  requestIdHeader,
-  response,
-  Schema,
-  string,
-  stringMap,
-  success,
-  timestamp,
-} from './schema-kit';
+import { array, boolean, closed, failures, money, nullable, ref, requestIdHeader, response, Schema, string, stringMap, success, timestamp } from './schema-kit';
 
 /** Refusals every signed endpoint can give, by status, in the order they are checked (docs/merchant-api.md). */
 const SIGNED_FAILURES = {
-  400: { codes: ['QUERY_NOT_ALLOWED', 'INVALID_JSON', 'MALFORMED_HTTP'], description: 'A query string, a body that is not a JSON object, or bytes that are not HTTP' },
+  400: {
+    codes: ['QUERY_NOT_ALLOWED', 'INVALID_JSON', 'MALFORMED_HTTP'],
+    description: 'A query string, a body that is not a JSON object, or bytes that are not HTTP',
+  },
   401: {
     codes: ['MISSING_AUTH_HEADER', 'INVALID_API_KEY', 'TIMESTAMP_EXPIRED', 'INVALID_NONCE', 'INVALID_SIGNATURE', 'NONCE_REUSED'],
     description: 'Authentication failed (checked in this order); `field` names a missing header',
@@ -118,7 +106,10 @@ export function merchantApiDocument() {
         ),
         {
           202: response({ description: 'ACCEPTED: a new order, its amount frozen', schema: success(ref('Order'), ['ACCEPTED']) }),
-          200: response({ description: 'DUPLICATE: the existing order with this out_trade_no and the same target', schema: success(ref('Order'), ['DUPLICATE']) }),
+          200: response({
+            description: 'DUPLICATE: the existing order with this out_trade_no and the same target',
+            schema: success(ref('Order'), ['DUPLICATE']),
+          }),
           ...signedFailures({
             400: {
               codes: ['MISSING_REQUIRED_FIELD', 'INVALID_ACCOUNT_FIELD', 'ROUTE_UNAVAILABLE'],
@@ -142,7 +133,7 @@ export function merchantApiDocument() {
           200: response({ description: 'The order', schema: success(ref('Order')) }),
           ...signedFailures({
             ...FIELD_FAILURES,
-            404: { codes: ['ORDER_NOT_FOUND'], description: 'no such order of this merchant (another merchant\'s order too)' },
+            404: { codes: ['ORDER_NOT_FOUND'], description: "no such order of this merchant (another merchant's order too)" },
           }),
         },
       ),

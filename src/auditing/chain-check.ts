@@ -35,7 +35,15 @@ export async function checkWalletChain(store: EventStore, merchantId: string): P
           : event.metadata.hash !== chainHash(previous, event.revision, event.type, event.data)
             ? 'hash does not match the event’s revision, type and data'
             : undefined;
-      if (problem) return { merchant_id: merchantId, intact: false, events_checked: checked, last_revision: lastRevision, last_hash: previous, first_break: { revision, problem } };
+      if (problem)
+        return {
+          merchant_id: merchantId,
+          intact: false,
+          events_checked: checked,
+          last_revision: lastRevision,
+          last_hash: previous,
+          first_break: { revision, problem },
+        };
       previous = event.metadata.hash as string;
       lastRevision = revision;
       checked++;

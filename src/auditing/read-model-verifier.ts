@@ -2,7 +2,7 @@ import { Pool } from 'pg';
 import { comparePositions, EventStore, formatPosition, GlobalPosition, RecordedEvent, START } from '../infrastructure/event-store/event-store.port';
 import { orderStream } from '../ledger/streams';
 import { readAhead } from './read-ahead';
-import { Difference, DifferenceList, referenceOf, Row, without } from './verification/differences';
+import { Difference, DifferenceList, referenceOf, without } from './verification/differences';
 import { expectedOrderRow, ExpectedWalletRows, isFinalStage, LedgerFold, OrderFacts } from './verification/ledger-fold';
 import {
   differingOrders,
@@ -196,7 +196,9 @@ async function compareWalletRows(pool: Pool, expected: ExpectedWalletRows[], out
   }
   const ranges = walletRanges(expected);
   const [digests, snapshots] = await Promise.all([lineDigests(pool, ranges), snapshotsIn(pool, ranges)]);
-  const differing = new Map([...ranges].filter(([merchantId]) => digests.get(merchantId) !== lineDigest((lines.get(merchantId) ?? []).map((e) => e.lineDigestText()))));
+  const differing = new Map(
+    [...ranges].filter(([merchantId]) => digests.get(merchantId) !== lineDigest((lines.get(merchantId) ?? []).map((e) => e.lineDigestText()))),
+  );
   const found = await linesIn(pool, differing);
   for (const [merchantId] of differing) {
     for (const e of lines.get(merchantId) ?? []) {
@@ -206,7 +208,8 @@ async function compareWalletRows(pool: Pool, expected: ExpectedWalletRows[], out
   for (const e of expected) {
     const snapshot = snapshots.get(walletRowKey(e));
     // A snapshot is due at every interval; one elsewhere (from another interval) must be right too.
-    if (snapshot || e.snapshotDue) out.compareRow('rm_wallet_snapshots', { merchant_id: e.merchantId, revision: e.revision }, e.snapshot(), snapshot, e.by, e.by);
+    if (snapshot || e.snapshotDue)
+      out.compareRow('rm_wallet_snapshots', { merchant_id: e.merchantId, revision: e.revision }, e.snapshot(), snapshot, e.by, e.by);
   }
 }
 
@@ -231,7 +234,12 @@ function compareWallets(fold: LedgerFold, tables: TablesAtCheckpoints, out: Diff
   for (const [merchantId, row] of tables.wallets) out.stray('rm_wallets', { merchant_id: merchantId }, without(row, 'merchant_id'), null);
   for (const [rowKey, row] of tables.holds) {
     const closedBy = fold.wallets.get(row.merchant_id)?.closedBy.get(rowKey.slice(row.merchant_id.length + 1));
-    out.stray('rm_wallet_holds', { merchant_id: row.merchant_id, order_no: row.order_no, attempt: row.attempt }, { amount: row.amount }, closedBy ? referenceOf(closedBy) : null);
+    out.stray(
+      'rm_wallet_holds',
+      { merchant_id: row.merchant_id, order_no: row.order_no, attempt: row.attempt },
+      { amount: row.amount },
+      closedBy ? referenceOf(closedBy) : null,
+    );
   }
 }
 
@@ -272,7 +280,10 @@ class OrderComparison {
     // Missing at the checkpoints, or already final there: either way a difference, shown with the row as it is now.
     for (let i = 0; i < unlisted.length; i += ROWS_PER_LOOKUP) {
       const part = unlisted.slice(i, i + ROWS_PER_LOOKUP);
-      const rows = await orderRows(this.pool, part.map((f) => f.orderNo));
+      const rows = await orderRows(
+        this.pool,
+        part.map((f) => f.orderNo),
+      );
       for (const facts of part) {
         const actual = rows.get(facts.orderNo);
         if (actual && isFinalStage(actual.stage)) this.countFinal(String(actual.merchant_id));
@@ -288,7 +299,7 @@ class OrderComparison {
   async findStrays(store: EventStore, merchantId: string | undefined, out: DifferenceList): Promise<void> {
     for (const [owner, count] of this.tables.finalOrders) {
       let missing = count - (this.matchedFinal.get(owner) ?? 0);
-      for (let after = ''; missing > 0; ) {
+      for (let after = ''; missing > 0;) {
         const rows = await finalOrderRowsOf(this.pool, owner, after, ROWS_PER_LOOKUP);
         if (rows.length === 0) break;
         after = rows[rows.length - 1].order_no;

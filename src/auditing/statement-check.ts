@@ -471,13 +471,17 @@ function checkLines(format: 'json' | 'csv', read: Read | { ok: false; error: str
       const balance = BigInt(p.balanceAfter.replace('.', ''));
       const frozen = BigInt(p.frozenAfter.replace('.', ''));
       if (p.availableAfter !== formatAmount(balance - frozen)) {
-        at('ALTERED', `available_after is ${p.availableAfter} but balance_after ${p.balanceAfter} minus frozen_after ${p.frozenAfter} is ${formatAmount(balance - frozen)}`);
+        at(
+          'ALTERED',
+          `available_after is ${p.availableAfter} but balance_after ${p.balanceAfter} minus frozen_after ${p.frozenAfter} is ${formatAmount(balance - frozen)}`,
+        );
       }
       tip = tipAfter(index, p);
     }
   }
   if (options.onProgress && total >= progressEvery && stoppedAt === undefined) options.onProgress(total, total);
-  if (stoppedAt !== undefined) notes.push(`checking stopped at ${lineLabel(read, stoppedAt)}: with lines out of order, later results would only repeat the problem`);
+  if (stoppedAt !== undefined)
+    notes.push(`checking stopped at ${lineLabel(read, stoppedAt)}: with lines out of order, later results would only repeat the problem`);
 
   if (read.header) headerProblems(read.header, parsed, report, notes);
   problems.sort((a, b) => a.line - b.line);
@@ -524,7 +528,8 @@ function derivedProblem(p: ParsedLine): { balance: bigint; frozen: bigint } | { 
   }
   if (amount === undefined && MOVES_MONEY.has(p.type)) return malformed(`data.amount is missing, and a ${p.type} moves money`);
   const expectedAmount = formatAmount(amount ?? 0n);
-  if (p.amount !== expectedAmount) return altered(`amount is ${p.amount} but the event's data says ${expectedAmount} (data.amount ${JSON.stringify(raw ?? null)})`);
+  if (p.amount !== expectedAmount)
+    return altered(`amount is ${p.amount} but the event's data says ${expectedAmount} (data.amount ${JSON.stringify(raw ?? null)})`);
   const text = (key: string) => (typeof p.data[key] === 'string' ? (p.data[key] as string) : null);
   for (const [column, value, key] of [
     ['order_no', p.orderNo, 'orderNo'],
@@ -639,12 +644,7 @@ function continuityProblem(
 }
 
 /** The JSON header (merchant, currency, paging) against the lines. */
-function headerProblems(
-  header: NonNullable<Read['header']>,
-  parsed: (ParsedLine | string)[],
-  report: (p: StatementProblem) => void,
-  notes: string[],
-): void {
+function headerProblems(header: NonNullable<Read['header']>, parsed: (ParsedLine | string)[], report: (p: StatementProblem) => void, notes: string[]): void {
   const opened = parsed.find((p): p is ParsedLine => typeof p !== 'string' && p.type === 'WalletOpened');
   if (opened) {
     if (typeof header.merchantId === 'string' && opened.data.merchantId !== header.merchantId) {

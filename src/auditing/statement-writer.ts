@@ -35,7 +35,8 @@ export async function writeStatement(sink: Sink, format: StatementFormat, statem
   }
   let written = 0;
   for await (const l of statement.lines) await write(line(l, written++));
-  if (format === 'json') await write(`${written === 0 ? '' : '\n'}],"next_after_revision":${JSON.stringify(statement.next_after_revision)}}${envelope ? '}' : '\n'}`);
+  if (format === 'json')
+    await write(`${written === 0 ? '' : '\n'}],"next_after_revision":${JSON.stringify(statement.next_after_revision)}}${envelope ? '}' : '\n'}`);
   if (buffer.length > 0) await sink(buffer);
   return written;
 }

@@ -113,7 +113,13 @@ export async function openStatement(
 
 async function* noLines(): AsyncGenerator<StatementLine> {}
 
-async function* statementLines(store: EventStore, merchantId: string, start: WalletTally, window: StatementWindow, sliceSize: number): AsyncGenerator<StatementLine> {
+async function* statementLines(
+  store: EventStore,
+  merchantId: string,
+  start: WalletTally,
+  window: StatementWindow,
+  sliceSize: number,
+): AsyncGenerator<StatementLine> {
   let tally = start;
   for await (const slice of walletSlices(store, merchantId, start.revision, { sliceSize })) {
     for (const event of slice) {

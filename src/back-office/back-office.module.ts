@@ -25,8 +25,29 @@ import { StaffRepository } from './staff/staff.repository';
 /** The back office: /admin/v1/*, staff bearer tokens with roles; see docs/back-office-api.md. */
 @Module({
   imports: [MerchantsModule, FulfilmentModule, CallbacksModule],
-  controllers: [StaffController, MerchantsController, CatalogueController, ReconciliationController, CallbacksController, WalletHistoryController, VerificationController, RebuildController, OrdersController, StatusController],
-  providers: [ConsoleSessions, StaffAuthenticator, StaffAuthGuard, JsonBodyInterceptor, StaffRepository, MerchantsRepository, DepositsService, CatalogueRepository, RebuildRuns],
+  controllers: [
+    StaffController,
+    MerchantsController,
+    CatalogueController,
+    ReconciliationController,
+    CallbacksController,
+    WalletHistoryController,
+    VerificationController,
+    RebuildController,
+    OrdersController,
+    StatusController,
+  ],
+  providers: [
+    ConsoleSessions,
+    StaffAuthenticator,
+    StaffAuthGuard,
+    JsonBodyInterceptor,
+    StaffRepository,
+    MerchantsRepository,
+    DepositsService,
+    CatalogueRepository,
+    RebuildRuns,
+  ],
   exports: [ConsoleSessions, StaffAuthenticator],
 })
 export class BackOfficeModule {}

@@ -164,10 +164,11 @@ export class CallbackWorker {
     if ((this.perMerchant.get(merchantId) ?? 0) >= this.options.perMerchant) {
       // A first attempt claimed before its merchant was known: hand it back,
       // now marked with its merchant, so the claim query can pass it over.
-      await this.pool.query(
-        'update callback_deliveries set merchant_id = $2, lease_until = null where order_no = $1 and leased_by = $3',
-        [delivery.order_no, merchantId, this.options.instanceId],
-      );
+      await this.pool.query('update callback_deliveries set merchant_id = $2, lease_until = null where order_no = $1 and leased_by = $3', [
+        delivery.order_no,
+        merchantId,
+        this.options.instanceId,
+      ]);
       return;
     }
     this.perMerchant.set(merchantId, (this.perMerchant.get(merchantId) ?? 0) + 1);

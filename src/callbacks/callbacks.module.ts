@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { Pool } from 'pg';
 import { ProjectionRunner } from '../../projections/projection-runner';
 import { instanceId } from '../infrastructure/jobs/instance-id';

@@ -69,10 +69,9 @@ async function checkSchema(pool: Pool, config: AppConfig): Promise<void> {
   if (config.eventStore === 'postgres') tables.unshift('es_events');
   let missing: string[];
   try {
-    const { rows } = await pool.query<{ name: string }>(
-      `select name from unnest($1::text[]) as t(name) where to_regclass(quote_ident(name)) is null`,
-      [tables],
-    );
+    const { rows } = await pool.query<{ name: string }>(`select name from unnest($1::text[]) as t(name) where to_regclass(quote_ident(name)) is null`, [
+      tables,
+    ]);
     missing = rows.map((r) => r.name);
   } catch (error) {
     throw new EnvironmentError(connectionProblem(error, config));

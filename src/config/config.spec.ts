@@ -105,7 +105,11 @@ describe('loadConfig', () => {
       ['EVENT_STORE=mysql', { EVENT_STORE: 'mysql' }, 'EVENT_STORE'],
       ['EVENT_STORE=esdb without EVENTSTORE_CONNECTION_STRING', { EVENT_STORE: 'esdb' }, 'EVENTSTORE_CONNECTION_STRING'],
       ['EVENTSTORE_CONNECTION_STRING=http://x', { EVENTSTORE_CONNECTION_STRING: 'http://x' }, 'EVENTSTORE_CONNECTION_STRING'],
-      ['EVENT_STORE=esdb with a malformed connection string', { EVENT_STORE: 'esdb', EVENTSTORE_CONNECTION_STRING: 'http://x' }, 'EVENTSTORE_CONNECTION_STRING'],
+      [
+        'EVENT_STORE=esdb with a malformed connection string',
+        { EVENT_STORE: 'esdb', EVENTSTORE_CONNECTION_STRING: 'http://x' },
+        'EVENTSTORE_CONNECTION_STRING',
+      ],
       ['DATABASE_URL=http://x', { DATABASE_URL: 'http://x' }, 'DATABASE_URL'],
       ['DATABASE_URL=not a url', { DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
       ['UPSTREAM_URL=ftp://x', { UPSTREAM_URL: 'ftp://x' }, 'UPSTREAM_URL'],

@@ -133,7 +133,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
     fulfilmentConcurrency: read('FULFILMENT_CONCURRENCY', '256', integerIn(0, 10_000), 'an integer from 0 (off) to 10000'),
     fulfilmentMaxAttempts: read('FULFILMENT_MAX_ATTEMPTS', '10', integerIn(1, 1000), 'an integer from 1 to 1000'),
     fulfilmentRetryBaseMs: read('FULFILMENT_RETRY_BASE_MS', '1000', integerIn(1, 3_600_000), 'an integer of milliseconds'),
-    callbackRetryDelaysMs: read('CALLBACK_RETRY_DELAYS', DEFAULT_CALLBACK_DELAYS, durationList, 'a comma-separated list of durations like 100ms,30s,2m,1h, each at most 24h'),
+    callbackRetryDelaysMs: read(
+      'CALLBACK_RETRY_DELAYS',
+      DEFAULT_CALLBACK_DELAYS,
+      durationList,
+      'a comma-separated list of durations like 100ms,30s,2m,1h, each at most 24h',
+    ),
     callbackAllowPrivateNetworks: read('CALLBACK_ALLOW_PRIVATE_NETWORKS', 'false', boolean, '"true" or "false"'),
     callbackTimeoutMs: read('CALLBACK_TIMEOUT_MS', '10000', integerIn(50, 600_000), 'an integer of milliseconds from 50 to 600000'),
     callbackConcurrency: read('CALLBACK_CONCURRENCY', '128', integerIn(0, 10_000), 'an integer from 0 (off) to 10000'),
@@ -150,9 +155,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
   };
   // The request timeout covers the headers too, so a longer headers timeout could never fire.
   if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
-    problems.push(
-      `HTTP_HEADERS_TIMEOUT_MS (${config.httpHeadersTimeoutMs}) must not be longer than HTTP_REQUEST_TIMEOUT_MS (${config.httpRequestTimeoutMs})`,
-    );
+    problems.push(`HTTP_HEADERS_TIMEOUT_MS (${config.httpHeadersTimeoutMs}) must not be longer than HTTP_REQUEST_TIMEOUT_MS (${config.httpRequestTimeoutMs})`);
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return { config, warnings };

@@ -67,7 +67,7 @@ function readStored(file: string): Stored {
     return JSON.parse(readFileSync(file, 'utf8')) as Stored;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new Error(`cannot read ${file}: ${(error as Error).message} (delete it to start with new secrets)`);
+    throw new Error(`cannot read ${file}: ${(error as Error).message} (delete it to start with new secrets)`, { cause: error });
   }
 }
 

@@ -81,7 +81,10 @@ export class ConsoleController {
     const staff = typeof token === 'string' ? await this.authenticator.authenticate(`Bearer ${token}`) : undefined;
     if (!staff) throw new ApiError(401, 'UNAUTHORIZED', 'That token is not a valid staff token (it may have been rotated, or its member disabled)');
     const { sessionId } = await this.sessions.open(staff, token as string);
-    response.setHeader('Set-Cookie', sessionCookieHeader(sessionId, { secure: arrivedOverTls(request, this.config.trustProxy), maxAgeSeconds: SESSION_LIFETIME_SECONDS }));
+    response.setHeader(
+      'Set-Cookie',
+      sessionCookieHeader(sessionId, { secure: arrivedOverTls(request, this.config.trustProxy), maxAgeSeconds: SESSION_LIFETIME_SECONDS }),
+    );
     response.setHeader('Cache-Control', 'no-store');
     const session = (await this.sessions.find(sessionId))!;
     return successEnvelope('OK', { staff_id: staff.staffId, name: session.name, role: staff.role, csrf_token: session.csrfToken });

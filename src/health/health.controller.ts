@@ -55,6 +55,9 @@ export class HealthController {
     const failed = Object.entries(checks)
       .filter(([, check]) => !check.ok)
       .map(([name, check]) => `${name}: ${check.error}`);
-    response.status(503).set('Retry-After', '5').json({ ...failureEnvelope('NOT_READY', `Not ready: ${failed.join('; ')}`), checks: shown });
+    response
+      .status(503)
+      .set('Retry-After', '5')
+      .json({ ...failureEnvelope('NOT_READY', `Not ready: ${failed.join('; ')}`), checks: shown });
   }
 }

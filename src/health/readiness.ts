@@ -63,9 +63,7 @@ export class Readiness {
     const lagMs = Object.fromEntries(lags.map((l) => [l.projection, Math.round(l.seconds * 1000)]));
     const behind = lags.filter((l) => l.seconds * 1000 > this.maxLagMs).map((l) => l.projection);
     const detail = { max_lag_ms: this.maxLagMs, lag_ms: lagMs };
-    return behind.length === 0
-      ? { ok: true, detail }
-      : { ok: false, error: `${behind.join(', ')} more than ${this.maxLagMs} ms behind the log`, detail };
+    return behind.length === 0 ? { ok: true, detail } : { ok: false, error: `${behind.join(', ')} more than ${this.maxLagMs} ms behind the log`, detail };
   }
 }
 

@@ -1,10 +1,4 @@
-import {
-  EventStore,
-  ExpectedRevision,
-  GlobalPosition,
-  NO_STREAM,
-  WrongExpectedRevisionError,
-} from '../infrastructure/event-store/event-store.port';
+import { EventStore, ExpectedRevision, GlobalPosition, NO_STREAM, WrongExpectedRevisionError } from '../infrastructure/event-store/event-store.port';
 import { Decider, Decision } from '../shared/decider';
 import { decodeEvent, DomainEvent, encodeEvent } from './event-codec';
 
@@ -55,7 +49,11 @@ export async function handleCommand<State, Command, Event extends DomainEvent, C
     if (!decision.ok && guessing) continue; // refuse only on what the stream says, not on a guess
     if (!decision.ok || decision.events.length === 0) return { decision, state, revision };
     try {
-      const result = await store.append(streamId, decision.events.map((e) => encodeEvent(e)), revision);
+      const result = await store.append(
+        streamId,
+        decision.events.map((e) => encodeEvent(e)),
+        revision,
+      );
       return {
         decision,
         state: decision.events.reduce(decider.evolve, state),

@@ -89,7 +89,14 @@ describe('MerchantClient', () => {
   it('serialises an object body exactly once and sends those bytes', async () => {
     const { fetch, sent } = fakeFetch();
     let serialised = 0;
-    const body = { out_trade_no: 'A-1', note: 'Café 🎮', toJSON() { serialised += 1; return { out_trade_no: 'A-1', note: 'Café 🎮', n: serialised }; } };
+    const body = {
+      out_trade_no: 'A-1',
+      note: 'Café 🎮',
+      toJSON() {
+        serialised += 1;
+        return { out_trade_no: 'A-1', note: 'Café 🎮', n: serialised };
+      },
+    };
     await client(fetch).request('/api/v2/topup/submit', body);
     expect(serialised).toBe(1);
     expect(sent[0].bytes.toString('utf8')).toBe('{"out_trade_no":"A-1","note":"Café 🎮","n":1}');

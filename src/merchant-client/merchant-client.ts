@@ -86,8 +86,7 @@ export interface CallbackPayload {
 }
 
 export type ApiResponse<T> =
-  | { success: true; code: 'OK' | 'ACCEPTED' | 'DUPLICATE'; data: T }
-  | { success: false; code: string; message: string; field?: string };
+  { success: true; code: 'OK' | 'ACCEPTED' | 'DUPLICATE'; data: T } | { success: false; code: string; message: string; field?: string };
 
 export interface ApiResult<T> {
   status: number;

@@ -64,14 +64,16 @@ describe('sign', () => {
 
   it('changes with every input', () => {
     const base = sign(SECRET, TS, NONCE, PATH, '{}');
-    expect(new Set([
-      base,
-      sign(`${SECRET}x`, TS, NONCE, PATH, '{}'),
-      sign(SECRET, '1767225601', NONCE, PATH, '{}'),
-      sign(SECRET, TS, `${NONCE}0`, PATH, '{}'),
-      sign(SECRET, TS, NONCE, '/api/v2/topup/query', '{}'),
-      sign(SECRET, TS, NONCE, PATH, '{ }'),
-    ]).size).toBe(6);
+    expect(
+      new Set([
+        base,
+        sign(`${SECRET}x`, TS, NONCE, PATH, '{}'),
+        sign(SECRET, '1767225601', NONCE, PATH, '{}'),
+        sign(SECRET, TS, `${NONCE}0`, PATH, '{}'),
+        sign(SECRET, TS, NONCE, '/api/v2/topup/query', '{}'),
+        sign(SECRET, TS, NONCE, PATH, '{ }'),
+      ]).size,
+    ).toBe(6);
   });
 });
 
@@ -86,7 +88,8 @@ describe('newNonce', () => {
 describe('verifyCallback', () => {
   const CALLBACK_PATH = '/topup/callback';
   const NOW_MS = Number(TS) * 1000 + 250; // the callback arrived 0.25 s after it was signed
-  const BODY = '{"order_no":"T01","out_trade_no":"A-1","status":"success","amount":"1.20","account_id":"12345678","fail_code":null,"fail_reason":null,"completed_at":"2026-01-01T00:00:00.000+00:00"}';
+  const BODY =
+    '{"order_no":"T01","out_trade_no":"A-1","status":"success","amount":"1.20","account_id":"12345678","fail_code":null,"fail_reason":null,"completed_at":"2026-01-01T00:00:00.000+00:00"}';
 
   /** A callback as node's http module would hand it over: lowercase header names. */
   function callback(over: { timestamp?: string; body?: string } = {}): VerifyCallbackInput {

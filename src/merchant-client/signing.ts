@@ -22,7 +22,9 @@ export function stringToSign(timestamp: string, nonce: string, path: string, bod
 
 /** Lowercase hex HMAC-SHA256 of the string to sign, keyed with the app secret. */
 export function sign(appSecret: string, timestamp: string, nonce: string, path: string, body: string | Uint8Array): string {
-  return createHmac('sha256', appSecret).update(stringToSign(timestamp, nonce, path, body)).digest('hex');
+  return createHmac('sha256', appSecret)
+    .update(stringToSign(timestamp, nonce, path, body))
+    .digest('hex');
 }
 
 /** 16 random bytes as 32 hex characters: well inside the 1-128 printable ASCII rule. */
@@ -53,9 +55,7 @@ export interface VerifyCallbackInput {
   seenNonce?: (nonce: string) => boolean;
 }
 
-export type VerifyCallbackResult =
-  | { ok: true }
-  | { ok: false; reason: 'MISSING_HEADER' | 'TIMESTAMP_EXPIRED' | 'INVALID_SIGNATURE' | 'NONCE_REUSED' };
+export type VerifyCallbackResult = { ok: true } | { ok: false; reason: 'MISSING_HEADER' | 'TIMESTAMP_EXPIRED' | 'INVALID_SIGNATURE' | 'NONCE_REUSED' };
 
 /**
  * Checks a callback from the service: it is signed like a merchant request,

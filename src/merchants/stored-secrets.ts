@@ -29,7 +29,7 @@ const BATCH = 1000;
 async function* sealedSecrets(pool: Pool): AsyncGenerator<SealedSecret[]> {
   const { rows: table } = await pool.query<{ present: boolean }>(`select to_regclass('merchants') is not null as present`);
   if (!table[0].present) return;
-  for (let after = ''; ; ) {
+  for (let after = ''; ;) {
     const { rows } = await pool.query<{ merchant_id: string; current: Buffer; previous: Buffer | null }>(
       `select merchant_id, app_secret_enc as current,
          case when previous_app_secret_valid_until > now() then previous_app_secret_enc end as previous

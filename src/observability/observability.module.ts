@@ -49,7 +49,12 @@ class MetricsListener implements OnApplicationBootstrap, OnApplicationShutdown {
       provide: MetricsEndpoint,
       inject: [METRICS, APP_CONFIG, PG_POOL, EVENT_STORE, ProjectionRunner],
       useFactory: (metrics: Metrics, config: AppConfig, pool: Pool, store: EventStore, projections: ProjectionRunner) => {
-        registerScrapeReadings(metrics, pool, store, projections.projections.map((p) => p.name));
+        registerScrapeReadings(
+          metrics,
+          pool,
+          store,
+          projections.projections.map((p) => p.name),
+        );
         return new MetricsEndpoint(metrics, config);
       },
     },
@@ -57,7 +62,13 @@ class MetricsListener implements OnApplicationBootstrap, OnApplicationShutdown {
       provide: Readiness,
       inject: [PG_POOL, EVENT_STORE, APP_CONFIG, ProjectionRunner],
       useFactory: (pool: Pool, store: EventStore, config: AppConfig, projections: ProjectionRunner) =>
-        new Readiness(pool, store, allMigrations(config), projections.projections.map((p) => p.name), config.readyMaxLagMs),
+        new Readiness(
+          pool,
+          store,
+          allMigrations(config),
+          projections.projections.map((p) => p.name),
+          config.readyMaxLagMs,
+        ),
     },
     MetricsListener,
   ],

@@ -17,8 +17,7 @@ export interface Refusal<Code extends string = string> {
 }
 
 export type Decision<Event, Code extends string> =
-  | { readonly ok: true; readonly events: readonly Event[] }
-  | { readonly ok: false; readonly refusal: Refusal<Code> };
+  { readonly ok: true; readonly events: readonly Event[] } | { readonly ok: false; readonly refusal: Refusal<Code> };
 
 export const accept = <Event>(...events: Event[]): Decision<Event, never> => ({ ok: true, events });
 export const refuse = <Code extends string>(code: Code, message: string): Decision<never, Code> => ({

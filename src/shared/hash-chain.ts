@@ -22,5 +22,7 @@ export function canonicalJson(value: unknown): string {
  * removing or reordering any event breaks every hash after it.
  */
 export function chainHash(prevHash: string, revision: bigint | number, type: string, data: unknown): string {
-  return createHash('sha256').update(`${prevHash}\n${revision}\n${type}\n${canonicalJson(data)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${prevHash}\n${revision}\n${type}\n${canonicalJson(data)}`)
+    .digest('hex');
 }

@@ -1,7 +1,6 @@
 import Ajv2020 from 'ajv/dist/2020';
 import type { RawReply } from '../support/raw-http';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
 
 export interface Reply {
@@ -74,7 +73,13 @@ export class DocumentedApi {
     if (!operation) {
       const documented = METHODS.find((m) => item[m])!;
       const status = item[documented].responses['405'] ? 405 : 404;
-      this.expectRefusal(where, reply, status, status === 405 ? 'METHOD_NOT_ALLOWED' : 'NOT_FOUND', `/paths/${token(template)}/${documented}/responses/${status}`);
+      this.expectRefusal(
+        where,
+        reply,
+        status,
+        status === 405 ? 'METHOD_NOT_ALLOWED' : 'NOT_FOUND',
+        `/paths/${token(template)}/${documented}/responses/${status}`,
+      );
       return;
     }
     this.seen.add(`${method.toUpperCase()} ${template} ${reply.status}`);

@@ -65,7 +65,10 @@ describe('OpenAPI documents (/docs)', () => {
     const timestamp = overrides.timestamp ?? String(Math.floor(Date.now() / 1000));
     const nonce = overrides.nonce ?? randomBytes(8).toString('hex');
     const signature =
-      overrides.signature ?? createHmac('sha256', merchant.appSecret).update(`${timestamp}\n${nonce}\n${path.split('?')[0]}\n${body}`).digest('hex');
+      overrides.signature ??
+      createHmac('sha256', merchant.appSecret)
+        .update(`${timestamp}\n${nonce}\n${path.split('?')[0]}\n${body}`)
+        .digest('hex');
     const method = overrides.method ?? 'POST';
     return send(method, path, {
       body: method === 'GET' ? undefined : body,
@@ -363,9 +366,7 @@ describe('OpenAPI documents (/docs)', () => {
       expect(routes.length).toBeGreaterThanOrEqual(20);
       expect([...new Set(routes)].filter((route) => !operations.has(route))).toEqual([]);
 
-      const codes = [...prose.matchAll(/^\| (\d{3}) \| (`[A-Z_]+`(?:, `[A-Z_]+`)*) \|/gm)].flatMap((m) =>
-        [...m[2].matchAll(/`([A-Z_]+)`/g)].map((c) => c[1]),
-      );
+      const codes = [...prose.matchAll(/^\| (\d{3}) \| (`[A-Z_]+`(?:, `[A-Z_]+`)*) \|/gm)].flatMap((m) => [...m[2].matchAll(/`([A-Z_]+)`/g)].map((c) => c[1]));
       expect(codes.length).toBeGreaterThanOrEqual(12);
       const documented = codesIn(document);
       expect(codes.filter((code) => !documented.has(code))).toEqual([]);

@@ -52,7 +52,10 @@ describe('auditors: times in query strings, and the balance now', () => {
     // A negative offset needs no encoding, and a space anywhere else is still refused.
     const minus = await get(`/admin/v1/wallets/${merchant.merchantId}/balance?at=${events[1].createdAt.toISOString().replace(/\.\d+Z$/, '')}-00:00`);
     expect(minus.status).toBe(200);
-    expect((await get(`/admin/v1/wallets/${merchant.merchantId}/balance?at=2026-11-22 10:00:00+00:00`)).body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'at' });
+    expect((await get(`/admin/v1/wallets/${merchant.merchantId}/balance?at=2026-11-22 10:00:00+00:00`)).body).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      field: 'at',
+    });
   });
 
   it('a refused time says what to send, and every example it gives works pasted as it is', async () => {

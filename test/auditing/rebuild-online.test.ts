@@ -82,7 +82,7 @@ describe('POST /admin/v1/projections/rebuild: online, in the background', () => 
 
   async function waitUntilFinished(id: string) {
     let last: unknown;
-    for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
       const reply = await admin('GET', `${REBUILD}/${id}`);
       expect(reply.status).toBe(200);
       if (reply.body.data.status !== 'running') return reply.body.data;
@@ -97,7 +97,7 @@ describe('POST /admin/v1/projections/rebuild: online, in the background', () => 
     let started: Reply | undefined;
     let again: Reply | undefined;
     let finished: any;
-    let duringRebuild = 0;
+    let duringRebuild: number | undefined;
     try {
       await new Promise((r) => setTimeout(r, 300));
       started = await admin('POST', REBUILD, {});

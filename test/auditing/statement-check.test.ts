@@ -184,7 +184,7 @@ describe('checkStatement', () => {
       }
     });
 
-    it("an altered data.amount: ALTERED at that line, through its hash", () => {
+    it('an altered data.amount: ALTERED at that line, through its hash', () => {
       const k = indexOf(statement, 'FrozenFundsDeducted', 2);
       const s = clone(statement);
       s.lines[k].data.amount = '1';
@@ -212,17 +212,23 @@ describe('checkStatement', () => {
       const k = indexOf(statement, 'FundsFrozen', 5);
       const s = clone(statement);
       s.lines[k].frozen_after = '0.00';
-      expect(checkStatement(asJson(s)).problems).toEqual([{ line: k + 1, revision: k, kind: 'ALTERED', message: expect.stringMatching(/^frozen_after is 0\.00/) }]);
+      expect(checkStatement(asJson(s)).problems).toEqual([
+        { line: k + 1, revision: k, kind: 'ALTERED', message: expect.stringMatching(/^frozen_after is 0\.00/) },
+      ]);
       const t = clone(statement);
       t.lines[k].available_after = '0.01';
-      expect(checkStatement(statementCsv(t)).problems).toEqual([{ line: csv.line(k), revision: k, kind: 'ALTERED', message: expect.stringMatching(/^available_after is 0\.01/) }]);
+      expect(checkStatement(statementCsv(t)).problems).toEqual([
+        { line: csv.line(k), revision: k, kind: 'ALTERED', message: expect.stringMatching(/^available_after is 0\.01/) },
+      ]);
     });
 
     it('an altered derived text column (order_no, reason): ALTERED at that line', () => {
       const k = indexOf(statement, 'FrozenFundsReleased', 0);
       const s = clone(statement);
       s.lines[k].reason = 'customer cancelled';
-      expect(checkStatement(statementCsv(s)).problems).toEqual([{ line: csv.line(k), revision: k, kind: 'ALTERED', message: expect.stringMatching(/^reason is/) }]);
+      expect(checkStatement(statementCsv(s)).problems).toEqual([
+        { line: csv.line(k), revision: k, kind: 'ALTERED', message: expect.stringMatching(/^reason is/) },
+      ]);
       const t = clone(statement);
       t.lines[k - 1].order_no = 'ORD-99999';
       expect(checkStatement(asJson(t)).problems).toEqual([{ line: k, revision: k - 1, kind: 'ALTERED', message: expect.stringMatching(/^order_no is/) }]);
@@ -235,7 +241,12 @@ describe('checkStatement', () => {
       for (const { text, line } of exportsOf(s)) {
         const report = checkStatement(text);
         expect(report.problems).toEqual([
-          { line: line(k), revision: k + 1, kind: 'MISSING', message: expect.stringMatching(new RegExp(`^1 line missing between revision ${k - 1} and ${k + 1}`)) },
+          {
+            line: line(k),
+            revision: k + 1,
+            kind: 'MISSING',
+            message: expect.stringMatching(new RegExp(`^1 line missing between revision ${k - 1} and ${k + 1}`)),
+          },
         ]);
         expect(report.lines).toBe(n - 1);
       }
@@ -309,14 +320,24 @@ describe('checkStatement', () => {
       const [moved] = s.lines.splice(7, 1);
       s.lines.splice(20, 0, moved);
       const report = checkStatement(asJson(s));
-      expect(report.problems[0]).toEqual({ line: 8, revision: 8, kind: 'REORDERED', message: expect.stringMatching(/^lines\[7\] and lines\[20\] are out of order/) });
+      expect(report.problems[0]).toEqual({
+        line: 8,
+        revision: 8,
+        kind: 'REORDERED',
+        message: expect.stringMatching(/^lines\[7\] and lines\[20\] are out of order/),
+      });
     });
 
     it('a duplicated line: REORDERED at the copy', () => {
       const s = clone(statement);
       s.lines.splice(9, 0, clone(statement).lines[8]);
       expect(checkStatement(asJson(s)).problems[0]).toEqual({ line: 10, revision: 8, kind: 'REORDERED', message: expect.stringMatching(/repeats lines\[8\]/) });
-      expect(checkStatement(statementCsv(s)).problems[0]).toEqual({ line: 11, revision: 8, kind: 'REORDERED', message: expect.stringMatching(/repeats line 10 /) });
+      expect(checkStatement(statementCsv(s)).problems[0]).toEqual({
+        line: 11,
+        revision: 8,
+        kind: 'REORDERED',
+        message: expect.stringMatching(/repeats line 10 /),
+      });
     });
 
     it('an edited prev_hash: ALTERED at that line', () => {
@@ -338,7 +359,12 @@ describe('checkStatement', () => {
       rehashFrom(s, k, k);
       for (const { text, line, name } of exportsOf(s)) {
         expect(checkStatement(text).problems).toEqual([
-          { line: line(k + 1), revision: k + 1, kind: 'BROKEN_LINK', message: expect.stringMatching(new RegExp(`is not the hash of ${escape(name(k))} \\(revision ${k}\\)`)) },
+          {
+            line: line(k + 1),
+            revision: k + 1,
+            kind: 'BROKEN_LINK',
+            message: expect.stringMatching(new RegExp(`is not the hash of ${escape(name(k))} \\(revision ${k}\\)`)),
+          },
         ]);
       }
     });
@@ -412,7 +438,7 @@ describe('checkStatement', () => {
       expect(checkStatement(JSON.stringify({ success: true, code: 'OK', data: statement })).ok).toBe(true);
     });
 
-    it("JSON: a refusal from the service says so", () => {
+    it('JSON: a refusal from the service says so', () => {
       const report = checkStatement(JSON.stringify({ success: false, code: 'WALLET_NOT_FOUND', message: 'No wallet for merchant m-1' }));
       expect(report.problems).toEqual([
         { line: 0, kind: 'MALFORMED', message: "the file is the service's refusal, not a statement: WALLET_NOT_FOUND: No wallet for merchant m-1" },
@@ -436,7 +462,12 @@ describe('checkStatement', () => {
     it('a CSV row missing its last columns', () => {
       const rows = rowsOf(statementCsv(statement));
       rows[3] = rows[3].slice(0, rows[3].lastIndexOf(','));
-      expect(checkStatement(rows.join('\n')).problems[0]).toEqual({ line: 4, revision: 2, kind: 'MALFORMED', message: 'the row has 14 of 15 columns (truncated or damaged)' });
+      expect(checkStatement(rows.join('\n')).problems[0]).toEqual({
+        line: 4,
+        revision: 2,
+        kind: 'MALFORMED',
+        message: 'the row has 14 of 15 columns (truncated or damaged)',
+      });
     });
 
     it('bad JSON in the data column, a bad amount, a JSON line without a column', () => {
@@ -503,7 +534,9 @@ describe('verify-statement CLI', () => {
       timeout: 60_000,
     });
     expect(result.status).toBe(0);
-    expect(result.stdout).toMatch(new RegExp(`^OK: ${n - 5} lines, revisions 5\\.\\.${n - 1}, chain intact, last hash [0-9a-f]{64}\nnote: the export starts mid-stream at revision 5`));
+    expect(result.stdout).toMatch(
+      new RegExp(`^OK: ${n - 5} lines, revisions 5\\.\\.${n - 1}, chain intact, last hash [0-9a-f]{64}\nnote: the export starts mid-stream at revision 5`),
+    );
   });
 
   it('an altered line: exit 1, names the line', () => {

@@ -39,8 +39,13 @@ describe('statements: screen-sized pages with a cursor, and a streamed export of
   /** Every page from the first, following the cursor. */
   async function walkJson(query = '') {
     const pages: any[] = [];
-    for (let after: number | null = null; ; ) {
-      const page: Reply = await admin('GET', `/admin/v1/wallets/${merchant.merchantId}/statement?${query}${after === null ? '' : `&after_revision=${after}`}`, undefined, auditor);
+    for (let after: number | null = null; ;) {
+      const page: Reply = await admin(
+        'GET',
+        `/admin/v1/wallets/${merchant.merchantId}/statement?${query}${after === null ? '' : `&after_revision=${after}`}`,
+        undefined,
+        auditor,
+      );
       expect(page.status).toBe(200);
       pages.push(page.body.data);
       after = page.body.data.next_after_revision;
@@ -81,7 +86,10 @@ describe('statements: screen-sized pages with a cursor, and a streamed export of
     try {
       const file = join(dir, 'statement.json');
       writeFileSync(file, text);
-      const run = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/auditing/verify-statement.cli.ts', file], { cwd: ROOT, encoding: 'utf8' });
+      const run = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/auditing/verify-statement.cli.ts', file], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      });
       expect(run.status).toBe(0);
       expect(run.stdout).toContain(`OK: ${events.length} lines, revisions 0..${events.length - 1}, chain intact`);
     } finally {
@@ -105,7 +113,7 @@ describe('statements: screen-sized pages with a cursor, and a streamed export of
     const [header, ...rows] = csv.trimEnd().split('\r\n');
 
     const paged: string[] = [];
-    for (let after: string | null = null; ; ) {
+    for (let after: string | null = null; ;) {
       const page = await get(`${statementUrl}?format=csv&limit=250${after === null ? '' : `&after_revision=${after}`}`);
       expect(page.status).toBe(200);
       const [pageHeader, ...pageRows] = (await page.text()).trimEnd().split('\r\n');

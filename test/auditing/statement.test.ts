@@ -8,7 +8,6 @@ import { RunningService } from '../support/service';
 import { handFold } from '../support/expectations';
 import { auditedWallet } from '../support/wallet-history';
 
-
 describe('auditors: statements and balances as of any instant, replayed from the events', () => {
   let service: RunningService;
   let teardown: () => Promise<void>;
@@ -66,7 +65,12 @@ describe('auditors: statements and balances as of any instant, replayed from the
     const events = await service.store.readStream(walletStream(merchant.merchantId));
     for (const fraction of [0.05, 0.3, 0.5, 0.77, 1]) {
       const k = Math.min(events.length - 1, Math.floor(events.length * fraction));
-      const byPosition = await admin('GET', `/admin/v1/wallets/${merchant.merchantId}/balance?position=${formatPosition(events[k].position)}`, undefined, auditor);
+      const byPosition = await admin(
+        'GET',
+        `/admin/v1/wallets/${merchant.merchantId}/balance?position=${formatPosition(events[k].position)}`,
+        undefined,
+        auditor,
+      );
       expect(byPosition.body.data).toMatchObject({ ...handFold(events.slice(0, k + 1)), events_applied: k + 1, last_revision: k });
       const at = events[k].createdAt;
       const upToInstant = events.filter((e) => e.createdAt <= at);
@@ -95,12 +99,17 @@ describe('auditors: statements and balances as of any instant, replayed from the
     });
     expect(csv.headers.get('content-type')).toMatch(/text\/csv/);
     const rows = (await csv.text()).trim().split('\r\n');
-    expect(rows[0]).toBe('revision,position,recorded_at,occurred_at,type,order_no,reference,reason,amount,balance_after,frozen_after,available_after,data,prev_hash,hash');
+    expect(rows[0]).toBe(
+      'revision,position,recorded_at,occurred_at,type,order_no,reference,reason,amount,balance_after,frozen_after,available_after,data,prev_hash,hash',
+    );
     expect(rows).toHaveLength(events.length + 1);
 
     const reconciler = await admin.createStaff('reconciler');
     expect((await admin('GET', `/admin/v1/wallets/${merchant.merchantId}/statement`, undefined, { token: reconciler.token })).status).toBe(403);
-    expect((await admin('GET', `/admin/v1/wallets/${merchant.merchantId}/statement?from=yesterday`, undefined, auditor)).body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'from' });
+    expect((await admin('GET', `/admin/v1/wallets/${merchant.merchantId}/statement?from=yesterday`, undefined, auditor)).body).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      field: 'from',
+    });
     expect((await admin('GET', `/admin/v1/wallets/${merchant.merchantId}/balance?at=2000-01-01T00:00:00Z&position=1/1`, undefined, auditor)).status).toBe(422);
     expect((await admin('GET', '/admin/v1/wallets/mch_nobody/statement', undefined, auditor)).body).toMatchObject({ code: 'WALLET_NOT_FOUND' });
   });
@@ -134,4 +143,3 @@ describe('auditors: statements and balances as of any instant, replayed from the
     expect(first(checkStatement(swapped.join('\r\n')))).toEqual({ line: 901, kind: 'REORDERED' });
   });
 });
-

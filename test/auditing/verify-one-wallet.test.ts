@@ -19,7 +19,10 @@ function recordingStore(store: EventStore) {
   const recording: EventStore = {
     append: (...args) => store.append(...args),
     readStream: (streamId, ...rest) => (reads.push({ method: 'readStream', streams: [streamId] }), store.readStream(streamId, ...rest)),
-    readStreamForReplay: (streamId, ...rest) => (reads.push({ method: 'readStreamForReplay', streams: [streamId] }), store.readStreamForReplay(streamId, ...rest)),
+    readStreamForReplay: (streamId, ...rest) => (
+      reads.push({ method: 'readStreamForReplay', streams: [streamId] }),
+      store.readStreamForReplay(streamId, ...rest)
+    ),
     readStreams: (streamIds) => (reads.push({ method: 'readStreams', streams: [...streamIds] }), store.readStreams(streamIds)),
     readAll: (...args) => (reads.push({ method: 'readAll', streams: [] }), store.readAll(...args)),
     subscribeToAll: (options) => store.subscribeToAll(options),
@@ -96,7 +99,11 @@ describe('verifying one wallet reads that wallet, whatever else the log holds', 
     const theirs = await service.store.readStream(walletStream(built.hotMerchant), 2500n, 1);
     const mine = ours[ours.length - 10];
     const alter = (merchantId: string, revision: bigint, by: number) =>
-      service.pool.query('update rm_statement_lines set balance_after = balance_after + $3 where merchant_id = $1 and revision = $2', [merchantId, revision.toString(), by]);
+      service.pool.query('update rm_statement_lines set balance_after = balance_after + $3 where merchant_id = $1 and revision = $2', [
+        merchantId,
+        revision.toString(),
+        by,
+      ]);
     await alter(merchant.merchantId, mine.revision, 3);
     await alter(built.hotMerchant, theirs[0].revision, 5);
     try {

@@ -97,9 +97,14 @@ describe('POST /admin/v1/audit/verify: the read models against a replay of the l
   it('names an altered statement line with the event at its revision, and rows no event explains', async () => {
     const walletEvents = await service.store.readStream(walletStream(merchant));
     const event = walletEvents.find((e) => e.type === 'FrozenFundsDeducted')!;
-    const hold = walletEvents.find((e) => e.type === 'FundsFrozen' && !walletEvents.some((c) => c.type !== 'FundsFrozen' && c.data.orderNo === e.data.orderNo))!;
+    const hold = walletEvents.find(
+      (e) => e.type === 'FundsFrozen' && !walletEvents.some((c) => c.type !== 'FundsFrozen' && c.data.orderNo === e.data.orderNo),
+    )!;
     const holdRow = [merchant, hold.data.orderNo, hold.data.attempt];
-    await service.pool.query('update rm_statement_lines set amount = amount + 7 where merchant_id = $1 and revision = $2', [merchant, event.revision.toString()]);
+    await service.pool.query('update rm_statement_lines set amount = amount + 7 where merchant_id = $1 and revision = $2', [
+      merchant,
+      event.revision.toString(),
+    ]);
     await service.pool.query('delete from rm_wallet_holds where merchant_id = $1 and order_no = $2 and attempt = $3', holdRow);
     await service.pool.query(
       `insert into rm_orders (order_no, merchant_id, out_trade_no, attempt, stage, sku_id, account_id, account_fields, amount, currency, created_at, updated_at)
@@ -135,11 +140,14 @@ describe('POST /admin/v1/audit/verify: the read models against a replay of the l
         },
       ]);
     } finally {
-      await service.pool.query('update rm_statement_lines set amount = amount - 7 where merchant_id = $1 and revision = $2', [merchant, event.revision.toString()]);
-      await service.pool.query(
-        `insert into rm_wallet_holds (merchant_id, order_no, attempt, amount, frozen_at) values ($1, $2, $3, $4, now())`,
-        [...holdRow, hold.data.amount],
-      );
+      await service.pool.query('update rm_statement_lines set amount = amount - 7 where merchant_id = $1 and revision = $2', [
+        merchant,
+        event.revision.toString(),
+      ]);
+      await service.pool.query(`insert into rm_wallet_holds (merchant_id, order_no, attempt, amount, frozen_at) values ($1, $2, $3, $4, now())`, [
+        ...holdRow,
+        hold.data.amount,
+      ]);
       await service.pool.query(`delete from rm_orders where order_no = 'TGHOST'`);
     }
     expect((await verify()).body.data.clean).toBe(true);

@@ -99,7 +99,10 @@ describe('wallet snapshots: balance as of any moment from the nearest one, each 
       const at = formatPosition(events[1500].position);
       expect((await balance(`position=${at}&replay=full`)).body.data).toMatchObject(handFold(events.slice(0, 1501)));
     } finally {
-      await service.pool.query('update rm_wallet_snapshots set balance = balance - 1 where merchant_id = $1 and revision = $2', [merchant.merchantId, revision]);
+      await service.pool.query('update rm_wallet_snapshots set balance = balance - 1 where merchant_id = $1 and revision = $2', [
+        merchant.merchantId,
+        revision,
+      ]);
     }
     expect((await verify({ merchant_id: merchant.merchantId, scope: 'wallet' })).body.data.clean).toBe(true);
   });
@@ -114,10 +117,18 @@ describe('wallet snapshots: balance as of any moment from the nearest one, each 
       });
       const reply = await verify({ merchant_id: merchant.merchantId, scope: 'wallet' });
       expect(reply.body.data.differences).toEqual([
-        expect.objectContaining({ table: 'rm_wallet_snapshots', key: { merchant_id: merchant.merchantId, revision: 1999 }, column: 'event_hash', expected: events[1999].metadata.hash }),
+        expect.objectContaining({
+          table: 'rm_wallet_snapshots',
+          key: { merchant_id: merchant.merchantId, revision: 1999 },
+          column: 'event_hash',
+          expected: events[1999].metadata.hash,
+        }),
       ]);
     } finally {
-      await service.pool.query(`update rm_wallet_snapshots set event_hash = $2 where merchant_id = $1 and revision = 1999`, [merchant.merchantId, events[1999].metadata.hash]);
+      await service.pool.query(`update rm_wallet_snapshots set event_hash = $2 where merchant_id = $1 and revision = 1999`, [
+        merchant.merchantId,
+        events[1999].metadata.hash,
+      ]);
     }
   });
 
@@ -130,7 +141,16 @@ describe('wallet snapshots: balance as of any moment from the nearest one, each 
       service.pool.query(
         `insert into rm_wallet_snapshots (merchant_id, revision, position_commit, position_prepare, recorded_at, event_hash, balance, frozen)
          values ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [merchant.merchantId, revision, event.position.commit.toString(), event.position.prepare.toString(), event.createdAt, event.metadata.hash, amounts.balance, amounts.frozen],
+        [
+          merchant.merchantId,
+          revision,
+          event.position.commit.toString(),
+          event.position.prepare.toString(),
+          event.createdAt,
+          event.metadata.hash,
+          amounts.balance,
+          amounts.frozen,
+        ],
       );
     await insert(1500, events[1500], { balance: minor(folded.balance), frozen: minor(folded.frozen_balance) });
     await insert(events.length + 10, events[events.length - 1], { balance: '1', frozen: '0' });
@@ -146,7 +166,11 @@ describe('wallet snapshots: balance as of any moment from the nearest one, each 
           table: 'rm_wallet_snapshots',
           key: { merchant_id: merchant.merchantId, revision: 1999 },
           column: null,
-          expected: expect.objectContaining({ balance: formatAmount(BigInt(saved.balance)), frozen: formatAmount(BigInt(saved.frozen)), event_hash: saved.event_hash }),
+          expected: expect.objectContaining({
+            balance: formatAmount(BigInt(saved.balance)),
+            frozen: formatAmount(BigInt(saved.frozen)),
+            event_hash: saved.event_hash,
+          }),
           actual: null,
           explained_by: reference(events[1999]),
         },

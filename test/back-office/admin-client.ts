@@ -5,7 +5,7 @@ export const ADMIN = TEST_ENV.ADMIN_TOKEN;
 export interface Reply {
   status: number;
   headers: Headers;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+
   body: any;
 }
 

@@ -56,9 +56,7 @@ describe('back office: rotating a merchant app secret with an overlap window', (
     expect(await signedWith(merchant, merchant.appSecret)).toBe('200 OK');
     expect(await signedWith(merchant, data.app_secret)).toBe('200 OK');
     expect(await selfCheck(merchant, merchant.appSecret)).toBe(true);
-    expect((await admin('GET', `/admin/v1/merchants/${merchant.merchantId}`)).body.data.previous_secret_valid_until).toBe(
-      data.previous_secret_valid_until,
-    );
+    expect((await admin('GET', `/admin/v1/merchants/${merchant.merchantId}`)).body.data.previous_secret_valid_until).toBe(data.previous_secret_valid_until);
   });
 
   it('the old secret stops at the end of the overlap', async () => {
@@ -96,9 +94,10 @@ describe('back office: rotating a merchant app secret with an overlap window', (
     const merchant = await newMerchant();
     const data = await rotate(merchant, 60);
     await admin('DELETE', `/admin/v1/merchants/${merchant.merchantId}/app-secret/previous`);
-    const { rows } = await env.db.pool.query(`select staff_id, action, details from back_office_audit where target = $1 and action <> 'merchant.created' order by id`, [
-      `merchant:${merchant.merchantId}`,
-    ]);
+    const { rows } = await env.db.pool.query(
+      `select staff_id, action, details from back_office_audit where target = $1 and action <> 'merchant.created' order by id`,
+      [`merchant:${merchant.merchantId}`],
+    );
     expect(rows).toEqual([
       { staff_id: 'admin', action: 'merchant.app_secret_rotated', details: { overlap_seconds: 60, previous_secret_valid_until: expect.any(String) } },
       { staff_id: 'admin', action: 'merchant.previous_app_secret_revoked', details: { was_valid_until: expect.any(String) } },
@@ -122,9 +121,7 @@ describe('back office: rotating a merchant app secret with an overlap window', (
   });
 
   it('an unknown merchant gets 404, and only admins may rotate', async () => {
-    expect((await admin('POST', '/admin/v1/merchants/mch_0000000000000000/app-secret', { overlap_seconds: 0 })).body).toEqual(
-      failure('MERCHANT_NOT_FOUND'),
-    );
+    expect((await admin('POST', '/admin/v1/merchants/mch_0000000000000000/app-secret', { overlap_seconds: 0 })).body).toEqual(failure('MERCHANT_NOT_FOUND'));
     expect((await admin('DELETE', '/admin/v1/merchants/mch_0000000000000000/app-secret/previous')).status).toBe(404);
     const merchant = await newMerchant();
     for (const role of ['reconciler', 'auditor']) {

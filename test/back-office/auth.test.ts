@@ -70,7 +70,10 @@ describe('back office: authentication and roles', () => {
   });
 
   it('accepts the scheme name in any case', async () => {
-    const reply = await call(env.service.url, 'GET', `/admin/v1/merchants/${merchantId}`, undefined, { token: null, headers: { authorization: `bearer ${ADMIN}` } });
+    const reply = await call(env.service.url, 'GET', `/admin/v1/merchants/${merchantId}`, undefined, {
+      token: null,
+      headers: { authorization: `bearer ${ADMIN}` },
+    });
     expect(reply.status).toBe(200);
   });
 
@@ -89,7 +92,12 @@ describe('back office: authentication and roles', () => {
 
   it.each(['reconciler', 'auditor'])('answers 403 FORBIDDEN to the %s role on every provisioning route, and changes nothing', async (role) => {
     const staff = await admin.createStaff(role);
-    expect(staff).toEqual({ staff_id: expect.stringMatching(/^stf_[0-9a-f]{16}$/), name: `${role} person`, role, token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    expect(staff).toEqual({
+      staff_id: expect.stringMatching(/^stf_[0-9a-f]{16}$/),
+      name: `${role} person`,
+      role,
+      token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+    });
     const auditBefore = await env.db.pool.query('select count(*)::int as n from back_office_audit');
     for (const [method, path, body] of routes) {
       const reply = await call(env.service.url, method, path, body, { token: staff.token });

@@ -33,7 +33,11 @@ describe('back office: catalogue and prices', () => {
     expect(rows).toEqual([{ name: 'Mobile Legends: Bang Bang', updated_by: staff.staff_id }]);
     expect(await audit('product:mlbb')).toEqual([
       { staff_id: 'admin', action: 'product.created', details: { name: 'Mobile Legends', previous: null } },
-      { staff_id: staff.staff_id, action: 'product.updated', details: { name: 'Mobile Legends: Bang Bang', previous: { product_id: 'mlbb', name: 'Mobile Legends' } } },
+      {
+        staff_id: staff.staff_id,
+        action: 'product.updated',
+        details: { name: 'Mobile Legends: Bang Bang', previous: { product_id: 'mlbb', name: 'Mobile Legends' } },
+      },
     ]);
   });
 
@@ -44,9 +48,21 @@ describe('back office: catalogue and prices', () => {
     expect(created.body).toEqual({
       success: true,
       code: 'OK',
-      data: { sku_id: 'mlbb-86', product_id: 'mlbb', name: '86 Diamonds', required_account_fields: ['server_id'], supports_account_check: true, on_shelf: true, route: 'default' },
+      data: {
+        sku_id: 'mlbb-86',
+        product_id: 'mlbb',
+        name: '86 Diamonds',
+        required_account_fields: ['server_id'],
+        supports_account_check: true,
+        on_shelf: true,
+        route: 'default',
+      },
     });
-    const replaced = await admin('PUT', '/admin/v1/skus/mlbb-86', sku({ required_account_fields: ['server_id', 'zone_id'], on_shelf: false, route: 'provider-b' }));
+    const replaced = await admin(
+      'PUT',
+      '/admin/v1/skus/mlbb-86',
+      sku({ required_account_fields: ['server_id', 'zone_id'], on_shelf: false, route: 'provider-b' }),
+    );
     expect(replaced.body.data).toMatchObject({ required_account_fields: ['server_id', 'zone_id'], on_shelf: false, route: 'provider-b' });
     const { rows } = await env.db.pool.query('select required_account_fields, on_shelf, route, updated_by from skus where sku_id = $1', ['mlbb-86']);
     expect(rows).toEqual([{ required_account_fields: ['server_id', 'zone_id'], on_shelf: false, route: 'provider-b', updated_by: 'admin' }]);

@@ -45,7 +45,8 @@ describe('back office: a key twice in one object', () => {
     ['spelt with an escape', 'POST', '/admin/v1/staff', '{"name":"A","role":"auditor","\\u0072ole":"admin"}'],
     ['on a route that reads no fields', 'POST', '/admin/v1/audit/verify', '{"merchant_id":"a","merchant_id":"b"}'],
   ])('%s: 400 INVALID_JSON, nothing created', async (_name, method, path, raw) => {
-    const count = async () => (await env.db.pool.query(`select (select count(*) from merchants) + (select count(*) from staff) + (select count(*) from products) as n`)).rows[0].n;
+    const count = async () =>
+      (await env.db.pool.query(`select (select count(*) from merchants) + (select count(*) from staff) + (select count(*) from products) as n`)).rows[0].n;
     const before = await count();
     invalidJson(await send(method, path, raw));
     expect(await count()).toEqual(before);

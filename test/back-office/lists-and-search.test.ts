@@ -109,16 +109,33 @@ describe('back office: lists with filters and cursors, order search, staff lifec
   describe('catalogue', () => {
     it('lists products, SKUs (by product and shelf) and a merchant’s prices in id order, page by page', async () => {
       await admin('PUT', '/admin/v1/products/aaa', { name: 'Arena' });
-      await admin('PUT', '/admin/v1/skus/aaa-1', { product_id: 'aaa', name: 'One', required_account_fields: [], supports_account_check: false, on_shelf: false });
+      await admin('PUT', '/admin/v1/skus/aaa-1', {
+        product_id: 'aaa',
+        name: 'One',
+        required_account_fields: [],
+        supports_account_check: false,
+        on_shelf: false,
+      });
       expect((await walk('/admin/v1/products', 'products', 1)).map((p) => p.product_id)).toEqual(['aaa', 'mlbb']);
       expect((await walk('/admin/v1/skus', 'skus', 2)).map((s) => s.sku_id)).toEqual(['aaa-1', 'mlbb-86', 'plain-10']);
-      expect((await admin('GET', '/admin/v1/skus?product_id=mlbb&on_shelf=true')).body.data.skus.map((s: { sku_id: string }) => s.sku_id)).toEqual(['mlbb-86', 'plain-10']);
+      expect((await admin('GET', '/admin/v1/skus?product_id=mlbb&on_shelf=true')).body.data.skus.map((s: { sku_id: string }) => s.sku_id)).toEqual([
+        'mlbb-86',
+        'plain-10',
+      ]);
       expect((await admin('GET', '/admin/v1/skus?on_shelf=false')).body.data.skus).toEqual([
         { sku_id: 'aaa-1', product_id: 'aaa', name: 'One', required_account_fields: [], supports_account_check: false, on_shelf: false, route: 'default' },
       ]);
       const prices = await walk(`/admin/v1/merchants/${merchant.merchantId}/prices`, 'prices', 1);
       expect(prices).toEqual([
-        { merchant_id: merchant.merchantId, sku_id: 'mlbb-86', price: '1.20', sku_name: '86 Diamonds', on_shelf: true, updated_at: expect.stringMatching(/\+00:00$/), updated_by: 'test' },
+        {
+          merchant_id: merchant.merchantId,
+          sku_id: 'mlbb-86',
+          price: '1.20',
+          sku_name: '86 Diamonds',
+          on_shelf: true,
+          updated_at: expect.stringMatching(/\+00:00$/),
+          updated_by: 'test',
+        },
         expect.objectContaining({ sku_id: 'plain-10', price: '10.00' }),
       ]);
       expect((await admin('GET', '/admin/v1/merchants/mch_nobody/prices')).body).toEqual(failure('MERCHANT_NOT_FOUND'));
@@ -218,7 +235,13 @@ describe('back office: lists with filters and cursors, order search, staff lifec
     it('shows an order’s history with snake_case keys and amounts as two-decimal strings, and who resolved it', async () => {
       const detail = await admin('GET', `/admin/v1/orders/${unknown}`, undefined, as(auditor));
       const placed = detail.body.data.history.find((e: { type: string }) => e.type === 'OrderPlaced');
-      expect(placed.data).toMatchObject({ order_no: unknown, merchant_id: merchant.merchantId, out_trade_no: 'TICKET-2', amount: '1.20', account_fields: { server_id: '9' } });
+      expect(placed.data).toMatchObject({
+        order_no: unknown,
+        merchant_id: merchant.merchantId,
+        out_trade_no: 'TICKET-2',
+        amount: '1.20',
+        account_fields: { server_id: '9' },
+      });
       expect(Object.keys(placed.data).filter((k) => /[A-Z]/.test(k))).toEqual([]);
       expect(detail.body.data).toMatchObject({ resolution: null, created_at: expect.stringMatching(/\+00:00$/) });
     });
@@ -247,7 +270,12 @@ describe('back office: lists with filters and cursors, order search, staff lifec
       const member = await admin.createStaff('auditor', 'Olga');
       const rotated = await admin('POST', `/admin/v1/staff/${member.staff_id}/token`);
       expect(rotated.status).toBe(200);
-      expect(rotated.body.data).toMatchObject({ staff_id: member.staff_id, status: 'active', token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), token_rotated_at: expect.any(String) });
+      expect(rotated.body.data).toMatchObject({
+        staff_id: member.staff_id,
+        status: 'active',
+        token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+        token_rotated_at: expect.any(String),
+      });
       expect((await admin('GET', '/admin/v1/orders', undefined, { token: member.token })).status).toBe(401);
       expect((await admin('GET', '/admin/v1/orders', undefined, { token: rotated.body.data.token })).status).toBe(200);
       const { rows } = await db.pool.query(`select staff_id, action from back_office_audit where target = $1 order by id`, [`staff:${member.staff_id}`]);
@@ -267,7 +295,9 @@ describe('back office: lists with filters and cursors, order search, staff lifec
       expect((await admin('POST', `/admin/v1/staff/${member.staff_id}/disable`)).body.data.disabled_by).toBe(other.staff_id);
       expect((await admin('GET', '/admin/v1/staff?status=disabled')).body.data.staff.map((s: { staff_id: string }) => s.staff_id)).toEqual([member.staff_id]);
       expect((await admin('POST', `/admin/v1/staff/${member.staff_id}/token`)).body).toEqual(failure('STAFF_DISABLED'));
-      expect((await admin('POST', `/admin/v1/staff/${other.staff_id}/disable`, undefined, { token: other.token })).body).toEqual(failure('CANNOT_DISABLE_SELF'));
+      expect((await admin('POST', `/admin/v1/staff/${other.staff_id}/disable`, undefined, { token: other.token })).body).toEqual(
+        failure('CANNOT_DISABLE_SELF'),
+      );
       expect((await admin('POST', '/admin/v1/staff/stf_nobody/disable')).body).toEqual(failure('STAFF_NOT_FOUND'));
       expect((await admin('POST', '/admin/v1/staff/admin/token')).body).toEqual(failure('STAFF_NOT_FOUND'));
     });
@@ -281,7 +311,10 @@ describe('back office: lists with filters and cursors, order search, staff lifec
       const data = reply.body.data;
       expect(data.projections.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['orders', 'wallets']));
       expect(data.projections.find((p: { name: string }) => p.name === 'orders')).toMatchObject({ events_behind: 0, events_behind_at_least: false });
-      expect(data.reconciliation).toMatchObject({ unknown_result_orders: 1, oldest: { order_no: expect.any(String), merchant_id: merchant.merchantId, age_seconds: expect.any(Number) } });
+      expect(data.reconciliation).toMatchObject({
+        unknown_result_orders: 1,
+        oldest: { order_no: expect.any(String), merchant_id: merchant.merchantId, age_seconds: expect.any(Number) },
+      });
       expect(data.fulfilment).toMatchObject({ pending: expect.any(Number), retrying: expect.any(Number) });
       expect(data.callbacks).toMatchObject({ pending: expect.any(Number), exhausted: 0 });
       expect((await admin('GET', '/admin/v1/status', undefined, as(auditor))).body).toEqual(failure('FORBIDDEN'));
@@ -289,7 +322,12 @@ describe('back office: lists with filters and cursors, order search, staff lifec
 
     it('checks a wallet’s hash chain in the log, and names the first broken link', async () => {
       const intact = await admin('GET', `/admin/v1/wallets/${merchant.merchantId}/chain`, undefined, as(auditor));
-      expect(intact.body.data).toMatchObject({ merchant_id: merchant.merchantId, intact: true, first_break: null, last_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      expect(intact.body.data).toMatchObject({
+        merchant_id: merchant.merchantId,
+        intact: true,
+        first_break: null,
+        last_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      });
       expect(intact.body.data.events_checked).toBeGreaterThanOrEqual(4);
       // Tamper with one stored event's data, as a database superuser could (the log refuses edits otherwise).
       await db.pool.query(

@@ -96,7 +96,9 @@ describe('back office: merchants', () => {
       expect(byStaff.status).toBe(201);
       expect(byStaff.body.data).toMatchObject({ created_by: staff.staff_id, updated_by: staff.staff_id });
 
-      const { rows } = await env.db.pool.query('select staff_id, action, target, details from back_office_audit where target = $1', [`merchant:${data.merchant_id}`]);
+      const { rows } = await env.db.pool.query('select staff_id, action, target, details from back_office_audit where target = $1', [
+        `merchant:${data.merchant_id}`,
+      ]);
       expect(rows).toEqual([
         {
           staff_id: 'admin',

@@ -93,12 +93,22 @@ describe('reconciliation: unknown upstream results wait for staff', () => {
   it('a resolution to success deducts once and records who, when and why', async () => {
     const orderNo = await orderWithUnknownResult();
     const before = await balance();
-    const reply = await admin('POST', `/admin/v1/reconciliation/orders/${orderNo}/resolve`, { outcome: 'success', note: 'provider statement line 42' }, as(reconciler));
+    const reply = await admin(
+      'POST',
+      `/admin/v1/reconciliation/orders/${orderNo}/resolve`,
+      { outcome: 'success', note: 'provider statement line 42' },
+      as(reconciler),
+    );
     expect(reply.status).toBe(200);
     expect(reply.body.data).toMatchObject({ stage: 'succeeded', status: 'success' });
     const resolved = reply.body.data.history.find((e: { type: string }) => e.type === 'OrderResolved');
     expect(resolved.data).toMatchObject({ outcome: 'success', resolved_by: reconciler.staff_id, note: 'provider statement line 42', at: expect.any(String) });
-    expect(reply.body.data.resolution).toEqual({ outcome: 'success', resolved_by: reconciler.staff_id, resolved_at: resolved.data.at, note: 'provider statement line 42' });
+    expect(reply.body.data.resolution).toEqual({
+      outcome: 'success',
+      resolved_by: reconciler.staff_id,
+      resolved_at: resolved.data.at,
+      note: 'provider statement line 42',
+    });
     expect(await awaitFinal(service, merchant, orderNo)).toMatchObject({ status: 'success' });
     const after = await balance();
     expect(Number(before.balance) - Number(after.balance)).toBeCloseTo(1.2, 5);
@@ -141,7 +151,9 @@ describe('reconciliation: unknown upstream results wait for staff', () => {
     });
     const deliveredNo = delivered.body.data.order_no;
     await awaitFinal(service, merchant, deliveredNo);
-    expect((await admin('POST', `/admin/v1/reconciliation/orders/${deliveredNo}/resolve`, { outcome: 'failed', note: 'x' })).body).toEqual(failure('ORDER_ALREADY_FINAL'));
+    expect((await admin('POST', `/admin/v1/reconciliation/orders/${deliveredNo}/resolve`, { outcome: 'failed', note: 'x' })).body).toEqual(
+      failure('ORDER_ALREADY_FINAL'),
+    );
 
     const missing = await admin('POST', '/admin/v1/reconciliation/orders/TNOSUCHORDER0000000000000000/resolve', { outcome: 'failed', note: 'x' });
     expect(missing.status).toBe(404);

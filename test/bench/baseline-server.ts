@@ -12,9 +12,7 @@
 import http from 'node:http';
 import { checkSignature, listen, parseObject, readBody, refuse, reply, requiredEnv } from './signed-http';
 
-const secrets = new Map(
-  (JSON.parse(requiredEnv('BASELINE_CREDENTIALS')) as Array<{ apiKey: string; appSecret: string }>).map((c) => [c.apiKey, c.appSecret]),
-);
+const secrets = new Map((JSON.parse(requiredEnv('BASELINE_CREDENTIALS')) as Array<{ apiKey: string; appSecret: string }>).map((c) => [c.apiKey, c.appSecret]));
 
 async function handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
   if (request.method !== 'POST') return refuse(response, 405, 'METHOD_NOT_ALLOWED');

@@ -27,7 +27,11 @@ export function endToEndFigures(e: EndToEnd): EndToEndFigures {
   const afterMs = e.drainMs ?? e.waitedMs;
   const rate = (times: number[], from: number, to: number) => within(times, from, to) / ((to - from) / 1000);
   return {
-    during: { accepted: within(accepted, -1, e.loadMs) / loadS, final: within(final, -1, e.loadMs) / loadS, calledBack: within(calledBack, -1, e.loadMs) / loadS },
+    during: {
+      accepted: within(accepted, -1, e.loadMs) / loadS,
+      final: within(final, -1, e.loadMs) / loadS,
+      calledBack: within(calledBack, -1, e.loadMs) / loadS,
+    },
     after: { final: rate(final, e.loadMs, e.loadMs + afterMs), calledBack: rate(calledBack, e.loadMs, e.loadMs + afterMs), seconds: afterMs / 1000 },
     finalPerAccepted: within(final, -1, e.loadMs) / Math.max(1, within(accepted, -1, e.loadMs)),
     calledBackPerFinal: within(calledBack, -1, e.loadMs) / Math.max(1, within(final, -1, e.loadMs)),
@@ -79,7 +83,7 @@ function timelineRows(e: EndToEnd): string[][] {
   const { accepted, final, calledBack } = e.timeline;
   const endMs = e.loadMs + (e.drainMs ?? e.waitedMs);
   const rows: string[][] = [];
-  for (let from = 0; from < endMs; ) {
+  for (let from = 0; from < endMs;) {
     const to = Math.min(endMs, from < e.loadMs ? Math.floor(from / 1000) * 1000 + 1000 : from + 5000);
     const after = from === 0 ? -1 : from; // the first span includes 0
     rows.push([

@@ -91,7 +91,14 @@ export async function endToEnd(settings: Settings, ratePerS: number): Promise<En
     const acceptedAt: number[] = [];
     const finalInReadModel = async () =>
       Number((await db.pool.query<{ n: string }>(`select count(*) as n from rm_orders where stage in ('succeeded', 'failed')`)).rows[0].n);
-    const load = { baseUrl: service.url, concurrency: settings.concurrency, merchants, skuId: SKU_ID, ratePerSecond: ratePerS, onAccepted: () => acceptedAt.push(Date.now()) };
+    const load = {
+      baseUrl: service.url,
+      concurrency: settings.concurrency,
+      merchants,
+      skuId: SKU_ID,
+      ratePerSecond: ratePerS,
+      onAccepted: () => acceptedAt.push(Date.now()),
+    };
     /** Waits until every order accepted so far reads final and was called back; the ms it took, or undefined after maxMs. */
     const drained = async (maxMs: number, onFinal: (final: number) => void = () => undefined) => {
       const started = Date.now();
@@ -137,7 +144,11 @@ export async function endToEnd(settings: Settings, ratePerS: number): Promise<En
     const waitedMs = Date.now() - started - loadMs;
     const cpuEnd = cpuSnapshot(pid, db.name);
 
-    const since = (times: number[]) => times.map((t) => t - started).filter((ms) => ms >= 0).sort((a, b) => a - b);
+    const since = (times: number[]) =>
+      times
+        .map((t) => t - started)
+        .filter((ms) => ms >= 0)
+        .sort((a, b) => a - b);
     const { rows } = await db.pool.query<{ ms: string }>(
       `select (extract(epoch from completed_at) * 1000)::bigint as ms from rm_orders
        where stage in ('succeeded', 'failed') and completed_at is not null and out_trade_no like $1`,

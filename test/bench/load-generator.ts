@@ -194,22 +194,19 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 
 function send(agent: http.Agent, url: URL, headers: Record<string, string>, body: string): Promise<Outcome> {
   return new Promise((resolve) => {
-    const request = http.request(
-      { agent, host: url.hostname, port: url.port, method: 'POST', path: SUBMIT_PATH, headers },
-      (response) => {
-        const status = response.statusCode ?? 0;
-        if (status === 202) {
-          // Read and drop: the socket goes back to the pool once the body is consumed.
-          response.resume();
-          response.on('end', () => resolve({ status }));
-        } else {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => resolve({ status, body: Buffer.concat(chunks).toString('utf8') }));
-        }
-        response.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
-      },
-    );
+    const request = http.request({ agent, host: url.hostname, port: url.port, method: 'POST', path: SUBMIT_PATH, headers }, (response) => {
+      const status = response.statusCode ?? 0;
+      if (status === 202) {
+        // Read and drop: the socket goes back to the pool once the body is consumed.
+        response.resume();
+        response.on('end', () => resolve({ status }));
+      } else {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status, body: Buffer.concat(chunks).toString('utf8') }));
+      }
+      response.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
+    });
     request.setTimeout(REQUEST_TIMEOUT_MS, () => request.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
     request.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
     request.end(body);

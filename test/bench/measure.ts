@@ -52,19 +52,14 @@ export interface ScenarioOptions {
   onWindow?: (edge: 'start' | 'end') => Promise<void>;
 }
 
-
-export async function measure(
-  system: System,
-  scenario: ScenarioName,
-  pass: number,
-  settings: Settings,
-  options: ScenarioOptions = {},
-): Promise<Measurement> {
+export async function measure(system: System, scenario: ScenarioName, pass: number, settings: Settings, options: ScenarioOptions = {}): Promise<Measurement> {
   const name = `pass ${pass}, ${system.label}, ${scenario}`;
   const pid = system.child.process.pid!;
   const database = system.db?.name;
   const rateNote = options.ratePerSecond === undefined ? '' : ` at ${options.ratePerSecond.toFixed(0)}/s`;
-  log(`${name}: ${settings.warmupS} s warm-up, then ${settings.requests !== undefined ? `${settings.requests} requests` : `${settings.durationS} s`} measured${rateNote}`);
+  log(
+    `${name}: ${settings.warmupS} s warm-up, then ${settings.requests !== undefined ? `${settings.requests} requests` : `${settings.durationS} s`} measured${rateNote}`,
+  );
 
   const cpu: Partial<Record<'start' | 'end', CpuSnapshot>> = {};
   const read = async (edge: 'start' | 'end') => {
@@ -87,7 +82,9 @@ export async function measure(
   const idleAt = Date.now();
 
   if (system.child.hasExited()) throw new Error(`the ${system.child.name} ${await system.child.exited} during "${name}":\n${system.child.logTail()}`);
-  log(`${name}: ${result.requests} requests, ${result.accepted} accepted in ${(result.elapsedMs / 1000).toFixed(1)} s; idle ${(tail.waitedMs / 1000).toFixed(1)} s after the load`);
+  log(
+    `${name}: ${result.requests} requests, ${result.accepted} accepted in ${(result.elapsedMs / 1000).toFixed(1)} s; idle ${(tail.waitedMs / 1000).toFixed(1)} s after the load`,
+  );
   const { start, end } = cpu;
   const perAccepted = (x: number) => (result.accepted > 0 ? x / result.accepted : Number.NaN);
   return {
@@ -97,7 +94,8 @@ export async function measure(
     result,
     ratePerS: options.ratePerSecond,
     cores: start && end ? coresUsed(start, end, result.elapsedMs / 1000) : undefined,
-    cpuMs: start && end ? { server: perAccepted((end.server - start.server) * 1000), postgres: perAccepted((end.postgres - start.postgres) * 1000) } : undefined,
+    cpuMs:
+      start && end ? { server: perAccepted((end.server - start.server) * 1000), postgres: perAccepted((end.postgres - start.postgres) * 1000) } : undefined,
     idleAfterMs: tail.waitedMs,
     idleAt,
   };

@@ -183,7 +183,7 @@ export function cpuSnapshot(serverPid: number, database: string | undefined): Cp
     if (!/^[0-9]+$/.test(entry)) continue;
     const stat = procStat(entry);
     if (stat?.command !== 'postgres') continue;
-    let title = '';
+    let title: string;
     try {
       title = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ');
     } catch {

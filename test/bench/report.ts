@@ -102,7 +102,9 @@ export function report({ settings, results, endToEnd, loadAtStart, notes }: Repo
   const steadySystems = systems.filter((s) => results.of(s, 'steady').length > 0);
   if (steadySystems.length > 0) {
     lines.push(`Steady: open loop over many merchants at ${settings.steadyFraction} of the same system's "spread" rate in the same pass:`, '');
-    const steadyRows = steadySystems.map((system) => row(system, 'steady', [LABELS[system], results.figure(system, 'steady', (m) => m.ratePerS ?? Number.NaN).show(0)]));
+    const steadyRows = steadySystems.map((system) =>
+      row(system, 'steady', [LABELS[system], results.figure(system, 'steady', (m) => m.ratePerS ?? Number.NaN).show(0)]),
+    );
     lines.push(...table(['system', 'offered/s', ...figures], steadyRows, 1), '');
   }
 
@@ -138,7 +140,14 @@ function targets(settings: Settings, results: Results, e?: EndToEnd): string[] {
   }
   const both = (what: string, target: string, ok: (v: number) => boolean, scenario: ScenarioName, f: (m: Measurement) => number, digits: number) => {
     if (!has('service')) return;
-    checks.push({ what, target, ok, service: results.figure('service', scenario, f), crud: has('crud') ? results.figure('crud', scenario, f) : undefined, digits });
+    checks.push({
+      what,
+      target,
+      ok,
+      service: results.figure('service', scenario, f),
+      crud: has('crud') ? results.figure('crud', scenario, f) : undefined,
+      digits,
+    });
   };
   both('CPU ms per accepted submit, spread (service + Postgres)', '≤ 1.5', atMost(1.5), 'spread', cpuTotal, 2);
   both('CPU ms per accepted submit, hot wallet', '≤ 1.5', atMost(1.5), 'hot', cpuTotal, 2);
@@ -154,18 +163,39 @@ function targets(settings: Settings, results: Results, e?: EndToEnd): string[] {
       { what: 'end to end: non-2xx', target: '0', ok: (v) => v === 0, service: one(f.nonOk), digits: 0 },
       { what: 'end to end: final/s ÷ accepted/s during the load', target: '≥ 0.95', ok: atLeast(0.95), service: one(f.finalPerAccepted), digits: 3 },
       { what: 'end to end: called back ÷ final during the load', target: '≥ 0.95', ok: atLeast(0.95), service: one(f.calledBackPerFinal), digits: 3 },
-      { what: 'end to end: drain time after the load, s', target: '≤ 5', ok: atMost(5), service: one(e.drainMs === undefined ? Infinity : e.drainMs / 1000), digits: 1 },
+      {
+        what: 'end to end: drain time after the load, s',
+        target: '≤ 5',
+        ok: atMost(5),
+        service: one(e.drainMs === undefined ? Infinity : e.drainMs / 1000),
+        digits: 1,
+      },
     );
   }
   if (checks.length === 0) return [];
   const rows = checks.map((c) => {
     const values = c.service!.values.filter((v) => !Number.isNaN(v));
     const met = values.filter(c.ok).length;
-    const verdict = values.length === 0 ? 'n/a' : values.length === 1 ? (met ? 'yes' : 'NO') : met === values.length ? 'yes, every pass' : met === 0 ? 'NO, no pass' : `${met} of ${values.length} passes`;
+    const verdict =
+      values.length === 0
+        ? 'n/a'
+        : values.length === 1
+          ? met
+            ? 'yes'
+            : 'NO'
+          : met === values.length
+            ? 'yes, every pass'
+            : met === 0
+              ? 'NO, no pass'
+              : `${met} of ${values.length} passes`;
     const shown = values.some((v) => v === Infinity) ? `> ${settings.drainMaxS}` : c.service!.show(c.digits);
     return [c.what, c.target, shown, c.crud ? c.crud.show(c.digits) : '', verdict];
   });
-  return ['Targets: the service measured against them (CRUD in the same run for comparison):', '', ...table(['figure', 'target', 'service', 'CRUD', 'met'], rows, 1)];
+  return [
+    'Targets: the service measured against them (CRUD in the same run for comparison):',
+    '',
+    ...table(['figure', 'target', 'service', 'CRUD', 'met'], rows, 1),
+  ];
 }
 
 /** The CPU table in cores, medians: who used the machine during each measured load. */

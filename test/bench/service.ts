@@ -50,7 +50,7 @@ async function startService(name: string, db: TestDatabase, adminToken: string, 
     await waitForHttp200(`${url}/health`, child, SERVICE_START_TIMEOUT_MS);
   } catch (error) {
     await child.stop();
-    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${name} output:\n${child.logTail()}`);
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${name} output:\n${child.logTail()}`, { cause: error });
   }
   return { child, url };
 }

@@ -74,7 +74,8 @@ export function readSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
     return raw !== undefined && raw !== '0' && raw !== 'false';
   };
   const systems = (args.get('systems') ?? env.BENCH_SYSTEMS ?? SYSTEMS.join(',')).split(',').map((s) => s.trim());
-  for (const s of systems) if (!(SYSTEMS as readonly string[]).includes(s)) throw new Error(`--systems / BENCH_SYSTEMS: unknown system ${s}; known: ${SYSTEMS.join(', ')}`);
+  for (const s of systems)
+    if (!(SYSTEMS as readonly string[]).includes(s)) throw new Error(`--systems / BENCH_SYSTEMS: unknown system ${s}; known: ${SYSTEMS.join(', ')}`);
   const cpuProf = args.has('cpu-prof') ? args.get('cpu-prof') : env.BENCH_CPU_PROF;
   return {
     concurrency: integer('concurrency', 'CONCURRENCY', 32, 1)!,

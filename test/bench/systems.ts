@@ -99,7 +99,7 @@ async function startListening(name: string, script: string, env: NodeJS.ProcessE
     const [, port] = await child.waitForLine(new RegExp(`^${tag}_LISTENING (\\d+)$`), 60_000);
     return { child, url: `http://127.0.0.1:${port}` };
   } catch (error) {
-    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${name} output:\n${child.logTail()}`);
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${name} output:\n${child.logTail()}`, { cause: error });
   }
 }
 

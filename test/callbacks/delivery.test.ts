@@ -49,10 +49,12 @@ async function startServer(handler: Handler): Promise<LocalServer> {
   };
 }
 
-const reply = (status: number, body: string | Buffer, headers: Record<string, string> = {}): Handler => (_req, res) => {
-  res.writeHead(status, headers);
-  res.end(body);
-};
+const reply =
+  (status: number, body: string | Buffer, headers: Record<string, string> = {}): Handler =>
+  (_req, res) => {
+    res.writeHead(status, headers);
+    res.end(body);
+  };
 
 const send = (overrides: Partial<SendCallbackOptions> & { url: string }) =>
   sendCallback({ headers: {}, body: '{"order_no":"T1"}', timeoutMs: 5_000, allowPrivateNetworks: true, ...overrides });

@@ -58,7 +58,12 @@ describe.each([1, 2])('%i instance(s) on one database behind a round-robin proxy
     const reply = await call(merchant, '/api/v2/balance');
     return `${reply.status} ${reply.body.code}`;
   };
-  const submitBody = (outTradeNo: string, accountId = '12345678') => ({ out_trade_no: outTradeNo, sku_id: 'voucher', account_id: accountId, account_fields: {} });
+  const submitBody = (outTradeNo: string, accountId = '12345678') => ({
+    out_trade_no: outTradeNo,
+    sku_id: 'voucher',
+    account_id: accountId,
+    account_fields: {},
+  });
   /** The amount of an accepted order, else the error code. */
   const submit = async (merchant: TestMerchant, outTradeNo: string, accountId?: string) => {
     const reply = await call(merchant, '/api/v2/topup/submit', submitBody(outTradeNo, accountId));

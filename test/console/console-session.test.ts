@@ -28,7 +28,7 @@ describe('console sessions: sign-in, cookie, CSRF, and the page headers', () => 
 
   async function signIn(token: string, headers: Record<string, string> = {}, base = service.url) {
     const response = await fetch(`${base}/console/session`, { method: 'POST', headers: { 'x-console': '1', ...headers }, body: JSON.stringify({ token }) });
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+
     const body = (await response.json()) as any;
     const setCookie = response.headers.get('set-cookie') ?? '';
     return { status: response.status, body, setCookie, cookie: setCookie.split(';')[0] };
@@ -36,7 +36,7 @@ describe('console sessions: sign-in, cookie, CSRF, and the page headers', () => 
 
   const call = async (method: string, path: string, headers: Record<string, string>, body?: unknown) => {
     const response = await fetch(`${service.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+
     return { status: response.status, body: (await response.json()) as any };
   };
 
@@ -68,18 +68,31 @@ describe('console sessions: sign-in, cookie, CSRF, and the page headers', () => 
     const { cookie, body } = await signIn(TEST_ENV.ADMIN_TOKEN);
     const csrf = body.data.csrf_token as string;
     expect(await call('POST', '/admin/v1/staff', { cookie }, { name: 'Eve', role: 'admin' })).toEqual({ status: 403, body: failure('CSRF_TOKEN_INVALID') });
-    expect(await call('POST', '/admin/v1/staff', { cookie, 'x-csrf-token': `${csrf.slice(1)}x` }, { name: 'Eve', role: 'admin' })).toEqual({ status: 403, body: failure('CSRF_TOKEN_INVALID') });
+    expect(await call('POST', '/admin/v1/staff', { cookie, 'x-csrf-token': `${csrf.slice(1)}x` }, { name: 'Eve', role: 'admin' })).toEqual({
+      status: 403,
+      body: failure('CSRF_TOKEN_INVALID'),
+    });
     expect((await call('POST', '/admin/v1/staff', { cookie, 'x-csrf-token': csrf }, { name: 'Eve', role: 'admin' })).status).toBe(201);
     // Another session's token is no good either.
     const other = await signIn(TEST_ENV.ADMIN_TOKEN);
-    expect((await call('PUT', '/admin/v1/products/p', { cookie, 'x-csrf-token': other.body.data.csrf_token }, { name: 'P' })).body).toEqual(failure('CSRF_TOKEN_INVALID'));
+    expect((await call('PUT', '/admin/v1/products/p', { cookie, 'x-csrf-token': other.body.data.csrf_token }, { name: 'P' })).body).toEqual(
+      failure('CSRF_TOKEN_INVALID'),
+    );
     expect((await db.pool.query(`select count(*)::int as n from staff where name = 'Eve'`)).rows[0].n).toBe(1);
   });
 
   it('refuses a sign-in that does not come from the console page, or with a token that is not one', async () => {
     const staff = await admin.createStaff('reconciler');
-    const crossSite = await fetch(`${service.url}/console/session`, { method: 'POST', headers: { 'x-console': '1', origin: 'https://evil.example' }, body: JSON.stringify({ token: staff.token }) });
-    expect({ status: crossSite.status, body: await crossSite.json(), cookie: crossSite.headers.get('set-cookie') }).toEqual({ status: 403, body: failure('CSRF_TOKEN_INVALID'), cookie: null });
+    const crossSite = await fetch(`${service.url}/console/session`, {
+      method: 'POST',
+      headers: { 'x-console': '1', origin: 'https://evil.example' },
+      body: JSON.stringify({ token: staff.token }),
+    });
+    expect({ status: crossSite.status, body: await crossSite.json(), cookie: crossSite.headers.get('set-cookie') }).toEqual({
+      status: 403,
+      body: failure('CSRF_TOKEN_INVALID'),
+      cookie: null,
+    });
     const formPost = await fetch(`${service.url}/console/session`, { method: 'POST', body: JSON.stringify({ token: staff.token }) });
     expect(formPost.status).toBe(403);
     expect((await signIn('not-a-token')).body).toEqual(failure('UNAUTHORIZED'));
@@ -94,7 +107,10 @@ describe('console sessions: sign-in, cookie, CSRF, and the page headers', () => 
     const staff = await admin.createStaff('reconciler', 'Rita');
     const first = await signIn(staff.token);
     expect((await call('DELETE', '/console/session', { cookie: first.cookie })).status).toBe(403);
-    const out = await fetch(`${service.url}/console/session`, { method: 'DELETE', headers: { cookie: first.cookie, 'x-csrf-token': first.body.data.csrf_token } });
+    const out = await fetch(`${service.url}/console/session`, {
+      method: 'DELETE',
+      headers: { cookie: first.cookie, 'x-csrf-token': first.body.data.csrf_token },
+    });
     expect(out.status).toBe(200);
     expect(out.headers.get('set-cookie')).toMatch(/^topup_console=; .*Max-Age=0/);
     expect((await call('GET', '/admin/v1/orders', { cookie: first.cookie })).body).toEqual(failure('UNAUTHORIZED'));

@@ -206,7 +206,11 @@ inBrowser('the staff console in a real browser', () => {
         expect(readFileSync(file, 'utf8').length).toBeGreaterThan(0);
         // Exactly what the auditors' guide tells an auditor to run.
         const check = spawnSync('npm', ['run', '--silent', 'verify-statement', '--', file], { cwd: ROOT, encoding: 'utf8' });
-        expect({ format, status: check.status, out: check.stdout }).toEqual({ format, status: 0, out: expect.stringMatching(/^OK: \d+ lines, revisions 0\.\.\d+, chain intact/) });
+        expect({ format, status: check.status, out: check.stdout }).toEqual({
+          format,
+          status: 0,
+          out: expect.stringMatching(/^OK: \d+ lines, revisions 0\.\.\d+, chain intact/),
+        });
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -311,7 +315,9 @@ inBrowser('the staff console in a real browser', () => {
       const reply = await signedFetch(service, { merchantId: created.merchant_id, apiKey: created.api_key, appSecret }, { path: '/api/v2/balance' });
       expect(reply.status).toBe(200);
     }
-    const { rows: overlap } = await service.pool.query('select previous_app_secret_valid_until - now() as left from merchants where merchant_id = $1', [created.merchant_id]);
+    const { rows: overlap } = await service.pool.query('select previous_app_secret_valid_until - now() as left from merchants where merchant_id = $1', [
+      created.merchant_id,
+    ]);
     expect(overlap[0].left.hours).toBeGreaterThanOrEqual(23);
     await page.reload();
     await page.waitForSelector('#merchant-settings');

@@ -95,7 +95,11 @@ export function eventStoreContract(name: string, setup: () => Promise<ContractSe
 
       it('keeps numeric revision order past ten events', async () => {
         const stream = newStream();
-        await store.append(stream, Array.from({ length: 12 }, (_, n) => event('N', { n })), NO_STREAM);
+        await store.append(
+          stream,
+          Array.from({ length: 12 }, (_, n) => event('N', { n })),
+          NO_STREAM,
+        );
         expect((await store.readStream(stream)).map((e) => e.data.n)).toEqual(Array.from({ length: 12 }, (_, n) => n));
       });
 
@@ -116,7 +120,11 @@ export function eventStoreContract(name: string, setup: () => Promise<ContractSe
       it('reads a slice for a replay: the events readStream reads, each with the chain links in its metadata', async () => {
         const stream = newStream();
         const metadata = (n: number) => ({ prev_hash: `p${n}`, hash: `h${n}`, causation: 'x' });
-        await store.append(stream, [0, 1, 2, 3].map((n) => ({ type: `T${n}`, data: { n, amount: '120' }, metadata: metadata(n) })), NO_STREAM);
+        await store.append(
+          stream,
+          [0, 1, 2, 3].map((n) => ({ type: `T${n}`, data: { n, amount: '120' }, metadata: metadata(n) })),
+          NO_STREAM,
+        );
         await store.append(stream, [event('Unhashed', { n: 4 })], 3n);
         const whole = await store.readStream(stream);
         const replayed = await store.readStreamForReplay(stream, 1n, 3);
@@ -137,7 +145,11 @@ export function eventStoreContract(name: string, setup: () => Promise<ContractSe
 
       it('reads many streams at once, in the order asked, a missing one as empty', async () => {
         const [first, missing, second] = [newStream(), newStream(), newStream()];
-        await store.append(first, Array.from({ length: 11 }, (_, n) => event('N', { n })), NO_STREAM);
+        await store.append(
+          first,
+          Array.from({ length: 11 }, (_, n) => event('N', { n })),
+          NO_STREAM,
+        );
         await store.append(second, [event('X'), event('Y')], NO_STREAM);
         const read = await store.readStreams([second, missing, first]);
         expect(read.map((events) => events.map((e) => e.streamId))).toEqual([[second, second], [], Array(11).fill(first)]);
@@ -171,9 +183,7 @@ export function eventStoreContract(name: string, setup: () => Promise<ContractSe
 
       it('lets exactly one of many racing writers win each revision', async () => {
         const stream = newStream();
-        const outcomes = await Promise.allSettled(
-          Array.from({ length: 10 }, (_, i) => store.append(stream, [event('Claimed', { writer: i })], NO_STREAM)),
-        );
+        const outcomes = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => store.append(stream, [event('Claimed', { writer: i })], NO_STREAM)));
         expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
         for (const o of outcomes) {
           if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(WrongExpectedRevisionError);

@@ -40,9 +40,7 @@ describe('PostgreSQL event store specifics', () => {
     const early = new Client(db.config);
     await early.connect();
     await early.query('begin');
-    await early.query(
-      `insert into es_events (stream_id, stream_revision, event_id, event_type, data) values ('early-1', 0, gen_random_uuid(), 'Early', '{}')`,
-    );
+    await early.query(`insert into es_events (stream_id, stream_revision, event_id, event_type, data) values ('early-1', 0, gen_random_uuid(), 'Early', '{}')`);
     await store.append('late-1', [{ type: 'Late', data: {} }], NO_STREAM);
     await new Promise((r) => setTimeout(r, 600));
     expect(seen.map((e) => e.type)).toEqual([]);
@@ -56,9 +54,7 @@ describe('PostgreSQL event store specifics', () => {
 
   it('refuses to update or delete a recorded event', async () => {
     await store.append('immutable-1', [{ type: 'Fixed', data: { amount: '100' } }], NO_STREAM);
-    await expect(db.pool.query(`update es_events set data = '{"amount":"1"}' where stream_id = 'immutable-1'`)).rejects.toThrow(
-      /append-only/,
-    );
+    await expect(db.pool.query(`update es_events set data = '{"amount":"1"}' where stream_id = 'immutable-1'`)).rejects.toThrow(/append-only/);
     await expect(db.pool.query(`delete from es_events where stream_id = 'immutable-1'`)).rejects.toThrow(/append-only/);
   });
 
@@ -66,9 +62,7 @@ describe('PostgreSQL event store specifics', () => {
     await store.append('conflicts-1', [{ type: 'A', data: {} }], NO_STREAM);
     let connects = 0;
     db.pool.on('connect', () => connects++);
-    const attempts = await Promise.allSettled(
-      Array.from({ length: 100 }, () => store.append('conflicts-1', [{ type: 'B', data: {} }], NO_STREAM)),
-    );
+    const attempts = await Promise.allSettled(Array.from({ length: 100 }, () => store.append('conflicts-1', [{ type: 'B', data: {} }], NO_STREAM)));
     expect(attempts.every((a) => a.status === 'rejected')).toBe(true);
     // The pool holds at most 30: a connection dropped per conflict would mean ~100 connects.
     expect(connects).toBeLessThanOrEqual(30);

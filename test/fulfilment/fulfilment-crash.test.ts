@@ -20,10 +20,9 @@ async function waitUntilSettled(service: RunningService, orderNos: string[], tim
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     await service.catchUp();
-    const { rows } = await service.pool.query<{ order_no: string; stage: string }>(
-      'select order_no, stage from rm_orders where order_no = any($1)',
-      [orderNos],
-    );
+    const { rows } = await service.pool.query<{ order_no: string; stage: string }>('select order_no, stage from rm_orders where order_no = any($1)', [
+      orderNos,
+    ]);
     const stages = new Map(rows.map((r) => [r.order_no, r.stage]));
     const open = orderNos.filter((o) => !['succeeded', 'failed', 'unknown'].includes(stages.get(o) ?? 'missing'));
     if (open.length === 0 || Date.now() > deadline) return stages;
@@ -88,7 +87,9 @@ describe('fulfilment across a SIGKILL and across two instances', () => {
     });
     try {
       const stages = await waitUntilSettled(service, [...placed.keys()]);
-      console.log(`killed with ${inFlightAtKill} of ${placed.size} orders sent; after restart: ${JSON.stringify(Object.fromEntries([...new Set(stages.values())].map((s) => [s, [...stages.values()].filter((x) => x === s).length])))}`);
+      console.log(
+        `killed with ${inFlightAtKill} of ${placed.size} orders sent; after restart: ${JSON.stringify(Object.fromEntries([...new Set(stages.values())].map((s) => [s, [...stages.values()].filter((x) => x === s).length])))}`,
+      );
       checkOutcomes(stages, placed);
       const facts = await checkEventInvariants(service.store);
       expect(facts.violations).toEqual([]);

@@ -34,8 +34,7 @@ describe('fulfilment through the merchant API, against the simulator over HTTP',
     return reply.body.data.order_no as string;
   };
   const balance = async () => (await signedFetch(service, merchant, { path: '/api/v2/balance' })).body.data;
-  const stageOf = async (orderNo: string) =>
-    (await service.pool.query('select stage from rm_orders where order_no = $1', [orderNo])).rows[0]?.stage;
+  const stageOf = async (orderNo: string) => (await service.pool.query('select stage from rm_orders where order_no = $1', [orderNo])).rows[0]?.stage;
 
   it('an ordinary account: success, the amount deducted, nothing left frozen', async () => {
     const before = await balance();

@@ -29,8 +29,10 @@ const request: TopUpRequest = {
   amount: '1.20',
   currency: 'USD',
 };
-const json = (status: number, body: unknown, headers: Record<string, string> = {}): Handler => (_, res) =>
-  res.writeHead(status, { 'Content-Type': 'application/json', ...headers }).end(typeof body === 'string' ? body : JSON.stringify(body));
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}): Handler =>
+  (_, res) =>
+    res.writeHead(status, { 'Content-Type': 'application/json', ...headers }).end(typeof body === 'string' ? body : JSON.stringify(body));
 
 describe('HTTP upstream adapter: every outcome is classified', () => {
   const servers: Server[] = [];
@@ -43,9 +45,17 @@ describe('HTTP upstream adapter: every outcome is classified', () => {
 
   it.each<[string, Handler, object]>([
     ['delivered', json(200, { status: 'delivered', reference: 'R1' }), { kind: 'delivered', reference: 'R1' }],
-    ['refused: invalid account', json(200, { status: 'failed', code: 'INVALID_ACCOUNT', message: 'no such account' }), { kind: 'refused', failCode: 'INVALID_ACCOUNT', failReason: 'no such account' }],
+    [
+      'refused: invalid account',
+      json(200, { status: 'failed', code: 'INVALID_ACCOUNT', message: 'no such account' }),
+      { kind: 'refused', failCode: 'INVALID_ACCOUNT', failReason: 'no such account' },
+    ],
     ['refused: rejected', json(200, { status: 'failed', code: 'UPSTREAM_REJECTED', message: 'no' }), { kind: 'refused', failCode: 'UPSTREAM_REJECTED' }],
-    ['refused without a message', json(200, { status: 'failed', code: 'SKU_UNAVAILABLE' }), { kind: 'refused', failCode: 'SKU_UNAVAILABLE', failReason: 'SKU_UNAVAILABLE' }],
+    [
+      'refused without a message',
+      json(200, { status: 'failed', code: 'SKU_UNAVAILABLE' }),
+      { kind: 'refused', failCode: 'SKU_UNAVAILABLE', failReason: 'SKU_UNAVAILABLE' },
+    ],
     ['503: nothing done, retry', json(503, { error: 'busy' }), { kind: 'retryable' }],
     ['500 after acceptance', json(500, 'oops'), { kind: 'unknown', evidence: 'HTTP 500: oops' }],
     ['a redirect is not followed', json(302, '', { Location: 'http://127.0.0.1:1/elsewhere' }), { kind: 'unknown' }],
@@ -95,7 +105,15 @@ describe('HTTP upstream adapter: every outcome is classified', () => {
     await new HttpUpstream(url, { timeoutMs: 300, connectTimeoutMs: 300 }).topUp(request);
     expect(seen).toEqual({
       key: 'TORDER',
-      body: { order_no: 'TORDER', sku_id: 'sku-1', route: 'default', account_id: '12345678', account_fields: { server_id: '1' }, amount: '1.20', currency: 'USD' },
+      body: {
+        order_no: 'TORDER',
+        sku_id: 'sku-1',
+        route: 'default',
+        account_id: '12345678',
+        account_fields: { server_id: '1' },
+        amount: '1.20',
+        currency: 'USD',
+      },
     });
   });
 

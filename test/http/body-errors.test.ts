@@ -36,7 +36,7 @@ describe('body errors, alike in the merchant API and the back office', () => {
     expect(replies).toEqual({ merchantApi: { success: false, ...expected }, backOffice: { success: false, ...expected } });
   });
 
-  it('an unknown field, a missing field and a NUL: the same words, naming each API\'s own field', async () => {
+  it("an unknown field, a missing field and a NUL: the same words, naming each API's own field", async () => {
     const submit = { out_trade_no: 'B-1', sku_id: 'plain-10', account_id: '12345678', account_fields: {} };
     const staff = { name: 'Rita', role: 'auditor' };
     const unknown = [await merchantApi(JSON.stringify({ ...submit, colour: 'red' })), await backOffice(JSON.stringify({ ...staff, colour: 'red' }))];

@@ -14,9 +14,7 @@ describe('200 concurrent submits on one wallet with funds for 50', () => {
 
   it('accepts exactly 50, never overdraws, and the log and read models agree', async () => {
     const merchant = await openWallet(service.commands, 50n * 120n);
-    const results = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => service.commands.execute(new SubmitOrder(orderInput(merchant, `HOT-${i}`)))),
-    );
+    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => service.commands.execute(new SubmitOrder(orderInput(merchant, `HOT-${i}`)))));
     const accepted = results.filter((r) => r.outcome === 'accepted');
     const refused = results.filter((r) => r.outcome === 'refused');
     expect(accepted).toHaveLength(50);

@@ -1,13 +1,5 @@
 import { CommandBus } from '@nestjs/cqrs';
-import {
-  DepositFunds,
-  MarkResultUnknown,
-  OpenWallet,
-  ReleaseFunds,
-  ResolveOrder,
-  SettleOrder,
-  SubmitOrder,
-} from '../../src/ledger/commands/ledger.commands';
+import { DepositFunds, MarkResultUnknown, OpenWallet, ReleaseFunds, ResolveOrder, SettleOrder, SubmitOrder } from '../../src/ledger/commands/ledger.commands';
 import { CommandRefusedError } from '../../src/ledger/order/order-workflow';
 import { checkEventInvariants, checkReadModels } from '../support/invariants';
 import { openWallet, orderInput, walletAmounts } from '../support/fixtures';

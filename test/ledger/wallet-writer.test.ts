@@ -51,9 +51,9 @@ describe('WalletWriter under a busy second writer', () => {
     const merchant = await openWallet(service.commands, 1_000n);
     const before = (await service.store.readStream(walletStream(merchant))).length;
     const writer = new WalletWriter(losingRaces(service.store, { left: 1_000 }));
-    await expect(
-      writer.execute(merchant, { type: 'FreezeFunds', orderNo: 'X', attempt: 1, amount: 1n, at: new Date().toISOString() }),
-    ).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+    await expect(writer.execute(merchant, { type: 'FreezeFunds', orderNo: 'X', attempt: 1, amount: 1n, at: new Date().toISOString() })).rejects.toBeInstanceOf(
+      WrongExpectedRevisionError,
+    );
     expect(await service.store.readStream(walletStream(merchant))).toHaveLength(before);
   });
 

@@ -92,7 +92,7 @@ describe('POST /api/v2/balance and /api/v2/products', () => {
       expect(await balanceOf(m)).toEqual({ currency: 'USD', balance: '11.50', frozen_balance: '11.20', available_balance: '0.30' });
     });
 
-    it('is each merchant its own: another merchant\'s orders do not show', async () => {
+    it("is each merchant its own: another merchant's orders do not show", async () => {
       const [a, b] = await Promise.all([provisionMerchant(service, { deposit: 2_000n }), provisionMerchant(service, { deposit: 3_000n })]);
       expect((await submit(b, 'X-1', 'plain-10')).status).toBe(202);
       await service.catchUp();

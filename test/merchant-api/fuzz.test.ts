@@ -49,20 +49,78 @@ const freshOtn = () => `F${(serial++).toString(36)}-${word(1 + int(12), OTN_CHAR
 
 /** Raw JSON text fragments: each is a value that is wrong for a string field. */
 const WRONG_SCALARS = [
-  '0', '-1', '1.5', '-1.20', '1e308', '-1e308', '1e400', '-0', '123456789012345678901234567890', '0.000001',
-  'true', 'false', '[]', '["a"]', '{}', '{"a":"b"}', '[[[]]]', '[null]', '{"__proto__":{}}',
+  '0',
+  '-1',
+  '1.5',
+  '-1.20',
+  '1e308',
+  '-1e308',
+  '1e400',
+  '-0',
+  '123456789012345678901234567890',
+  '0.000001',
+  'true',
+  'false',
+  '[]',
+  '["a"]',
+  '{}',
+  '{"a":"b"}',
+  '[[[]]]',
+  '[null]',
+  '{"__proto__":{}}',
 ];
 /** Strings that are never a valid out_trade_no or sku_id (spaces, Unicode, control, too long...). */
 const BAD_IDENTIFIERS = [
-  '""', '" "', '"A 1"', '" A1"', '"A1 "', '"A\\tB"', '"A\\nB"', '"A\\u0000B"', '"\\u0000"', '"A/B"', '"A#1"', '"A+1"', '"A=1"',
-  '"Ａ１"', '"１２３"', '"ترتيب"', '"\\u202eA1"', '"A\\u200fB"', '"🎮"', '"e\\u0301"', '"\\ud800"', '"\\udfff"', '"A\\ud83dB"',
-  `"${'x'.repeat(65)}"`, `"${'x'.repeat(1000)}"`, '"A\\\\B"', '"A\\"B"', '"café"', '"A%20B"',
+  '""',
+  '" "',
+  '"A 1"',
+  '" A1"',
+  '"A1 "',
+  '"A\\tB"',
+  '"A\\nB"',
+  '"A\\u0000B"',
+  '"\\u0000"',
+  '"A/B"',
+  '"A#1"',
+  '"A+1"',
+  '"A=1"',
+  '"Ａ１"',
+  '"１２３"',
+  '"ترتيب"',
+  '"\\u202eA1"',
+  '"A\\u200fB"',
+  '"🎮"',
+  '"e\\u0301"',
+  '"\\ud800"',
+  '"\\udfff"',
+  '"A\\ud83dB"',
+  `"${'x'.repeat(65)}"`,
+  `"${'x'.repeat(1000)}"`,
+  '"A\\\\B"',
+  '"A\\"B"',
+  '"café"',
+  '"A%20B"',
 ];
 /** Strings that are never a valid account_id: empty, control, lone surrogates, too long. */
 const BAD_ACCOUNT_IDS = [
-  '""', '"\\u0000"', '"123\\u0000"', '"12\\n34"', '"12\\r34"', '"\\t1234"', '"\\u001b[31m1234"', '"\\u007f"', '"\\u0085abc"',
-  '"\\ud800"', '"abc\\udc00"', '"\\udbff\\udbff"', `"${'1'.repeat(65)}"`, `"${'é'.repeat(65)}"`, `"${'🎮'.repeat(65)}"`,
-  `"${'9'.repeat(5000)}"`, '"\\ue000private"', '"\\uffff"',
+  '""',
+  '"\\u0000"',
+  '"123\\u0000"',
+  '"12\\n34"',
+  '"12\\r34"',
+  '"\\t1234"',
+  '"\\u001b[31m1234"',
+  '"\\u007f"',
+  '"\\u0085abc"',
+  '"\\ud800"',
+  '"abc\\udc00"',
+  '"\\udbff\\udbff"',
+  `"${'1'.repeat(65)}"`,
+  `"${'é'.repeat(65)}"`,
+  `"${'🎮'.repeat(65)}"`,
+  `"${'9'.repeat(5000)}"`,
+  '"\\ue000private"',
+  '"\\uffff"',
 ];
 /** Account ids a person could type, ending in 999 so fulfilment never settles them (CONTRACT §4). */
 const GOOD_ACCOUNT_IDS = [
@@ -166,7 +224,12 @@ function submitCase(accepted: Accepted[], refusedOtns: string[]): FuzzCase {
         ['account_id', JSON.stringify(accountId)],
         ['account_fields', JSON.stringify(Object.fromEntries(shuffle(entries)))],
       ]);
-      return { label: 'replay, same target', path: SUBMIT, body: objectText(fields, pick(['', ' ', '\n'])), expect: { kind: 'submit', outTradeNo: reuse.outTradeNo, target: reuse.target, amount: reuse.amount } };
+      return {
+        label: 'replay, same target',
+        path: SUBMIT,
+        body: objectText(fields, pick(['', ' ', '\n'])),
+        expect: { kind: 'submit', outTradeNo: reuse.outTradeNo, target: reuse.target, amount: reuse.amount },
+      };
     }
     const outTradeNo = reuse?.outTradeNo ?? (refusedOtns.length > 0 && chance(0.2) ? refusedOtns.splice(int(refusedOtns.length), 1)[0] : freshOtn());
     const parts = validSubmitParts(outTradeNo);
@@ -174,7 +237,14 @@ function submitCase(accepted: Accepted[], refusedOtns: string[]): FuzzCase {
       label: reuse ? 'replay, random target' : 'valid submit',
       path: SUBMIT,
       body: objectText(shuffle(parts.fields), pick(['', '', ' ', '\n  ', '\t'])),
-      contentType: pick(['application/json', 'application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', undefined]),
+      contentType: pick([
+        'application/json',
+        'application/json',
+        'application/json; charset=utf-8',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        undefined,
+      ]),
       expect: { kind: 'submit', outTradeNo, target: parts.target, amount: PRICES[parts.sku] },
     };
   }
@@ -201,7 +271,11 @@ function submitCase(accepted: Accepted[], refusedOtns: string[]): FuzzCase {
     const index = fields.findIndex(([k]) => k === name);
     fields[index] = [name, value];
   };
-  const drop = (name: string) => fields.splice(fields.findIndex(([k]) => k === name), 1);
+  const drop = (name: string) =>
+    fields.splice(
+      fields.findIndex(([k]) => k === name),
+      1,
+    );
   switch (int(17)) {
     case 0: {
       const name = pick(['out_trade_no', 'sku_id', 'account_id']);
@@ -221,7 +295,24 @@ function submitCase(accepted: Accepted[], refusedOtns: string[]): FuzzCase {
     }
     case 3: {
       // Amounts and prices are never the merchant's to send.
-      const extra = pick(['amount', 'price', 'currency', 'merchant_id', 'order_no', 'status', 'amount_minor', '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '', ' ', 'Out_Trade_No', 'sku_id ']);
+      const extra = pick([
+        'amount',
+        'price',
+        'currency',
+        'merchant_id',
+        'order_no',
+        'status',
+        'amount_minor',
+        '__proto__',
+        'constructor',
+        'prototype',
+        'toString',
+        'hasOwnProperty',
+        '',
+        ' ',
+        'Out_Trade_No',
+        'sku_id ',
+      ]);
       const value = pick(['-1.20', '0', '-0', '1e308', '123456789012345678901234567890', '"0.01"', '"-5.00"', '0.001', '{}', 'null', 'true', '{"amount":-1}']);
       fields.splice(int(fields.length + 1), 0, [extra, value]);
       return refused(`extra field ${JSON.stringify(extra)}`, objectText(fields));
@@ -243,12 +334,27 @@ function submitCase(accepted: Accepted[], refusedOtns: string[]): FuzzCase {
       set('sku_id', mlbb ? '"mlbb-86"' : '"plain-10"');
       const server = mlbb ? ['"server_id":"2001"'] : [];
       const weird = pick([
-        ['"server_id":2001'], ['"server_id":["2001"]'], ['"server_id":{"id":"2001"}'], ['"server_id":""'], ['"server_id":null'],
-        ['"server_id":"\\u0000"'], ['"server_id":"\\ud800"'], ['"server_id":true'], ['"server_id":1e308'],
-        [...server, '"__proto__":"x"'], [...server, '"__proto__":{"server_id":"1"}'], ['"__proto__":{"server_id":"2001"}'],
-        [...server, '"constructor":"x"'], [...server, '"constructor":{"prototype":{"polluted":"yes"}}'], [...server, '"toString":"x"'],
-        [...server, '"zone":"1"'], [...server, '"":"1"'], ['"SERVER_ID":"2001"'], ['"server_id ":"2001"'],
-        [...server, `"${'k'.repeat(200)}":"1"`], [...server, '"nested":{"a":{"b":{"c":"d"}}}'],
+        ['"server_id":2001'],
+        ['"server_id":["2001"]'],
+        ['"server_id":{"id":"2001"}'],
+        ['"server_id":""'],
+        ['"server_id":null'],
+        ['"server_id":"\\u0000"'],
+        ['"server_id":"\\ud800"'],
+        ['"server_id":true'],
+        ['"server_id":1e308'],
+        [...server, '"__proto__":"x"'],
+        [...server, '"__proto__":{"server_id":"1"}'],
+        ['"__proto__":{"server_id":"2001"}'],
+        [...server, '"constructor":"x"'],
+        [...server, '"constructor":{"prototype":{"polluted":"yes"}}'],
+        [...server, '"toString":"x"'],
+        [...server, '"zone":"1"'],
+        [...server, '"":"1"'],
+        ['"SERVER_ID":"2001"'],
+        ['"server_id ":"2001"'],
+        [...server, `"${'k'.repeat(200)}":"1"`],
+        [...server, '"nested":{"a":{"b":{"c":"d"}}}'],
         [...server, ...Array.from({ length: 40 }, (_, i) => `"f${i}":"v"`)],
       ]);
       set('account_fields', `{${weird.join(',')}}`);
@@ -276,8 +382,20 @@ function submitCase(accepted: Accepted[], refusedOtns: string[]): FuzzCase {
     case 10: {
       const nested = chance(0.5);
       const body = pick([
-        '[]', '[{}]', `[${objectText(fields)}]`, '0', '-1.20', '1e308', '123456789012345678901234567890', '"text"', `"${objectText(fields).replace(/"/g, '\\"')}"`,
-        'null', 'true', 'false', '""', '[null]',
+        '[]',
+        '[{}]',
+        `[${objectText(fields)}]`,
+        '0',
+        '-1.20',
+        '1e308',
+        '123456789012345678901234567890',
+        '"text"',
+        `"${objectText(fields).replace(/"/g, '\\"')}"`,
+        'null',
+        'true',
+        'false',
+        '""',
+        '[null]',
       ]);
       return refused('not an object', nested ? `  ${body}\n` : body);
     }
@@ -328,11 +446,19 @@ function submitCase(accepted: Accepted[], refusedOtns: string[]): FuzzCase {
       return refused('body over 64 KiB', objectText(fields));
     }
     case 15: {
-      set('out_trade_no', JSON.stringify(pick([word(65, OTN_CHARS), word(64, OTN_CHARS) + ' ', ` ${word(10)}`, `${word(5)} ${word(5)}`, `${word(5)}é`, '１２３', `${word(3)}\u200b`])));
+      set(
+        'out_trade_no',
+        JSON.stringify(
+          pick([word(65, OTN_CHARS), word(64, OTN_CHARS) + ' ', ` ${word(10)}`, `${word(5)} ${word(5)}`, `${word(5)}é`, '１２３', `${word(3)}\u200b`]),
+        ),
+      );
       return refused('out_trade_no: spaces, Unicode or 65 characters', objectText(fields));
     }
     default: {
-      set('account_id', pick([JSON.stringify('1'.repeat(65)), JSON.stringify(`${word(5)}\u0007`), JSON.stringify(`\u0001\u0002\u0003`), JSON.stringify('\u009f1')]));
+      set(
+        'account_id',
+        pick([JSON.stringify('1'.repeat(65)), JSON.stringify(`${word(5)}\u0007`), JSON.stringify(`\u0001\u0002\u0003`), JSON.stringify('\u009f1')]),
+      );
       return refused('account_id: 65 characters or control characters', objectText(fields));
     }
   }
@@ -363,15 +489,24 @@ function queryCase(accepted: Accepted[]): FuzzCase {
     case 4:
       return refused('wrong type', `{"${pick(['order_no', 'out_trade_no'])}":${pick(WRONG_SCALARS)}}`);
     case 5:
-      return refused('bad identifier', `{"${pick(['order_no', 'out_trade_no'])}":${pick([...BAD_IDENTIFIERS, '"t0000000000000000000000000"', '"T000000000000000000000000O"'])}}`);
+      return refused(
+        'bad identifier',
+        `{"${pick(['order_no', 'out_trade_no'])}":${pick([...BAD_IDENTIFIERS, '"t0000000000000000000000000"', '"T000000000000000000000000O"'])}}`,
+      );
     case 6: {
       const id = known ? `"order_no":${JSON.stringify(known.data.order_no)},` : '';
-      return refused('extra field', `{${id}"${pick(['merchant_id', 'status', '__proto__', 'constructor', 'amount', '', 'order_No'])}":${pick(['1', '"x"', 'null', '{}', '-1.20'])}}`);
+      return refused(
+        'extra field',
+        `{${id}"${pick(['merchant_id', 'status', '__proto__', 'constructor', 'amount', '', 'order_No'])}":${pick(['1', '"x"', 'null', '{}', '-1.20'])}}`,
+      );
     }
     case 7:
       return refused('not an object', pick(['[]', 'null', '0', '"T00"', 'true', `[{"out_trade_no":"${known?.outTradeNo ?? 'x'}"}]`]));
     case 8:
-      return refused('invalid JSON or UTF-8', pick<string | Buffer>(['', '{', '{"order_no":}', deepArray(1000), Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]), Buffer.from([0xef, 0xbb])]));
+      return refused(
+        'invalid JSON or UTF-8',
+        pick<string | Buffer>(['', '{', '{"order_no":}', deepArray(1000), Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]), Buffer.from([0xef, 0xbb])]),
+      );
     case 9: {
       const id = known ? JSON.stringify(known.outTradeNo) : '"x"';
       return refused('duplicate key', `{"out_trade_no":${id},"out_trade_no":${id}}`);
@@ -387,8 +522,23 @@ function catalogueCase(): FuzzCase {
   const path = pick([BALANCE, PRODUCTS]);
   if (chance(0.3)) return { label: `${path} {}`, path, body: pick(['{}', ' {} ', '{\n}']), expect: { kind: 'ok' } };
   const body = pick<string | Buffer>([
-    '{"x":1}', '{"currency":"EUR"}', '{"merchant_id":"m"}', '{"__proto__":{}}', '{"constructor":1}', '[]', 'null', '', '{', '{}{}', deepObject(1000),
-    `{"a":"${'x'.repeat(10_000)}"}`, '{"":""}', Buffer.from([0x7b, 0xc0, 0x80, 0x7d]), '{"a":1,"a":1}', '"{}"', '{"\\ud800":1}',
+    '{"x":1}',
+    '{"currency":"EUR"}',
+    '{"merchant_id":"m"}',
+    '{"__proto__":{}}',
+    '{"constructor":1}',
+    '[]',
+    'null',
+    '',
+    '{',
+    '{}{}',
+    deepObject(1000),
+    `{"a":"${'x'.repeat(10_000)}"}`,
+    '{"":""}',
+    Buffer.from([0x7b, 0xc0, 0x80, 0x7d]),
+    '{"a":1,"a":1}',
+    '"{}"',
+    '{"\\ud800":1}',
   ]);
   return { label: `${path} malformed`, path, body, expect: { kind: 'reject' } };
 }
@@ -396,7 +546,9 @@ function catalogueCase(): FuzzCase {
 // ------------------------------------------------------------------- signing
 
 function sign(secret: string, timestamp: string, nonce: string, path: string, body: Buffer) {
-  return createHmac('sha256', secret).update(Buffer.concat([Buffer.from(`${timestamp}\n${nonce}\n${path}\n`, 'utf8'), body])).digest('hex');
+  return createHmac('sha256', secret)
+    .update(Buffer.concat([Buffer.from(`${timestamp}\n${nonce}\n${path}\n`, 'utf8'), body]))
+    .digest('hex');
 }
 
 // --------------------------------------------------------------------- suite
@@ -477,14 +629,28 @@ describe(`fuzzing the merchant API (seed ${SEED}, FUZZ_SEED=${SEED} to replay)`,
         if (STACK_TRACE.test(text)) violation(index, c, 'stack trace text in the body', status, text);
         const success = status >= 200 && status < 300;
         if (success) {
-          const keys = Object.keys(json ?? {}).sort().join(',');
-          if (json?.success !== true || keys !== 'code,data,success' || !['OK', 'ACCEPTED', 'DUPLICATE'].includes(json.code) || typeof json.data !== 'object' || json.data === null) {
+          const keys = Object.keys(json ?? {})
+            .sort()
+            .join(',');
+          if (
+            json?.success !== true ||
+            keys !== 'code,data,success' ||
+            !['OK', 'ACCEPTED', 'DUPLICATE'].includes(json.code) ||
+            typeof json.data !== 'object' ||
+            json.data === null
+          ) {
             violation(index, c, 'not a success envelope', status, text);
           }
         } else if (
-          typeof json !== 'object' || json === null || Array.isArray(json) ||
-          json.success !== false || typeof json.code !== 'string' || !/^[A-Z][A-Z_]*$/.test(json.code) || typeof json.message !== 'string' ||
-          ('field' in json && typeof json.field !== 'string') || Object.keys(json).some((key) => !FAILURE_KEYS.has(key))
+          typeof json !== 'object' ||
+          json === null ||
+          Array.isArray(json) ||
+          json.success !== false ||
+          typeof json.code !== 'string' ||
+          !/^[A-Z][A-Z_]*$/.test(json.code) ||
+          typeof json.message !== 'string' ||
+          ('field' in json && typeof json.field !== 'string') ||
+          Object.keys(json).some((key) => !FAILURE_KEYS.has(key))
         ) {
           violation(index, c, 'not a failure envelope', status, text);
         }
@@ -514,7 +680,8 @@ describe(`fuzzing the merchant API (seed ${SEED}, FUZZ_SEED=${SEED} to replay)`,
             break;
           case 'found': {
             const order = acceptedByOtn.get(e.outTradeNo)!;
-            if (status !== 200 || JSON.stringify(json.data) !== JSON.stringify(order.data)) violation(index, c, 'an accepted order was not found as placed', status, text);
+            if (status !== 200 || JSON.stringify(json.data) !== JSON.stringify(order.data))
+              violation(index, c, 'an accepted order was not found as placed', status, text);
             break;
           }
           case 'submit': {
@@ -559,7 +726,14 @@ describe(`fuzzing the merchant API (seed ${SEED}, FUZZ_SEED=${SEED} to replay)`,
     for (let i = 0; i < accepted.length; i += BATCH) {
       const batch = accepted.slice(i, i + BATCH);
       const found = await Promise.all(
-        batch.map((o) => send({ label: 'final query', path: QUERY, body: JSON.stringify({ out_trade_no: o.outTradeNo }), expect: { kind: 'found', outTradeNo: o.outTradeNo } })),
+        batch.map((o) =>
+          send({
+            label: 'final query',
+            path: QUERY,
+            body: JSON.stringify({ out_trade_no: o.outTradeNo }),
+            expect: { kind: 'found', outTradeNo: o.outTradeNo },
+          }),
+        ),
       );
       found.forEach((reply, k) => {
         const data = reply.status === 200 ? JSON.parse(reply.text).data : undefined;
@@ -574,7 +748,11 @@ describe(`fuzzing the merchant API (seed ${SEED}, FUZZ_SEED=${SEED} to replay)`,
         `fuzz seed ${SEED}: ${sent} requests in ${seconds} s, ${accepted.length} orders accepted, ${format(frozen)} frozen`,
         `status codes: ${JSON.stringify(Object.fromEntries(Object.entries(statuses).sort()))}`,
         `error codes: ${JSON.stringify(Object.fromEntries(Object.entries(codes).sort()))}`,
-        ...(process.env.FUZZ_VERBOSE ? Object.entries(byLabel).sort().map(([label, seen]) => `  ${label}: ${JSON.stringify(seen)}`) : []),
+        ...(process.env.FUZZ_VERBOSE
+          ? Object.entries(byLabel)
+              .sort()
+              .map(([label, seen]) => `  ${label}: ${JSON.stringify(seen)}`)
+          : []),
         ...(violations.length ? [`${violations.length} violations, first ones:`, ...violations.slice(0, 40)] : []),
       ].join('\n'),
     );

@@ -213,10 +213,7 @@ describe('merchant API gateway', () => {
       const nonce = `kept-${Math.random()}`;
       const timestamp = String(now() - 100);
       await signedFetch(service, merchant, { path: '/api/v2/balance', nonce, timestamp });
-      const { rows } = await service.pool.query(
-        `select extract(epoch from expires_at)::bigint as expires from merchant_nonces where nonce = $1`,
-        [nonce],
-      );
+      const { rows } = await service.pool.query(`select extract(epoch from expires_at)::bigint as expires from merchant_nonces where nonce = $1`, [nonce]);
       expect(Number(rows[0].expires)).toBeGreaterThanOrEqual(Number(timestamp) + 300);
     });
   });

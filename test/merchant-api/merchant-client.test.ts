@@ -25,13 +25,15 @@ describe('the merchant client against the running service', () => {
     const merchant = await admin.createMerchant({ name: 'Client Co' });
     expect((await admin('PUT', '/admin/v1/products/mlbb', { name: 'Mobile Legends' })).status).toBe(200);
     expect(
-      (await admin('PUT', '/admin/v1/skus/mlbb-86', {
-        product_id: 'mlbb',
-        name: '86 Diamonds',
-        required_account_fields: ['server_id'],
-        supports_account_check: true,
-        on_shelf: true,
-      })).status,
+      (
+        await admin('PUT', '/admin/v1/skus/mlbb-86', {
+          product_id: 'mlbb',
+          name: '86 Diamonds',
+          required_account_fields: ['server_id'],
+          supports_account_check: true,
+          on_shelf: true,
+        })
+      ).status,
     ).toBe(200);
     expect((await admin('PUT', `/admin/v1/merchants/${merchant.merchant_id}/prices/mlbb-86`, { price: '1.20' })).status).toBe(200);
     expect((await admin('POST', `/admin/v1/merchants/${merchant.merchant_id}/deposits`, { amount: '10.00', reference: 'wire-1' })).status).toBe(201);

@@ -154,7 +154,7 @@ describe('POST /api/v2/topup/query', () => {
       expectFailure(await query(merchant, body), 404, 'ORDER_NOT_FOUND');
     });
 
-    it("a well-formed order_no of another merchant, or its own order_no in lower case: 404", async () => {
+    it('a well-formed order_no of another merchant, or its own order_no in lower case: 404', async () => {
       expectFailure(await query(merchant, { order_no: othersOrder.order_no }), 404, 'ORDER_NOT_FOUND');
       expectFailure(await query(merchant, { order_no: first.order_no.toLowerCase() }), 404, 'ORDER_NOT_FOUND');
     });

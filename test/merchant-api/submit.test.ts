@@ -3,7 +3,6 @@ import { checkEventInvariants } from '../support/invariants';
 import { RunningService, serviceOnFreshDatabase } from '../support/service';
 import { ORDER_KEYS } from '../support/expectations';
 
-
 describe('POST /api/v2/topup/submit', () => {
   let service: RunningService;
   let merchant: TestMerchant;
@@ -120,7 +119,13 @@ describe('POST /api/v2/topup/submit', () => {
       ['account_fields an array', valid({ account_fields: ['2001'] }), 422, 'VALIDATION_FAILED', 'account_fields'],
       ['an account field a number', valid({ account_fields: { server_id: 2001 } }), 422, 'VALIDATION_FAILED', 'account_fields'],
       ['an unknown top-level field', valid({ amount: '0.01' }), 422, 'VALIDATION_FAILED', 'amount'],
-      ['an account field the SKU does not define', valid({ account_fields: { server_id: '1', zone: '2' } }), 400, 'INVALID_ACCOUNT_FIELD', 'account_fields.zone'],
+      [
+        'an account field the SKU does not define',
+        valid({ account_fields: { server_id: '1', zone: '2' } }),
+        400,
+        'INVALID_ACCOUNT_FIELD',
+        'account_fields.zone',
+      ],
       ['an unknown SKU', valid({ sku_id: 'nope' }), 422, 'SKU_NOT_FOUND', 'sku_id'],
       ['a SKU without an upstream route', valid({ sku_id: 'unroutable', account_fields: {} }), 400, 'ROUTE_UNAVAILABLE', 'sku_id'],
       ['a SKU off shelf', valid({ sku_id: 'retired', account_fields: {} }), 422, 'SKU_OFF_SHELF', 'sku_id'],
@@ -135,9 +140,7 @@ describe('POST /api/v2/topup/submit', () => {
 
     it('a replay after the SKU went off shelf still returns the order', async () => {
       await service.pool.query(`insert into skus (sku_id, product_id, name, updated_by) values ('fading', 'mlbb', 'Fading', 't')`);
-      await service.pool.query(`insert into merchant_prices (merchant_id, sku_id, price, updated_by) values ($1, 'fading', 50, 't')`, [
-        merchant.merchantId,
-      ]);
+      await service.pool.query(`insert into merchant_prices (merchant_id, sku_id, price, updated_by) values ($1, 'fading', 50, 't')`, [merchant.merchantId]);
       const body = valid({ sku_id: 'fading', account_fields: {} });
       expect((await submit(body)).status).toBe(202);
       await service.pool.query(`update skus set on_shelf = false where sku_id = 'fading'`);
@@ -161,9 +164,7 @@ describe('POST /api/v2/topup/submit', () => {
     it('different targets: one wins with 202, the others get 409; money moves once', async () => {
       const m = await provisionMerchant(service);
       const outTradeNo = `race-${seq++}`;
-      const replies = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => submit(valid({ out_trade_no: outTradeNo, account_id: `acct-${i}` }), m)),
-      );
+      const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => submit(valid({ out_trade_no: outTradeNo, account_id: `acct-${i}` }), m)));
       expect(replies.filter((r) => r.status === 202)).toHaveLength(1);
       expect(replies.filter((r) => r.status === 409 && r.body.code === 'OUT_TRADE_NO_CONFLICT')).toHaveLength(19);
       expect(await balance(m)).toMatchObject({ frozen_balance: '1.20' });

@@ -26,7 +26,9 @@ describe('POST /api/v2/tools/verify-signature', () => {
   const now = () => String(Math.floor(Date.now() / 1000));
   const nonce = () => randomBytes(12).toString('hex');
   const hmac = (secret: string, ts: string, n: string, path: string, body: Buffer) =>
-    createHmac('sha256', secret).update(Buffer.concat([Buffer.from(`${ts}\n${n}\n${path}\n`), body])).digest('hex');
+    createHmac('sha256', secret)
+      .update(Buffer.concat([Buffer.from(`${ts}\n${n}\n${path}\n`), body]))
+      .digest('hex');
 
   /** A POST with exactly these headers (none added) and this body, answered as raw text. */
   async function rawPost(path: string, headers: Record<string, string>, body: string | Buffer) {
@@ -47,7 +49,11 @@ describe('POST /api/v2/tools/verify-signature', () => {
     const n = parts.nonce ?? nonce();
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     const signature = parts.signature ?? hmac(merchant.appSecret, ts, n, VERIFY, bytes);
-    return rawPost(VERIFY, { 'Content-Type': 'application/json', 'X-Api-Key': merchant.apiKey, 'X-Timestamp': ts, 'X-Nonce': n, 'X-Signature': signature }, bytes);
+    return rawPost(
+      VERIFY,
+      { 'Content-Type': 'application/json', 'X-Api-Key': merchant.apiKey, 'X-Timestamp': ts, 'X-Nonce': n, 'X-Signature': signature },
+      bytes,
+    );
   }
 
   function expectOk(reply: { status: number; json: any }) {
@@ -123,14 +129,15 @@ describe('POST /api/v2/tools/verify-signature', () => {
     expect(data.string_to_sign_lines[0]).toBe(ts);
   });
 
-  it.each([['milliseconds', String(Date.now())], ['not a number', 'yesterday'], ['a fraction', `${now()}.5`]])(
-    'a timestamp in %s is not within tolerance',
-    async (_name, ts) => {
-      const data = expectOk(await verify('{}', { ts }));
-      expect(data.timestamp_within_tolerance).toBe(false);
-      expect(data.string_to_sign_lines[0]).toBe(ts);
-    },
-  );
+  it.each([
+    ['milliseconds', String(Date.now())],
+    ['not a number', 'yesterday'],
+    ['a fraction', `${now()}.5`],
+  ])('a timestamp in %s is not within tolerance', async (_name, ts) => {
+    const data = expectOk(await verify('{}', { ts }));
+    expect(data.timestamp_within_tolerance).toBe(false);
+    expect(data.string_to_sign_lines[0]).toBe(ts);
+  });
 
   it('consumes no nonce: twice with one nonce gives 200 both times, and the nonce still works for a real call', async () => {
     const n = `reusable-${nonce()}`;

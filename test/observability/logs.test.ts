@@ -52,7 +52,9 @@ describe('logs: LOG_FORMAT=json, one JSON object per line, the request id in eac
 
   it('says where it really listens', async () => {
     const port = new URL(service.url).port;
-    expect(lines(service)).toContainEqual(expect.objectContaining({ context: 'Main', message: `listening on http://127.0.0.1:${port}; event store: postgres` }));
+    expect(lines(service)).toContainEqual(
+      expect.objectContaining({ context: 'Main', message: `listening on http://127.0.0.1:${port}; event store: postgres` }),
+    );
   });
 
   it("returns the client's X-Request-Id when it is a safe one, and a new id otherwise, on every reply", async () => {

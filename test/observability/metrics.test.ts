@@ -148,4 +148,3 @@ describe('GET /metrics', () => {
     });
   });
 });
-

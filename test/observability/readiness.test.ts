@@ -6,7 +6,7 @@ const MAX_LAG_MS = 1000;
 
 async function ready(service: RunningService) {
   const reply = await fetch(`${service.url}/health/ready`);
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+
   return { status: reply.status, headers: reply.headers, body: (await reply.json()) as any };
 }
 
@@ -105,7 +105,12 @@ describe('health probes: /health/live, /health/ready (on a Postgres server of it
       const reply = await ready(service);
       expect(reply.status).toBe(503);
       expect(reply.body.message).toBe('Not ready: migrations: 1 migrations not applied');
-      expect(reply.body.checks.migrations).toEqual({ ok: false, ms: expect.any(Number), error: '1 migrations not applied', detail: { missing: ['callbacks/001-attempts'] } });
+      expect(reply.body.checks.migrations).toEqual({
+        ok: false,
+        ms: expect.any(Number),
+        error: '1 migrations not applied',
+        detail: { missing: ['callbacks/001-attempts'] },
+      });
     } finally {
       await service.pool.query(`insert into schema_migrations (id) values ('callbacks/001-attempts')`);
     }

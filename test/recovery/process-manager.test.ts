@@ -39,9 +39,17 @@ describe('process manager: orders a crash left between two appends', () => {
     at,
   });
   const writeOrder = (order: PlacedOrder, ...events: OrderEvent[]) =>
-    service.store.append(orderStream(order.orderNo), events.map((e) => encodeEvent(e)), ANY);
+    service.store.append(
+      orderStream(order.orderNo),
+      events.map((e) => encodeEvent(e)),
+      ANY,
+    );
   const writeWallet = async (merchantId: string, ...events: WalletEvent[]) => {
-    await service.store.append(walletStream(merchantId), events.map((e) => encodeEvent(e)), ANY);
+    await service.store.append(
+      walletStream(merchantId),
+      events.map((e) => encodeEvent(e)),
+      ANY,
+    );
     service.app.get(WalletWriter).forget(merchantId);
   };
   const hold = (o: PlacedOrder) => ({ orderNo: o.orderNo, attempt: o.attempt, amount: o.amount, at });
@@ -77,11 +85,7 @@ describe('process manager: orders a crash left between two appends', () => {
       { type: 'OrderAccepted', data: { attempt: 1, at } },
       { type: 'OrderDeliveryConfirmed', data: { at } },
     );
-    await writeWallet(
-      m,
-      { type: 'FundsFrozen', data: hold(deductedNotFinal) },
-      { type: 'FrozenFundsDeducted', data: hold(deductedNotFinal) },
-    );
+    await writeWallet(m, { type: 'FundsFrozen', data: hold(deductedNotFinal) }, { type: 'FrozenFundsDeducted', data: hold(deductedNotFinal) });
 
     const failedNotReleased = placed(m, 'failed-not-released');
     await writeOrder(

@@ -92,7 +92,10 @@ describe('database faults under load, with two instances', () => {
             break;
           }
           const retryable = reply.status === 500 || (reply.status === 401 && reply.body.code === 'NONCE_REUSED' && attempt > 0);
-          if (!retryable || attempt > 300) throw new Error(`FLT-${n}: ${reply.status} ${JSON.stringify(reply.body)} after ${attempt} retries; instances exited: ${instances.map((i) => i.process.exitCode)}`);
+          if (!retryable || attempt > 300)
+            throw new Error(
+              `FLT-${n}: ${reply.status} ${JSON.stringify(reply.body)} after ${attempt} retries; instances exited: ${instances.map((i) => i.process.exitCode)}`,
+            );
           await sleep(100);
         }
       }
@@ -125,7 +128,14 @@ describe('database faults under load, with two instances', () => {
     }
     expect(terminated.every((n) => n > 0)).toBe(true);
     // An outage is logged as warnings, one line each: no ERROR, no stack. (An access line's code=INTERNAL_ERROR is not an ERROR line.)
-    expect(instances.map((i) => i.output().split('\n').filter((line) => /\bERROR\b|^\s+at /.test(line)))).toEqual([[], []]);
+    expect(
+      instances.map((i) =>
+        i
+          .output()
+          .split('\n')
+          .filter((line) => /\bERROR\b|^\s+at /.test(line)),
+      ),
+    ).toEqual([[], []]);
     expect(statuses.get('500 INTERNAL_ERROR') ?? 0).toBeGreaterThan(0);
     expect(statuses.has('0 NO_REPLY')).toBe(false);
 

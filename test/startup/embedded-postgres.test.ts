@@ -59,7 +59,7 @@ describe('zero-install start: the embedded PostgreSQL', () => {
     await service!.kill('SIGTERM');
     service = undefined;
     await postgresStopped(join(dataDir, 'postgres'));
-    for (const deadline = Date.now() + 10_000; alive(pid) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+    for (const deadline = Date.now() + 10_000; alive(pid) && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 50));
     expect(alive(pid)).toBe(false);
   });
 

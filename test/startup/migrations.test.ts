@@ -110,8 +110,7 @@ describe('ensureDatabase', () => {
     }
   }
 
-  const exists = (name: string) =>
-    withAdmin(async (admin) => (await admin.query('select 1 from pg_database where datname = $1', [name])).rowCount === 1);
+  const exists = (name: string) => withAdmin(async (admin) => (await admin.query('select 1 from pg_database where datname = $1', [name])).rowCount === 1);
 
   afterAll(async () => {
     await withAdmin(async (admin) => {

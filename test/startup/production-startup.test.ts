@@ -37,12 +37,16 @@ describe('start-up with NODE_ENV=production refuses unsafe set-ups', () => {
   const production = { NODE_ENV: 'production', ADMIN_TOKEN, SECRETS_KEY: KEY_1, PORT: '0' };
 
   describe('the upstream', () => {
-    it('no UPSTREAM_URL: stops, naming UPSTREAM_URL (the simulator would mark every order delivered)', async () => {
-      const db = await freshDatabase();
-      const exit = await runServiceUntilExit({ ...production, ...db.env }, EXIT_TIMEOUT_MS);
-      expectRefused(exit, 'UPSTREAM_URL');
-      expect(exit.code).toBe(78);
-    }, EXIT_TIMEOUT_MS + 10_000);
+    it(
+      'no UPSTREAM_URL: stops, naming UPSTREAM_URL (the simulator would mark every order delivered)',
+      async () => {
+        const db = await freshDatabase();
+        const exit = await runServiceUntilExit({ ...production, ...db.env }, EXIT_TIMEOUT_MS);
+        expectRefused(exit, 'UPSTREAM_URL');
+        expect(exit.code).toBe(78);
+      },
+      EXIT_TIMEOUT_MS + 10_000,
+    );
 
     it('UPSTREAM_SIMULATOR=true: starts the simulator, with a warning that orders are not really delivered', async () => {
       const db = await freshDatabase();
@@ -67,32 +71,50 @@ describe('start-up with NODE_ENV=production refuses unsafe set-ups', () => {
     const upstream = { ...production, UPSTREAM_URL: 'http://127.0.0.1:1' };
     const server = serverAddress();
 
-    it('a DATABASE_URL naming a database that does not exist: stops, and creates nothing', async () => {
-      const name = `topup_prod_missing_${randomBytes(5).toString('hex')}`;
-      const url = urlFor(name, 'not-the-password');
-      try {
-        const exit = await runServiceUntilExit({ ...upstream, DATABASE_URL: url }, EXIT_TIMEOUT_MS);
-        expectRefused(exit, 'DATABASE_URL', name, server, 'does not exist');
-        expect(exit.stderr).not.toContain('not-the-password');
-        expect(exit.code).toBe(78);
-        expect(await databaseExists(name)).toBe(false);
-      } finally {
-        await dropIfExists(name);
-      }
-    }, EXIT_TIMEOUT_MS + 10_000);
+    it(
+      'a DATABASE_URL naming a database that does not exist: stops, and creates nothing',
+      async () => {
+        const name = `topup_prod_missing_${randomBytes(5).toString('hex')}`;
+        const url = urlFor(name, 'not-the-password');
+        try {
+          const exit = await runServiceUntilExit({ ...upstream, DATABASE_URL: url }, EXIT_TIMEOUT_MS);
+          expectRefused(exit, 'DATABASE_URL', name, server, 'does not exist');
+          expect(exit.stderr).not.toContain('not-the-password');
+          expect(exit.code).toBe(78);
+          expect(await databaseExists(name)).toBe(false);
+        } finally {
+          await dropIfExists(name);
+        }
+      },
+      EXIT_TIMEOUT_MS + 10_000,
+    );
 
     // 69 (EX_UNAVAILABLE) when Postgres cannot be reached, 78 (EX_CONFIG) when it refuses what it was asked.
     it.each<[string, Record<string, string>, string[], number]>([
       ['a refused connection', { DATABASE_URL: 'postgres://postgres:hunter2@127.0.0.1:1/topup' }, ['DATABASE_URL', '127.0.0.1:1', 'topup', 'refused'], 69],
-      ['a host that does not resolve', { DATABASE_URL: 'postgres://postgres:hunter2@no-such-host.invalid:5432/topup' }, ['DATABASE_URL', 'no-such-host.invalid:5432'], 69],
+      [
+        'a host that does not resolve',
+        { DATABASE_URL: 'postgres://postgres:hunter2@no-such-host.invalid:5432/topup' },
+        ['DATABASE_URL', 'no-such-host.invalid:5432'],
+        69,
+      ],
       ['a role the server refuses', { DATABASE_URL: `postgres://nobody_here:hunter2@${server}/postgres` }, ['DATABASE_URL', server, 'nobody_here'], 78],
-      ['PG* variables, refused', { PGHOST: '127.0.0.1', PGPORT: '1', PGUSER: 'postgres', PGPASSWORD: 'hunter2', PGDATABASE: 'topup' }, ['PGHOST', '127.0.0.1:1', 'refused'], 69],
-    ])('%s: stops with one clear line naming the variable, without the password', async (_label, env, mentions, code) => {
-      const exit = await runServiceUntilExit({ ...upstream, ...env }, EXIT_TIMEOUT_MS);
-      expectRefused(exit, ...mentions);
-      expect(exit.stderr).not.toContain('hunter2');
-      expect(exit.code).toBe(code);
-    }, EXIT_TIMEOUT_MS + 10_000);
+      [
+        'PG* variables, refused',
+        { PGHOST: '127.0.0.1', PGPORT: '1', PGUSER: 'postgres', PGPASSWORD: 'hunter2', PGDATABASE: 'topup' },
+        ['PGHOST', '127.0.0.1:1', 'refused'],
+        69,
+      ],
+    ])(
+      '%s: stops with one clear line naming the variable, without the password',
+      async (_label, env, mentions, code) => {
+        const exit = await runServiceUntilExit({ ...upstream, ...env }, EXIT_TIMEOUT_MS);
+        expectRefused(exit, ...mentions);
+        expect(exit.stderr).not.toContain('hunter2');
+        expect(exit.code).toBe(code);
+      },
+      EXIT_TIMEOUT_MS + 10_000,
+    );
   });
 });
 

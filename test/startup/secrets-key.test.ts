@@ -41,7 +41,11 @@ async function balanceStatus(service: ChildService, merchant: TestMerchant): Pro
 
 /** A merchant row sealed under `key`, written straight to the table as another instance would. */
 async function insertMerchant(db: TestDatabase, key: string): Promise<TestMerchant> {
-  const merchant = { merchantId: `mch_${randomBytes(6).toString('hex')}`, apiKey: `ak_${randomBytes(16).toString('hex')}`, appSecret: randomBytes(32).toString('hex') };
+  const merchant = {
+    merchantId: `mch_${randomBytes(6).toString('hex')}`,
+    apiKey: `ak_${randomBytes(16).toString('hex')}`,
+    appSecret: randomBytes(32).toString('hex'),
+  };
   await db.pool.query(
     `insert into merchants (merchant_id, name, currency, api_key, app_secret_enc, rate_limit_per_second, created_by, updated_by)
      values ($1, 'Elsewhere', 'USD', $2, $3, 100, 'test', 'test')`,
@@ -80,10 +84,14 @@ describe('SECRETS_KEY: start-up opens the stored merchant secrets, and the key c
     await db.drop();
   });
 
-  it('a new SECRETS_KEY that cannot open the stored secrets stops start-up, naming SECRETS_KEY and SECRETS_KEY_PREVIOUS', async () => {
-    const exit = await runServiceUntilExit({ ...withKeys(KEY_2), ...db.env, PORT: '0' }, EXIT_TIMEOUT_MS);
-    expectRefused(exit, 'SECRETS_KEY', 'SECRETS_KEY_PREVIOUS', '1 of 1', merchant.merchantId);
-  }, EXIT_TIMEOUT_MS + 10_000);
+  it(
+    'a new SECRETS_KEY that cannot open the stored secrets stops start-up, naming SECRETS_KEY and SECRETS_KEY_PREVIOUS',
+    async () => {
+      const exit = await runServiceUntilExit({ ...withKeys(KEY_2), ...db.env, PORT: '0' }, EXIT_TIMEOUT_MS);
+      expectRefused(exit, 'SECRETS_KEY', 'SECRETS_KEY_PREVIOUS', '1 of 1', merchant.merchantId);
+    },
+    EXIT_TIMEOUT_MS + 10_000,
+  );
 
   it('SECRETS_KEY=K2 with SECRETS_KEY_PREVIOUS=K1: starts and serves the merchant sealed under K1', async () => {
     running = await start(withKeys(KEY_2, KEY_1));
@@ -108,13 +116,17 @@ describe('SECRETS_KEY: start-up opens the stored merchant secrets, and the key c
     await running.kill('SIGTERM');
   });
 
-  it('after the reseal, SECRETS_KEY=K2 alone starts and serves; K1 alone no longer opens anything', async () => {
-    running = await start(withKeys(KEY_2));
-    expect(await balanceStatus(running, merchant)).toBe(200);
-    await running.kill('SIGTERM');
-    const exit = await runServiceUntilExit({ ...withKeys(KEY_1), ...db.env, PORT: '0' }, EXIT_TIMEOUT_MS);
-    expectRefused(exit, 'SECRETS_KEY', merchant.merchantId);
-  }, EXIT_TIMEOUT_MS + 30_000);
+  it(
+    'after the reseal, SECRETS_KEY=K2 alone starts and serves; K1 alone no longer opens anything',
+    async () => {
+      running = await start(withKeys(KEY_2));
+      expect(await balanceStatus(running, merchant)).toBe(200);
+      await running.kill('SIGTERM');
+      const exit = await runServiceUntilExit({ ...withKeys(KEY_1), ...db.env, PORT: '0' }, EXIT_TIMEOUT_MS);
+      expectRefused(exit, 'SECRETS_KEY', merchant.merchantId);
+    },
+    EXIT_TIMEOUT_MS + 30_000,
+  );
 
   it('reseal-secrets refuses to run without SECRETS_KEY', async () => {
     const run = await cli(['reseal-secrets'], { ...db.env });
@@ -147,8 +159,12 @@ describe('SECRETS_KEY in development', () => {
     await service.kill('SIGTERM');
   });
 
-  it('start-up stops too (the safe choice), naming SECRETS_KEY', async () => {
-    const exit = await runServiceUntilExit({ ...TEST_ENV, ...db.env, NODE_ENV: 'development', PORT: '0' }, EXIT_TIMEOUT_MS);
-    expectRefused(exit, 'SECRETS_KEY', stranger.merchantId);
-  }, EXIT_TIMEOUT_MS + 10_000);
+  it(
+    'start-up stops too (the safe choice), naming SECRETS_KEY',
+    async () => {
+      const exit = await runServiceUntilExit({ ...TEST_ENV, ...db.env, NODE_ENV: 'development', PORT: '0' }, EXIT_TIMEOUT_MS);
+      expectRefused(exit, 'SECRETS_KEY', stranger.merchantId);
+    },
+    EXIT_TIMEOUT_MS + 10_000,
+  );
 });

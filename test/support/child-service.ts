@@ -51,7 +51,7 @@ async function startChild(env: NodeJS.ProcessEnv, port: number, timeoutMs = 30_0
   child.stderr!.on('data', keep);
   const exited = new Promise<void>((r) => child.on('exit', () => r()));
   const url = `http://127.0.0.1:${port}`;
-  for (const deadline = Date.now() + timeoutMs; ; ) {
+  for (const deadline = Date.now() + timeoutMs; ;) {
     if (child.exitCode !== null) throw new Error(`service exited while starting:\n${output}`);
     try {
       if ((await fetch(`${url}/health`)).ok) break;

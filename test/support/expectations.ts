@@ -11,7 +11,10 @@ export function handFold(events: readonly { type: string; data: Record<string, u
     const amount = BigInt((data.amount as string | undefined) ?? '0');
     if (type === 'FundsDeposited') balance += amount;
     if (type === 'FundsFrozen') frozen += amount;
-    if (type === 'FrozenFundsDeducted') (balance -= amount), (frozen -= amount);
+    if (type === 'FrozenFundsDeducted') {
+      balance -= amount;
+      frozen -= amount;
+    }
     if (type === 'FrozenFundsReleased') frozen -= amount;
   }
   const money = (v: bigint) => `${v / 100n}.${(v % 100n).toString().padStart(2, '0')}`;

@@ -63,8 +63,7 @@ export async function signedFetch(service: Pick<RunningService, 'url'>, merchant
   const body = call.body ?? '{}';
   const timestamp = call.timestamp ?? String(Math.floor(Date.now() / 1000));
   const nonce = call.nonce ?? randomBytes(12).toString('hex');
-  const signature =
-    call.signature ?? createHmac('sha256', merchant.appSecret).update(`${timestamp}\n${nonce}\n${call.path}\n${body}`).digest('hex');
+  const signature = call.signature ?? createHmac('sha256', merchant.appSecret).update(`${timestamp}\n${nonce}\n${call.path}\n${body}`).digest('hex');
   const response = await fetch(`${service.url}${call.path}${call.query ?? ''}`, {
     method: call.method ?? 'POST',
     headers: {

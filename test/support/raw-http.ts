@@ -76,7 +76,7 @@ function parseReply(raw: string): Omit<RawReply, 'closedByServer' | 'ms'> {
 
 function unchunk(text: string): string {
   let out = '';
-  for (let at = 0; ; ) {
+  for (let at = 0; ;) {
     const lineEnd = text.indexOf('\r\n', at);
     const size = parseInt(text.slice(at, lineEnd), 16);
     if (!(size > 0)) return out;

@@ -71,7 +71,7 @@ export async function lastPosition(store: EventStore): Promise<GlobalPosition> {
 export async function readSettledLog(store: EventStore): Promise<{ events: RecordedEvent[]; position: GlobalPosition }> {
   const events: RecordedEvent[] = [];
   let position = START;
-  for (let quietReads = 0; quietReads < 3; ) {
+  for (let quietReads = 0; quietReads < 3;) {
     const batch = await store.readAll(position, 5000);
     if (batch.length === 0) {
       quietReads++;

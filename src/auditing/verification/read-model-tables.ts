@@ -88,7 +88,10 @@ export function walletRanges(keys: readonly WalletRowKey[]): WalletRanges {
   for (const { merchantId, revision } of keys) {
     const range = ranges.get(merchantId);
     if (!range) ranges.set(merchantId, { first: revision, last: revision });
-    else (range.first = Math.min(range.first, revision)), (range.last = Math.max(range.last, revision));
+    else {
+      range.first = Math.min(range.first, revision);
+      range.last = Math.max(range.last, revision);
+    }
   }
   return ranges;
 }
@@ -171,7 +174,10 @@ export async function snapshotsIn(pool: Pool, ranges: WalletRanges): Promise<Map
 const ORDER_COMPARED = ['merchant_id', 'stage', 'attempt', 'amount', 'fail_code'] as const;
 
 /** The rows of these orders that are not as expected, compared by Postgres (undefined: no row at all). */
-export async function differingOrders(pool: Pool, expected: readonly { orderNo: string; row: Row }[]): Promise<Map<string, (Row & { order_no: string }) | undefined>> {
+export async function differingOrders(
+  pool: Pool,
+  expected: readonly { orderNo: string; row: Row }[],
+): Promise<Map<string, (Row & { order_no: string }) | undefined>> {
   const differing = new Map<string, (Row & { order_no: string }) | undefined>();
   if (expected.length === 0) return differing;
   const { rows } = await pool.query<Row & { order_no: string; expected_no: string; found: boolean }>(
@@ -252,9 +258,11 @@ export async function strayWalletRows(
      order by x.merchant_id, x.revision`,
     params,
   );
-  const stray = (table: StrayWalletRow['table']) => (r: Row & { merchant_id: string; revision: string }): StrayWalletRow => {
-    const { merchant_id: id, revision, ...row } = r;
-    return { table, merchantId: id, revision: Number(revision), row };
-  };
+  const stray =
+    (table: StrayWalletRow['table']) =>
+    (r: Row & { merchant_id: string; revision: string }): StrayWalletRow => {
+      const { merchant_id: id, revision, ...row } = r;
+      return { table, merchantId: id, revision: Number(revision), row };
+    };
   return [...lines.rows.map(stray('rm_statement_lines')), ...snapshots.rows.map(stray('rm_wallet_snapshots'))];
 }

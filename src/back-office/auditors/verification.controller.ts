@@ -76,6 +76,7 @@ const moneyCell = (column: string, value: Cell): Cell =>
 const moneyRow = (row: Row): Row => Object.fromEntries(Object.entries(row).map(([column, value]) => [column, moneyCell(column, value)]));
 
 function differenceView(difference: Difference): Difference {
-  const view = (value: Cell | Row) => (value !== null && typeof value === 'object' ? moneyRow(value) : difference.column ? moneyCell(difference.column, value) : value);
+  const view = (value: Cell | Row) =>
+    value !== null && typeof value === 'object' ? moneyRow(value) : difference.column ? moneyCell(difference.column, value) : value;
   return { ...difference, expected: view(difference.expected), actual: view(difference.actual) };
 }

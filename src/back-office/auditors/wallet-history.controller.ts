@@ -96,7 +96,13 @@ export class WalletHistoryController {
     await this.send(response, chosen, statement, merchantId, { envelope: false });
   }
 
-  private async send(response: Response, format: StatementFormat, statement: StatementStream | undefined, merchantId: string, { envelope }: { envelope: boolean }) {
+  private async send(
+    response: Response,
+    format: StatementFormat,
+    statement: StatementStream | undefined,
+    merchantId: string,
+    { envelope }: { envelope: boolean },
+  ) {
     if (!statement) throw new ApiError(404, 'WALLET_NOT_FOUND', `No wallet for merchant ${merchantId}`);
     response.status(200);
     response.setHeader('Content-Type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8');
@@ -107,7 +113,8 @@ export class WalletHistoryController {
       response.end();
     } catch (error) {
       // The status line is out: the one honest signal left is to cut the response short.
-      if (!(error instanceof OutputClosedError)) logFailure(this.logger, `statement of ${merchantId} failed while streaming`, error, requestFields(response.req));
+      if (!(error instanceof OutputClosedError))
+        logFailure(this.logger, `statement of ${merchantId} failed while streaming`, error, requestFields(response.req));
       response.destroy();
     }
   }

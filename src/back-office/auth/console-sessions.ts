@@ -69,7 +69,14 @@ export class ConsoleSessions {
   }
 
   async find(sessionId: string): Promise<ConsoleSession | undefined> {
-    const { rows } = await this.pool.query<{ staff_id: string; token_hash: Buffer; role: StaffRole | null; name: string | null; csrf_token: string; stale: boolean }>(
+    const { rows } = await this.pool.query<{
+      staff_id: string;
+      token_hash: Buffer;
+      role: StaffRole | null;
+      name: string | null;
+      csrf_token: string;
+      stale: boolean;
+    }>(
       `select s.staff_id, s.token_hash, m.role, m.name, s.csrf_token, s.last_seen_at < now() - interval '1 minute' as stale
        from console_sessions s
        left join staff m on m.staff_id = s.staff_id and m.disabled_at is null and m.token_hash = s.token_hash

@@ -20,7 +20,9 @@ export function sessionCookie(request: IncomingMessage): string | undefined {
 export function arrivedOverTls(request: IncomingMessage, trustProxy: number): boolean {
   if ((request.socket as { encrypted?: boolean }).encrypted) return true;
   if (trustProxy === 0) return false;
-  const forwarded = String(request.headers['x-forwarded-proto'] ?? '').split(',').map((p) => p.trim().toLowerCase());
+  const forwarded = String(request.headers['x-forwarded-proto'] ?? '')
+    .split(',')
+    .map((p) => p.trim().toLowerCase());
   return forwarded[forwarded.length - 1] === 'https';
 }
 

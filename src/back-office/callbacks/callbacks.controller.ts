@@ -11,8 +11,7 @@ import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 
-const notFinal = (orderNo: string) =>
-  new ApiError(404, 'CALLBACK_NOT_FOUND', `Order ${orderNo} has no callback: it does not exist or is not final yet`);
+const notFinal = (orderNo: string) => new ApiError(404, 'CALLBACK_NOT_FOUND', `Order ${orderNo} has no callback: it does not exist or is not final yet`);
 
 /** An order's callback delivery log, and manual redelivery. */
 @BackOfficeController('orders')

@@ -74,11 +74,7 @@ export class CatalogueController {
   }
 
   @Put('merchants/:merchant_id/prices/:sku_id')
-  async putPrice(
-    @Param(PathIdsPipe) { merchant_id: merchantId, sku_id: skuId }: PathIds,
-    @Body(BodyPipe) body: PutPriceDto,
-    @CurrentStaff() by: StaffMember,
-  ) {
+  async putPrice(@Param(PathIdsPipe) { merchant_id: merchantId, sku_id: skuId }: PathIds, @Body(BodyPipe) body: PutPriceDto, @CurrentStaff() by: StaffMember) {
     const price = parseAmount(body.price)!; // validated by PutPriceDto
     return successEnvelope('OK', priceView(await this.catalogue.putPrice(merchantId, skuId, price, by.staffId)));
   }

@@ -37,7 +37,10 @@ export class CatalogueRepository {
       .addIf(filter.onShelf, 'on_shelf = ?')
       .addIf(filter.name === undefined ? undefined : containing(filter.name), 'name ilike ?')
       .addIf(filter.after, 'sku_id > ?');
-    const { rows } = await this.pool.query<SkuRow>(`select ${SKU_COLUMNS} from skus ${where.where()} order by sku_id limit ${where.next(limit + 1)}`, where.values);
+    const { rows } = await this.pool.query<SkuRow>(
+      `select ${SKU_COLUMNS} from skus ${where.where()} order by sku_id limit ${where.next(limit + 1)}`,
+      where.values,
+    );
     return rows;
   }
 

@@ -99,7 +99,7 @@ export class Conditions {
 
   /** `sql` uses `?` for each value, in order. */
   add(sql: string, ...values: unknown[]): this {
-    this.clauses.push(sql.replace(/\?/g, () => `$${this.values.push(values.shift()) }`));
+    this.clauses.push(sql.replace(/\?/g, () => `$${this.values.push(values.shift())}`));
     return this;
   }
 

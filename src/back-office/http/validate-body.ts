@@ -6,6 +6,7 @@ import { assertStorableText } from '../../infrastructure/http/storable-text';
 import { EMPTY_BODY, NOT_AN_OBJECT } from '../../infrastructure/http/strict-json';
 
 type Dto<T> = new () => T;
+type DtoClass = Dto<object>;
 
 /**
  * Runs class-validator on a JSON body and answers with the contract's codes:
@@ -50,12 +51,16 @@ function copyInto<T extends object>(target: T, source: Record<string, unknown>, 
   return target;
 }
 
-const fieldsByDto = new WeakMap<Function, ReadonlySet<string>>();
+const fieldsByDto = new WeakMap<DtoClass, ReadonlySet<string>>();
 
-function declaredFields(dto: Function): ReadonlySet<string> {
+function declaredFields(dto: DtoClass): ReadonlySet<string> {
   let fields = fieldsByDto.get(dto);
   if (!fields) {
-    fields = new Set(getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false).map((m) => m.propertyName));
+    fields = new Set(
+      getMetadataStorage()
+        .getTargetValidationMetadatas(dto, '', true, false)
+        .map((m) => m.propertyName),
+    );
     fieldsByDto.set(dto, fields);
   }
   return fields;

@@ -19,7 +19,7 @@ export interface MerchantRow {
 
 /** Every column but the encrypted secret, which never leaves the service after creation. */
 export const MERCHANT_COLUMNS =
-    'merchant_id, name, currency, api_key, callback_url, ip_whitelist, status, rate_limit_per_second, created_at, created_by, updated_at, updated_by, previous_app_secret_valid_until';
+  'merchant_id, name, currency, api_key, callback_url, ip_whitelist, status, rate_limit_per_second, created_at, created_by, updated_at, updated_by, previous_app_secret_valid_until';
 
 /** The merchant as the back office shows it. The API key identifies; it is the app secret that signs, and that is never shown again. */
 export function merchantView(row: MerchantRow) {

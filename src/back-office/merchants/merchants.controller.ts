@@ -55,7 +55,11 @@ export class MerchantsController {
     };
     await this.commands.execute(new OpenWallet(credentials.merchantId, merchant.currency));
     const row = await this.merchants.create(merchant, credentials, by.staffId);
-    return successEnvelope('OK', { ...merchantView(row), app_secret: credentials.appSecret }, this.callbackWarnings(row.merchant_id, body.callback_url, request));
+    return successEnvelope(
+      'OK',
+      { ...merchantView(row), app_secret: credentials.appSecret },
+      this.callbackWarnings(row.merchant_id, body.callback_url, request),
+    );
   }
 
   /** Newest first, `name` a case-insensitive substring. Every role may read merchants, to find the one a ticket or statement is about. */

@@ -76,9 +76,7 @@ export class MerchantsRepository {
 
   /** Newest first; `after` is the (created_at, merchant_id) of the last row of the previous page. */
   async list(filter: { name?: string; status?: MerchantStatus; after?: string[] }, limit: number): Promise<(MerchantRow & { sort_at: string })[]> {
-    const where = new Conditions()
-      .addIf(filter.name === undefined ? undefined : containing(filter.name), 'name ilike ?')
-      .addIf(filter.status, 'status = ?');
+    const where = new Conditions().addIf(filter.name === undefined ? undefined : containing(filter.name), 'name ilike ?').addIf(filter.status, 'status = ?');
     if (filter.after) where.add('(created_at, merchant_id) < (?::timestamptz, ?)', ...filter.after);
     const { rows } = await this.pool.query<MerchantRow & { sort_at: string }>(
       `select ${MERCHANT_COLUMNS}, created_at::text as sort_at from merchants ${where.where()}

@@ -65,7 +65,14 @@ export class StatusController {
       callbacks: { pending: callbacks.rows[0].pending, exhausted: callbacks.rows[0].exhausted, oldest_due_at: time(callbacks.rows[0].oldest) },
       reconciliation: {
         unknown_result_orders: oldest?.total ?? 0,
-        oldest: oldest ? { order_no: oldest.order_no, merchant_id: oldest.merchant_id, result_unknown_at: isoTimestamp(oldest.result_unknown_at), age_seconds: oldest.age_seconds } : null,
+        oldest: oldest
+          ? {
+              order_no: oldest.order_no,
+              merchant_id: oldest.merchant_id,
+              result_unknown_at: isoTimestamp(oldest.result_unknown_at),
+              age_seconds: oldest.age_seconds,
+            }
+          : null,
       },
     });
   }

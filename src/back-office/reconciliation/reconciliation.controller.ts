@@ -3,8 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { Pool } from 'pg';
 import { UPSTREAM, UpstreamProvider } from '../../fulfilment/upstream/upstream.port';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
-import { EVENT_STORE, EventStore } from '../../infrastructure/event-store/event-store.port';
-import { formatPosition } from '../../infrastructure/event-store/event-store.port';
+import { EVENT_STORE, EventStore, formatPosition } from '../../infrastructure/event-store/event-store.port';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { loadAggregate } from '../../ledger/command-handling';
 import { ResolveOrder } from '../../ledger/commands/ledger.commands';
@@ -131,7 +130,8 @@ export class ReconciliationController {
     const order = state.order;
     if (!order) throw new ApiError(404, 'ORDER_NOT_FOUND', `No order ${orderNo}`);
     const history = await this.store.readStream(orderStream(orderNo));
-    const resolved = [...history].reverse().find((e) => e.type === 'OrderResolved') as { data: { outcome: string; resolvedBy: string; at: string; note: string } } | undefined;
+    const resolved = [...history].reverse().find((e) => e.type === 'OrderResolved') as
+      { data: { outcome: string; resolvedBy: string; at: string; note: string } } | undefined;
     return {
       order_no: order.orderNo,
       merchant_id: order.merchantId,
@@ -150,7 +150,9 @@ export class ReconciliationController {
       created_at: order.at,
       completed_at: state.completedAt ?? null,
       // Who settled an unknown result, when and why; null unless staff did.
-      resolution: resolved ? { outcome: resolved.data.outcome, resolved_by: resolved.data.resolvedBy, resolved_at: resolved.data.at, note: resolved.data.note } : null,
+      resolution: resolved
+        ? { outcome: resolved.data.outcome, resolved_by: resolved.data.resolvedBy, resolved_at: resolved.data.at, note: resolved.data.note }
+        : null,
       history: history.map((e) => ({
         revision: Number(e.revision),
         position: formatPosition(e.position),

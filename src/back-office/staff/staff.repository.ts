@@ -90,10 +90,10 @@ export class StaffRepository {
       const { rows } = await client.query<StaffRow>(`select ${STAFF_COLUMNS} from staff where staff_id = $1 for update`, [staffId]);
       if (!rows[0]) throw notFound(staffId);
       if (rows[0].disabled_at) return rows[0];
-      const updated = await client.query<StaffRow>(
-        `update staff set disabled_at = now(), disabled_by = $2 where staff_id = $1 returning ${STAFF_COLUMNS}`,
-        [staffId, disabledBy],
-      );
+      const updated = await client.query<StaffRow>(`update staff set disabled_at = now(), disabled_by = $2 where staff_id = $1 returning ${STAFF_COLUMNS}`, [
+        staffId,
+        disabledBy,
+      ]);
       await client.query('delete from console_sessions where staff_id = $1', [staffId]);
       await recordAudit(client, { staffId: disabledBy, action: 'staff.disabled', target: `staff:${staffId}`, details: {} });
       return updated.rows[0];

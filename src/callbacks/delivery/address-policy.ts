@@ -23,7 +23,8 @@ for (const [network, bits] of [
   ['203.0.113.0', 24], // documentation
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved, includes broadcast
-] as const) ipv4.addSubnet(network, bits, 'ipv4');
+] as const)
+  ipv4.addSubnet(network, bits, 'ipv4');
 
 const ipv6 = new BlockList();
 for (const [network, bits] of [
@@ -40,7 +41,8 @@ for (const [network, bits] of [
   ['::', 3],
   ['4000::', 2],
   ['8000::', 1],
-] as const) ipv6.addSubnet(network, bits, 'ipv6');
+] as const)
+  ipv6.addSubnet(network, bits, 'ipv6');
 
 /**
  * Why callbacks to `url` will be refused, when its host alone shows it: an

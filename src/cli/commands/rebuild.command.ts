@@ -27,7 +27,13 @@ export const rebuildCommand: CliCommand = {
     for (const [signal, handler] of handlers) process.once(signal, handler);
     const reports: RebuildReport[] = [];
     const printReports = () =>
-      io.stdout(`${JSON.stringify(reports.map((r) => ({ projection: r.projection, events: r.events, position: formatPosition(r.position) })), null, 2)}\n`);
+      io.stdout(
+        `${JSON.stringify(
+          reports.map((r) => ({ projection: r.projection, events: r.events, position: formatPosition(r.position) })),
+          null,
+          2,
+        )}\n`,
+      );
     try {
       for (const projection of allProjections.filter((p) => only === undefined || p.name === only)) {
         const progress = progressReporter(io, `rebuild ${projection.name}`, every);

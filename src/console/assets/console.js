@@ -42,7 +42,8 @@ async function api(method, path, body) {
   return { ok: response.ok, status: response.status, body: json, data: json?.data };
 }
 
-const errorBox = (reply) => h('div', { class: 'error', role: 'alert' }, `${reply.body.code}: ${reply.body.message}`, reply.body.field ? ` (field ${reply.body.field})` : '');
+const errorBox = (reply) =>
+  h('div', { class: 'error', role: 'alert' }, `${reply.body.code}: ${reply.body.message}`, reply.body.field ? ` (field ${reply.body.field})` : '');
 
 const table = (columns, rows, empty = 'Nothing to show.') =>
   rows.length === 0
@@ -50,11 +51,34 @@ const table = (columns, rows, empty = 'Nothing to show.') =>
     : h(
         'table',
         {},
-        h('thead', {}, h('tr', {}, columns.map(([title, , cls]) => h('th', { class: cls }, title)))),
-        h('tbody', {}, rows.map((row) => h('tr', {}, columns.map(([, cell, cls]) => h('td', { class: cls }, cell(row)))))),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            columns.map(([title, , cls]) => h('th', { class: cls }, title)),
+          ),
+        ),
+        h(
+          'tbody',
+          {},
+          rows.map((row) =>
+            h(
+              'tr',
+              {},
+              columns.map(([, cell, cls]) => h('td', { class: cls }, cell(row))),
+            ),
+          ),
+        ),
       );
 
-const facts = (pairs) => h('dl', { class: 'facts' }, pairs.filter(Boolean).map(([k, v]) => [h('dt', {}, k), h('dd', {}, v ?? '—')]));
+const facts = (pairs) =>
+  h(
+    'dl',
+    { class: 'facts' },
+    pairs.filter(Boolean).map(([k, v]) => [h('dt', {}, k), h('dd', {}, v ?? '—')]),
+  );
 const pill = (text) => h('span', { class: `pill ${text}` }, text);
 const link = (href, text) => h('a', { href }, text);
 const time = (iso) => (iso ? iso.replace('T', ' ').replace(/\.\d+\+00:00$/, ' UTC') : '—');
@@ -87,10 +111,24 @@ function form(fields, submitLabel, onSubmit, { id } = {}) {
     { class: 'fields', id },
     fields.map((f) => {
       let input;
-      if (f.type === 'select') input = h('select', { name: f.name }, f.options.map(([value, text]) => h('option', { value, selected: value === f.value }, text)));
+      if (f.type === 'select')
+        input = h(
+          'select',
+          { name: f.name },
+          f.options.map(([value, text]) => h('option', { value, selected: value === f.value }, text)),
+        );
       else if (f.type === 'textarea') input = h('textarea', { name: f.name, required: f.required, placeholder: f.placeholder }, f.value ?? '');
       else if (f.type === 'checkbox') input = h('input', { type: 'checkbox', name: f.name, checked: f.value });
-      else input = h('input', { type: f.type ?? 'text', name: f.name, required: f.required, value: f.value ?? '', placeholder: f.placeholder, size: f.size, autocomplete: f.autocomplete ?? 'off' });
+      else
+        input = h('input', {
+          type: f.type ?? 'text',
+          name: f.name,
+          required: f.required,
+          value: f.value ?? '',
+          placeholder: f.placeholder,
+          size: f.size,
+          autocomplete: f.autocomplete ?? 'off',
+        });
       inputs[f.name] = input;
       return h('label', { class: f.type === 'checkbox' ? 'check' : undefined }, f.type === 'checkbox' ? [input, f.label] : [f.label, input]);
     }),
@@ -116,7 +154,13 @@ function outcome(slot, reply, render) {
 
 /** A secret the service shows once: say so, and never put it anywhere but this page. */
 const shownOnce = (what, value, more = []) =>
-  h('div', { class: 'secret', role: 'status' }, h('strong', {}, `${what}: shown only now. Copy it and hand it over safely; it cannot be shown again.`), h('p', {}, h('code', { class: 'once' }, value)), more);
+  h(
+    'div',
+    { class: 'secret', role: 'status' },
+    h('strong', {}, `${what}: shown only now. Copy it and hand it over safely; it cannot be shown again.`),
+    h('p', {}, h('code', { class: 'once' }, value)),
+    more,
+  );
 
 const may = (...roles) => session && (session.role === 'admin' || roles.includes(session.role));
 
@@ -145,7 +189,9 @@ const PAGES = [
 ];
 
 function shell(current) {
-  const nav = PAGES.filter(([, , roles]) => may(...roles)).map(([path, title]) => h('a', { href: `#/${path}`, class: path === current ? 'current' : undefined }, title));
+  const nav = PAGES.filter(([, , roles]) => may(...roles)).map(([path, title]) =>
+    h('a', { href: `#/${path}`, class: path === current ? 'current' : undefined }, title),
+  );
   return h(
     'header',
     {},
@@ -164,15 +210,26 @@ async function signOut() {
 
 function signInPage() {
   const slot = h('div');
-  const el = form([{ name: 'token', label: 'Staff token', type: 'password', required: true, autocomplete: 'current-password' }], 'Sign in', async (values, f) => {
-    const reply = await api('POST', '/console/session', { token: values.token ?? '' });
-    f.reset();
-    if (!reply.ok) return slot.replaceChildren(errorBox(reply));
-    session = reply.data;
-    location.hash = '#/';
-  });
+  const el = form(
+    [{ name: 'token', label: 'Staff token', type: 'password', required: true, autocomplete: 'current-password' }],
+    'Sign in',
+    async (values, f) => {
+      const reply = await api('POST', '/console/session', { token: values.token ?? '' });
+      f.reset();
+      if (!reply.ok) return slot.replaceChildren(errorBox(reply));
+      session = reply.data;
+      location.hash = '#/';
+    },
+  );
   app.replaceChildren(
-    h('main', { class: 'signin' }, h('h1', {}, 'Top-up console'), h('p', { class: 'muted' }, 'Sign in with the staff token you were given. It is exchanged for a session and never stored by the browser.'), el, slot),
+    h(
+      'main',
+      { class: 'signin' },
+      h('h1', {}, 'Top-up console'),
+      h('p', { class: 'muted' }, 'Sign in with the staff token you were given. It is exchanged for a session and never stored by the browser.'),
+      el,
+      slot,
+    ),
   );
 }
 
@@ -224,7 +281,11 @@ async function queuePage(main) {
   if (!reply.ok) return main.append(errorBox(reply));
   const { total, orders } = reply.data;
   main.append(
-    h('p', { class: 'muted' }, `${total} order${total === 1 ? '' : 's'} with an unknown upstream result, oldest first. The money stays frozen until someone decides.`),
+    h(
+      'p',
+      { class: 'muted' },
+      `${total} order${total === 1 ? '' : 's'} with an unknown upstream result, oldest first. The money stays frozen until someone decides.`,
+    ),
     table(
       [
         ['Order', (o) => link(`#/order/${o.order_no}`, o.order_no)],
@@ -237,7 +298,12 @@ async function queuePage(main) {
       orders,
       'The queue is empty.',
     ),
-    h('div', { class: 'row' }, offset > 0 && link(hashWith('queue', { offset: Math.max(0, offset - 50) }), '← Previous'), offset + orders.length < total && link(hashWith('queue', { offset: offset + 50 }), 'Next →')),
+    h(
+      'div',
+      { class: 'row' },
+      offset > 0 && link(hashWith('queue', { offset: Math.max(0, offset - 50) }), '← Previous'),
+      offset + orders.length < total && link(hashWith('queue', { offset: offset + 50 }), 'Next →'),
+    ),
   );
 }
 
@@ -255,8 +321,25 @@ async function ordersPage(main) {
         { name: 'order_no', label: 'Order no', value: chosen.order_no },
         { name: 'merchant_id', label: 'Merchant id', value: chosen.merchant_id },
         { name: 'account_id', label: 'Account id', value: chosen.account_id },
-        { name: 'status', label: 'Status', type: 'select', value: chosen.status ?? '', options: [['', 'any'], ['processing', 'processing'], ['success', 'success'], ['failed', 'failed']] },
-        { name: 'stage', label: 'Internal stage', type: 'select', value: chosen.stage ?? '', options: [['', 'any'], ...STAGES.map((s) => [s, s === 'unknown' ? 'unknown result' : s])] },
+        {
+          name: 'status',
+          label: 'Status',
+          type: 'select',
+          value: chosen.status ?? '',
+          options: [
+            ['', 'any'],
+            ['processing', 'processing'],
+            ['success', 'success'],
+            ['failed', 'failed'],
+          ],
+        },
+        {
+          name: 'stage',
+          label: 'Internal stage',
+          type: 'select',
+          value: chosen.stage ?? '',
+          options: [['', 'any'], ...STAGES.map((s) => [s, s === 'unknown' ? 'unknown result' : s])],
+        },
         { name: 'created_from', label: 'Created from', type: 'datetime-local', value: toLocalInput(chosen.created_from) },
         { name: 'created_to', label: 'Created before', type: 'datetime-local', value: toLocalInput(chosen.created_to) },
       ],
@@ -317,11 +400,25 @@ async function orderPage(main, orderNo) {
   const wallet = await api('GET', `/admin/v1/wallets/${encodeURIComponent(o.merchant_id)}/balance`);
   if (wallet.ok) {
     const w = wallet.data;
-    main.append(h('p', { id: 'wallet' }, `Merchant wallet now: balance ${w.balance} ${o.currency}, frozen ${w.frozen_balance}, available ${w.available_balance}`));
+    main.append(
+      h('p', { id: 'wallet' }, `Merchant wallet now: balance ${w.balance} ${o.currency}, frozen ${w.frozen_balance}, available ${w.available_balance}`),
+    );
   }
   if (o.resolution) {
     const r = o.resolution;
-    main.append(h('section', { class: 'card', id: 'resolution' }, h('h2', {}, 'Resolved by staff'), facts([['Outcome', r.outcome], ['Resolved by', r.resolved_by], ['When', time(r.resolved_at)], ['Why', r.note]])));
+    main.append(
+      h(
+        'section',
+        { class: 'card', id: 'resolution' },
+        h('h2', {}, 'Resolved by staff'),
+        facts([
+          ['Outcome', r.outcome],
+          ['Resolved by', r.resolved_by],
+          ['When', time(r.resolved_at)],
+          ['Why', r.note],
+        ]),
+      ),
+    );
   }
   if (o.stage === 'unknown' && may('reconciler')) main.append(resolvePanel(o));
   main.append(
@@ -343,14 +440,38 @@ function resolvePanel(order) {
   const panel = h('section', { class: 'card', id: 'resolve' }, h('h2', {}, 'Settle the unknown result'));
   const requerySlot = h('div');
   panel.append(
-    h('div', { class: 'row' }, h('button', { type: 'button', class: 'secondary', id: 'requery', onclick: async () => outcome(requerySlot, await api('POST', `/admin/v1/reconciliation/orders/${order.order_no}/requery`, {}), (d) => h('div', { class: 'notice' }, `The upstream says: ${d.upstream.status}`, json(d.upstream))) }, 'Re-query the upstream')),
+    h(
+      'div',
+      { class: 'row' },
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary',
+          id: 'requery',
+          onclick: async () =>
+            outcome(requerySlot, await api('POST', `/admin/v1/reconciliation/orders/${order.order_no}/requery`, {}), (d) =>
+              h('div', { class: 'notice' }, `The upstream says: ${d.upstream.status}`, json(d.upstream)),
+            ),
+        },
+        'Re-query the upstream',
+      ),
+    ),
     requerySlot,
   );
   const confirmSlot = h('div');
   panel.append(
     form(
       [
-        { name: 'outcome', label: 'Outcome', type: 'select', options: [['success', 'Delivered: success (deducts the money)'], ['failed', 'Not delivered: failed (releases the money)']] },
+        {
+          name: 'outcome',
+          label: 'Outcome',
+          type: 'select',
+          options: [
+            ['success', 'Delivered: success (deducts the money)'],
+            ['failed', 'Not delivered: failed (releases the money)'],
+          ],
+        },
         { name: 'note', label: 'Note (required: what shows the outcome)', type: 'textarea', required: true },
       ],
       'Resolve…',
@@ -361,14 +482,33 @@ function resolvePanel(order) {
           h(
             'div',
             { class: 'confirm', role: 'alertdialog' },
-            h('p', {}, h('strong', {}, `Resolve ${order.order_no} as ${values.outcome}?`), ` ${order.amount} ${order.currency} will be ${values.outcome === 'success' ? 'deducted from' : 'released to'} merchant ${order.merchant_id}. This cannot be undone.`),
+            h(
+              'p',
+              {},
+              h('strong', {}, `Resolve ${order.order_no} as ${values.outcome}?`),
+              ` ${order.amount} ${order.currency} will be ${values.outcome === 'success' ? 'deducted from' : 'released to'} merchant ${order.merchant_id}. This cannot be undone.`,
+            ),
             h('p', {}, `Note: ${values.note}`),
-            h('div', { class: 'row' },
-              h('button', { type: 'button', class: 'danger', id: 'confirm-resolve', onclick: async () => {
-                const reply = await api('POST', `/admin/v1/reconciliation/orders/${order.order_no}/resolve`, { outcome: values.outcome, note: values.note });
-                if (reply.ok) return route();
-                result.replaceChildren(errorBox(reply));
-              } }, `Confirm: resolve as ${values.outcome}`),
+            h(
+              'div',
+              { class: 'row' },
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'danger',
+                  id: 'confirm-resolve',
+                  onclick: async () => {
+                    const reply = await api('POST', `/admin/v1/reconciliation/orders/${order.order_no}/resolve`, {
+                      outcome: values.outcome,
+                      note: values.note,
+                    });
+                    if (reply.ok) return route();
+                    result.replaceChildren(errorBox(reply));
+                  },
+                },
+                `Confirm: resolve as ${values.outcome}`,
+              ),
               h('button', { type: 'button', class: 'secondary', onclick: () => confirmSlot.replaceChildren() }, 'Cancel'),
             ),
             result,
@@ -390,7 +530,12 @@ async function callbacksPanel(main, orderNo) {
   const log = reply.data;
   const slot = h('div');
   main.append(
-    h('p', {}, `Delivery ${log.state}, ${log.attempts_made} attempt${log.attempts_made === 1 ? '' : 's'}`, log.next_attempt_at ? `, next at ${time(log.next_attempt_at)}` : ''),
+    h(
+      'p',
+      {},
+      `Delivery ${log.state}, ${log.attempts_made} attempt${log.attempts_made === 1 ? '' : 's'}`,
+      log.next_attempt_at ? `, next at ${time(log.next_attempt_at)}` : '',
+    ),
     table(
       [
         ['#', (a) => String(a.attempt), 'num'],
@@ -404,7 +549,22 @@ async function callbacksPanel(main, orderNo) {
       log.attempts,
       'No attempt yet.',
     ),
-    h('div', { class: 'row' }, h('button', { type: 'button', id: 'redeliver', onclick: async () => outcome(slot, await api('POST', `/admin/v1/orders/${encodeURIComponent(orderNo)}/callbacks/redeliver`, {}), () => h('p', { class: 'ok' }, 'Redelivery scheduled. Reload to follow it.')) }, 'Redeliver now')),
+    h(
+      'div',
+      { class: 'row' },
+      h(
+        'button',
+        {
+          type: 'button',
+          id: 'redeliver',
+          onclick: async () =>
+            outcome(slot, await api('POST', `/admin/v1/orders/${encodeURIComponent(orderNo)}/callbacks/redeliver`, {}), () =>
+              h('p', { class: 'ok' }, 'Redelivery scheduled. Reload to follow it.'),
+            ),
+        },
+        'Redeliver now',
+      ),
+    ),
     slot,
   );
 }
@@ -426,7 +586,13 @@ async function statementPage(main) {
     h('h1', {}, 'Wallet statement'),
     form(
       [
-        { name: 'merchant_id', label: 'Merchant', type: 'select', value: merchantId, options: [['', 'choose…'], ...merchants.map((m) => [m.merchant_id, `${m.name} (${m.merchant_id})`])] },
+        {
+          name: 'merchant_id',
+          label: 'Merchant',
+          type: 'select',
+          value: merchantId,
+          options: [['', 'choose…'], ...merchants.map((m) => [m.merchant_id, `${m.name} (${m.merchant_id})`])],
+        },
         { name: 'from', label: 'From', type: 'datetime-local', value: toLocalInput(from) },
         { name: 'to', label: 'Before', type: 'datetime-local', value: toLocalInput(to) },
       ],
@@ -442,9 +608,27 @@ async function statementPage(main) {
   const base = `/admin/v1/wallets/${encodeURIComponent(merchantId)}`;
   const chainSlot = h('div', { id: 'chain' }, h('p', { class: 'muted' }, 'Checking the hash chain…'));
   main.append(
-    h('div', { class: 'row' },
-      h('a', { href: `${base}/statement/export?${new URLSearchParams({ ...Object.fromEntries(query), format: 'csv' })}`, download: `statement-${merchantId}.csv`, id: 'download-csv' }, 'Download CSV'),
-      h('a', { href: `${base}/statement/export?${new URLSearchParams({ ...Object.fromEntries(query), format: 'json' })}`, download: `statement-${merchantId}.json`, id: 'download-json' }, 'Download JSON'),
+    h(
+      'div',
+      { class: 'row' },
+      h(
+        'a',
+        {
+          href: `${base}/statement/export?${new URLSearchParams({ ...Object.fromEntries(query), format: 'csv' })}`,
+          download: `statement-${merchantId}.csv`,
+          id: 'download-csv',
+        },
+        'Download CSV',
+      ),
+      h(
+        'a',
+        {
+          href: `${base}/statement/export?${new URLSearchParams({ ...Object.fromEntries(query), format: 'json' })}`,
+          download: `statement-${merchantId}.json`,
+          id: 'download-json',
+        },
+        'Download JSON',
+      ),
       h('span', { class: 'muted' }, 'The whole window, as `npm run verify-statement` checks it.'),
     ),
     chainSlot,
@@ -464,7 +648,7 @@ async function statementPage(main) {
         ['Rev', (l) => String(l.revision), 'num'],
         ['Recorded', (l) => time(l.recorded_at)],
         ['Event', (l) => l.type],
-        ['Order / reference', (l) => (l.order_no ? link(`#/order/${l.order_no}`, l.order_no) : l.reference ?? '')],
+        ['Order / reference', (l) => (l.order_no ? link(`#/order/${l.order_no}`, l.order_no) : (l.reference ?? ''))],
         ['Amount', (l) => l.amount ?? '', 'num'],
         ['Balance', (l) => l.balance_after, 'num'],
         ['Frozen', (l) => l.frozen_after, 'num'],
@@ -474,15 +658,24 @@ async function statementPage(main) {
       lines,
       'No line in this window.',
     ),
-    h('div', { class: 'row' },
+    h(
+      'div',
+      { class: 'row' },
       after && link(hashWith('statement', { merchant_id: merchantId, from, to }), '← First page'),
-      reply.data.next_after_revision !== null && link(hashWith('statement', { merchant_id: merchantId, from, to, after_revision: reply.data.next_after_revision }), 'Next page →'),
+      reply.data.next_after_revision !== null &&
+        link(hashWith('statement', { merchant_id: merchantId, from, to, after_revision: reply.data.next_after_revision }), 'Next page →'),
     ),
   );
   main.append(balanceAsOfPanel(base));
   const chain = await api('GET', `${base}/chain`);
   outcome(chainSlot, chain, (c) =>
-    h('div', { class: c.intact ? 'notice' : 'error' }, c.intact ? h('span', { class: 'ok' }, `Hash chain intact: ${c.events_checked} events, last hash ${c.last_hash.slice(0, 16)}…`) : `Hash chain BROKEN at revision ${c.first_break.revision}: ${c.first_break.problem}`),
+    h(
+      'div',
+      { class: c.intact ? 'notice' : 'error' },
+      c.intact
+        ? h('span', { class: 'ok' }, `Hash chain intact: ${c.events_checked} events, last hash ${c.last_hash.slice(0, 16)}…`)
+        : `Hash chain BROKEN at revision ${c.first_break.revision}: ${c.first_break.problem}`,
+    ),
   );
 }
 
@@ -492,11 +685,21 @@ function balanceAsOfPanel(base) {
     'section',
     { class: 'card' },
     h('h2', {}, 'Balance as of an instant'),
-    form([{ name: 'at', label: 'At', type: 'datetime-local', required: true }], 'Show balance', async (values) =>
-      outcome(slot, await api('GET', `${base}/balance?at=${encodeURIComponent(toInstant(values.at))}`), (b) =>
-        facts([['As of', time(b.as_of?.at)], ['Balance', b.balance], ['Frozen', b.frozen_balance], ['Available', b.available_balance], ['Events applied', String(b.events_applied)]]),
-      ),
-    { id: 'balance-form' }),
+    form(
+      [{ name: 'at', label: 'At', type: 'datetime-local', required: true }],
+      'Show balance',
+      async (values) =>
+        outcome(slot, await api('GET', `${base}/balance?at=${encodeURIComponent(toInstant(values.at))}`), (b) =>
+          facts([
+            ['As of', time(b.as_of?.at)],
+            ['Balance', b.balance],
+            ['Frozen', b.frozen_balance],
+            ['Available', b.available_balance],
+            ['Events applied', String(b.events_applied)],
+          ]),
+        ),
+      { id: 'balance-form' },
+    ),
     slot,
   );
 }
@@ -508,16 +711,26 @@ function balanceAsOfPanel(base) {
  */
 function chart(lines) {
   if (lines.length === 0) return h('p', { class: 'muted' }, 'No line to draw.');
-  const W = 900, H = 220, PAD = 40;
+  const W = 900,
+    H = 220,
+    PAD = 40;
   const times = lines.map((l) => Date.parse(l.recorded_at));
-  const t0 = times[0], t1 = Math.max(times[times.length - 1], t0 + 1);
+  const t0 = times[0],
+    t1 = Math.max(times[times.length - 1], t0 + 1);
   const max = Math.max(1, ...lines.map((l) => Number(l.balance_after)), ...lines.map((l) => Number(l.frozen_after)));
   const x = (t) => PAD + ((t - t0) * (W - 2 * PAD)) / (t1 - t0);
   const y = (v) => H - PAD + 10 - (v / max) * (H - 2 * PAD);
   const steps = (field) =>
-    lines.flatMap((l, i) => [...(i > 0 ? [[times[i], Number(lines[i - 1][field])]] : []), [times[i], Number(l[field])]]).map(([t, v]) => `${x(t).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
-  return h('div', {},
-    h('svg', { class: 'chart', viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': 'Balance and frozen amount over time' },
+    lines
+      .flatMap((l, i) => [...(i > 0 ? [[times[i], Number(lines[i - 1][field])]] : []), [times[i], Number(l[field])]])
+      .map(([t, v]) => `${x(t).toFixed(1)},${y(v).toFixed(1)}`)
+      .join(' ');
+  return h(
+    'div',
+    {},
+    h(
+      'svg',
+      { class: 'chart', viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': 'Balance and frozen amount over time' },
       h('line', { class: 'axis', x1: PAD, y1: y(0), x2: W - PAD, y2: y(0) }),
       h('line', { class: 'axis', x1: PAD, y1: y(max), x2: W - PAD, y2: y(max) }),
       h('text', { x: 2, y: y(max) + 4 }, max.toFixed(2)),
@@ -527,7 +740,14 @@ function chart(lines) {
       h('polyline', { class: 'balance', points: steps('balance_after') }),
       h('polyline', { class: 'frozen', points: steps('frozen_after') }),
     ),
-    h('p', { class: 'legend' }, h('span', { class: 'balance' }, '— balance'), '   ', h('span', { class: 'frozen' }, '- - frozen'), h('span', { class: 'muted' }, '   (the lines of this page, over their recorded time)')),
+    h(
+      'p',
+      { class: 'legend' },
+      h('span', { class: 'balance' }, '— balance'),
+      '   ',
+      h('span', { class: 'frozen' }, '- - frozen'),
+      h('span', { class: 'muted' }, '   (the lines of this page, over their recorded time)'),
+    ),
   );
 }
 
@@ -539,27 +759,49 @@ async function verifyPage(main) {
     h('p', { class: 'muted' }, 'Replays the event store with the deciders that wrote it and compares the result with the tables the APIs read. Read-only.'),
     form(
       [
-        { name: 'merchant_id', label: 'Wallet', type: 'select', options: [['', 'all wallets (the whole log)'], ...merchants.map((m) => [m.merchant_id, `${m.name} (${m.merchant_id})`])] },
-        { name: 'scope', label: 'Scope (one wallet)', type: 'select', options: [['', 'wallet and its orders'], ['wallet', 'wallet only']] },
+        {
+          name: 'merchant_id',
+          label: 'Wallet',
+          type: 'select',
+          options: [['', 'all wallets (the whole log)'], ...merchants.map((m) => [m.merchant_id, `${m.name} (${m.merchant_id})`])],
+        },
+        {
+          name: 'scope',
+          label: 'Scope (one wallet)',
+          type: 'select',
+          options: [
+            ['', 'wallet and its orders'],
+            ['wallet', 'wallet only'],
+          ],
+        },
       ],
       'Run verification',
       async (values, f) => {
         slot.replaceChildren(h('p', { class: 'muted' }, 'Verifying…'));
         const body = values.merchant_id ? { merchant_id: values.merchant_id, ...(values.scope ? { scope: values.scope } : {}) } : {};
         outcome(slot, await api('POST', '/admin/v1/audit/verify', body), (r) =>
-          h('div', {},
-            h('p', { class: r.clean ? 'ok' : 'bad' }, r.clean ? `Clean: ${r.events_checked} events checked up to ${r.last_position}, no difference.` : `${r.differences_total} difference${r.differences_total === 1 ? '' : 's'} in ${r.events_checked} events.`),
-            !r.clean && table(
-              [
-                ['Table', (d) => d.table],
-                ['Key', (d) => d.key],
-                ['Column', (d) => d.column ?? ''],
-                ['Expected', (d) => JSON.stringify(d.expected)],
-                ['Actual', (d) => JSON.stringify(d.actual)],
-                ['Explained by', (d) => (d.explained_by ? `${d.explained_by.type} rev ${d.explained_by.revision} @ ${d.explained_by.position}` : '')],
-              ],
-              r.differences,
+          h(
+            'div',
+            {},
+            h(
+              'p',
+              { class: r.clean ? 'ok' : 'bad' },
+              r.clean
+                ? `Clean: ${r.events_checked} events checked up to ${r.last_position}, no difference.`
+                : `${r.differences_total} difference${r.differences_total === 1 ? '' : 's'} in ${r.events_checked} events.`,
             ),
+            !r.clean &&
+              table(
+                [
+                  ['Table', (d) => d.table],
+                  ['Key', (d) => d.key],
+                  ['Column', (d) => d.column ?? ''],
+                  ['Expected', (d) => JSON.stringify(d.expected)],
+                  ['Actual', (d) => JSON.stringify(d.actual)],
+                  ['Explained by', (d) => (d.explained_by ? `${d.explained_by.type} rev ${d.explained_by.revision} @ ${d.explained_by.position}` : '')],
+                ],
+                r.differences,
+              ),
           ),
         );
       },
@@ -579,7 +821,17 @@ async function merchantsPage(main) {
     form(
       [
         { name: 'name', label: 'Name contains', value: p.get('name') ?? '' },
-        { name: 'status', label: 'Status', type: 'select', value: p.get('status') ?? '', options: [['', 'any'], ['active', 'active'], ['suspended', 'suspended']] },
+        {
+          name: 'status',
+          label: 'Status',
+          type: 'select',
+          value: p.get('status') ?? '',
+          options: [
+            ['', 'any'],
+            ['active', 'active'],
+            ['suspended', 'suspended'],
+          ],
+        },
       ],
       'Search',
       (values) => (location.hash = hashWith('merchants', values)),
@@ -605,7 +857,9 @@ async function merchantsPage(main) {
       reply.data.next_cursor && link(hashWith('merchants', { name: p.get('name'), status: p.get('status'), cursor: reply.data.next_cursor }), 'Next page →'),
     );
   main.append(
-    h('section', { class: 'card' },
+    h(
+      'section',
+      { class: 'card' },
       h('h2', {}, 'New merchant'),
       form(
         [
@@ -620,7 +874,14 @@ async function merchantsPage(main) {
           const reply = await api('POST', '/admin/v1/merchants', merchantBody(values));
           outcome(created, reply, (m) => {
             f.reset();
-            return shownOnce('App secret', m.app_secret, facts([['Merchant', link(`#/merchant/${m.merchant_id}`, `${m.name} (${m.merchant_id})`)], ['API key', m.api_key]]));
+            return shownOnce(
+              'App secret',
+              m.app_secret,
+              facts([
+                ['Merchant', link(`#/merchant/${m.merchant_id}`, `${m.name} (${m.merchant_id})`)],
+                ['API key', m.api_key],
+              ]),
+            );
           });
         },
         { id: 'create-merchant' },
@@ -642,13 +903,19 @@ function merchantBody(values) {
 
 async function merchantPage(main, merchantId) {
   const base = `/admin/v1/merchants/${encodeURIComponent(merchantId)}`;
-  const [reply, wallet, prices] = await Promise.all([api('GET', base), api('GET', `/admin/v1/wallets/${encodeURIComponent(merchantId)}/balance`), api('GET', `${base}/prices?limit=200`)]);
+  const [reply, wallet, prices] = await Promise.all([
+    api('GET', base),
+    api('GET', `/admin/v1/wallets/${encodeURIComponent(merchantId)}/balance`),
+    api('GET', `${base}/prices?limit=200`),
+  ]);
   main.append(h('h1', {}, reply.ok ? reply.data.name : merchantId));
   if (!reply.ok) return main.append(errorBox(reply));
   const m = reply.data;
   const slot = h('div', { id: 'merchant-result' });
   main.append(
-    h('section', { class: 'card' },
+    h(
+      'section',
+      { class: 'card' },
       facts([
         ['Merchant id', m.merchant_id],
         ['Status', pill(m.status)],
@@ -660,19 +927,32 @@ async function merchantPage(main, merchantId) {
         wallet.ok && ['Wallet', `${wallet.data.balance} ${m.currency} (frozen ${wallet.data.frozen_balance}, available ${wallet.data.available_balance})`],
         ['Updated', `${time(m.updated_at)} by ${m.updated_by}`],
       ]),
-      h('div', { class: 'row' },
+      h(
+        'div',
+        { class: 'row' },
         link(hashWith('orders', { merchant_id: m.merchant_id }), 'Orders'),
         may('auditor') && link(hashWith('statement', { merchant_id: m.merchant_id }), 'Statement'),
-        h('button', { type: 'button', class: m.status === 'active' ? 'danger' : undefined, id: 'toggle-status', onclick: async () => {
-          const to = m.status === 'active' ? 'suspended' : 'active';
-          if (to === 'suspended' && !confirm(`Suspend ${m.name}? Its API requests are refused until it is reactivated.`)) return;
-          const r = await api('PATCH', base, { status: to });
-          r.ok ? route() : slot.replaceChildren(errorBox(r));
-        } }, m.status === 'active' ? 'Suspend' : 'Reactivate'),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: m.status === 'active' ? 'danger' : undefined,
+            id: 'toggle-status',
+            onclick: async () => {
+              const to = m.status === 'active' ? 'suspended' : 'active';
+              if (to === 'suspended' && !confirm(`Suspend ${m.name}? Its API requests are refused until it is reactivated.`)) return;
+              const r = await api('PATCH', base, { status: to });
+              r.ok ? route() : slot.replaceChildren(errorBox(r));
+            },
+          },
+          m.status === 'active' ? 'Suspend' : 'Reactivate',
+        ),
       ),
       slot,
     ),
-    h('section', { class: 'card' },
+    h(
+      'section',
+      { class: 'card' },
       h('h2', {}, 'Settings'),
       form(
         [
@@ -682,7 +962,15 @@ async function merchantPage(main, merchantId) {
         ],
         'Save',
         async (values) => {
-          const r = await api('PATCH', base, merchantBody({ callback_url: values.callback_url ?? '', ip_whitelist: values.ip_whitelist ?? '', rate_limit_per_second: values.rate_limit_per_second }));
+          const r = await api(
+            'PATCH',
+            base,
+            merchantBody({
+              callback_url: values.callback_url ?? '',
+              ip_whitelist: values.ip_whitelist ?? '',
+              rate_limit_per_second: values.rate_limit_per_second,
+            }),
+          );
           r.ok ? route() : slot.replaceChildren(errorBox(r));
         },
         { id: 'merchant-settings' },
@@ -696,36 +984,77 @@ async function merchantPage(main, merchantId) {
 
 function secretPanel(base, m) {
   const slot = h('div', { id: 'rotated' });
-  return h('section', { class: 'card' },
+  return h(
+    'section',
+    { class: 'card' },
     h('h2', {}, 'Rotate the app secret'),
-    h('p', { class: 'muted' }, 'The new secret is shown once and signs callbacks at once. The old one keeps verifying the merchant’s requests until the time you choose (at most 30 days), then stops.'),
+    h(
+      'p',
+      { class: 'muted' },
+      'The new secret is shown once and signs callbacks at once. The old one keeps verifying the merchant’s requests until the time you choose (at most 30 days), then stops.',
+    ),
     form(
       [
-        { name: 'until', label: 'The old secret keeps working until', type: 'datetime-local', value: toLocalInput(new Date(Date.now() + 86_400_000).toISOString()) },
+        {
+          name: 'until',
+          label: 'The old secret keeps working until',
+          type: 'datetime-local',
+          value: toLocalInput(new Date(Date.now() + 86_400_000).toISOString()),
+        },
         { name: 'now', label: 'Stop the old secret at once (it leaked)', type: 'checkbox' },
       ],
       'Rotate secret',
       async (values) => {
         const overlap = values.now || !values.until ? 0 : Math.max(0, Math.round((new Date(values.until).getTime() - Date.now()) / 1000));
-        if (!confirm(`Rotate the app secret of ${m.name}? ${overlap === 0 ? 'The old secret stops at once.' : `The old secret keeps working for ${age(overlap)}.`}`)) return;
+        if (
+          !confirm(
+            `Rotate the app secret of ${m.name}? ${overlap === 0 ? 'The old secret stops at once.' : `The old secret keeps working for ${age(overlap)}.`}`,
+          )
+        )
+          return;
         const reply = await api('POST', `${base}/app-secret`, { overlap_seconds: overlap });
         outcome(slot, reply, (d) =>
-          shownOnce('New app secret', d.app_secret, h('p', {}, d.previous_secret_valid_until ? `The previous secret verifies until ${time(d.previous_secret_valid_until)}.` : 'The previous secret no longer verifies anything.')),
+          shownOnce(
+            'New app secret',
+            d.app_secret,
+            h(
+              'p',
+              {},
+              d.previous_secret_valid_until
+                ? `The previous secret verifies until ${time(d.previous_secret_valid_until)}.`
+                : 'The previous secret no longer verifies anything.',
+            ),
+          ),
         );
       },
       { id: 'rotate-secret' },
     ),
-    m.previous_secret_valid_until && h('div', { class: 'row' }, h('button', { type: 'button', class: 'secondary', onclick: async () => {
-      const r = await api('DELETE', `${base}/app-secret/previous`);
-      r.ok ? route() : slot.replaceChildren(errorBox(r));
-    } }, 'End the overlap now')),
+    m.previous_secret_valid_until &&
+      h(
+        'div',
+        { class: 'row' },
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary',
+            onclick: async () => {
+              const r = await api('DELETE', `${base}/app-secret/previous`);
+              r.ok ? route() : slot.replaceChildren(errorBox(r));
+            },
+          },
+          'End the overlap now',
+        ),
+      ),
     slot,
   );
 }
 
 function depositPanel(merchantId) {
   const slot = h('div');
-  return h('section', { class: 'card' },
+  return h(
+    'section',
+    { class: 'card' },
     h('h2', {}, 'Deposit'),
     form(
       [
@@ -745,15 +1074,35 @@ function depositPanel(merchantId) {
 
 function pricesPanel(base, prices) {
   const slot = h('div');
-  return h('section', { class: 'card' },
+  return h(
+    'section',
+    { class: 'card' },
     h('h2', {}, 'Prices'),
     prices.ok
-      ? table([['SKU', (p) => p.sku_id], ['Name', (p) => p.sku_name], ['Price', (p) => p.price, 'num'], ['On shelf', (p) => (p.on_shelf ? 'yes' : 'no')], ['Updated', (p) => `${time(p.updated_at)} by ${p.updated_by}`]], prices.data.prices, 'No price: the merchant can order nothing yet.')
+      ? table(
+          [
+            ['SKU', (p) => p.sku_id],
+            ['Name', (p) => p.sku_name],
+            ['Price', (p) => p.price, 'num'],
+            ['On shelf', (p) => (p.on_shelf ? 'yes' : 'no')],
+            ['Updated', (p) => `${time(p.updated_at)} by ${p.updated_by}`],
+          ],
+          prices.data.prices,
+          'No price: the merchant can order nothing yet.',
+        )
       : errorBox(prices),
-    form([{ name: 'sku_id', label: 'SKU id', required: true }, { name: 'price', label: 'Price', required: true, placeholder: '1.20' }], 'Set price', async (values) => {
-      const reply = await api('PUT', `${base}/prices/${encodeURIComponent(values.sku_id ?? '')}`, { price: values.price });
-      reply.ok ? route() : slot.replaceChildren(errorBox(reply));
-    }, { id: 'set-price' }),
+    form(
+      [
+        { name: 'sku_id', label: 'SKU id', required: true },
+        { name: 'price', label: 'Price', required: true, placeholder: '1.20' },
+      ],
+      'Set price',
+      async (values) => {
+        const reply = await api('PUT', `${base}/prices/${encodeURIComponent(values.sku_id ?? '')}`, { price: values.price });
+        reply.ok ? route() : slot.replaceChildren(errorBox(reply));
+      },
+      { id: 'set-price' },
+    ),
     slot,
   );
 }
@@ -765,16 +1114,41 @@ async function cataloguePage(main) {
   main.append(
     h('h1', {}, 'Catalogue'),
     h('h2', {}, 'Products'),
-    products.ok ? table([['Product id', (p) => p.product_id], ['Name', (p) => p.name]], products.data.products, 'No product yet.') : errorBox(products),
-    form([{ name: 'product_id', label: 'Product id', required: true }, { name: 'name', label: 'Name', required: true }], 'Save product', async (values) => {
-      const reply = await api('PUT', `/admin/v1/products/${encodeURIComponent(values.product_id ?? '')}`, { name: values.name });
-      reply.ok ? route() : productSlot.replaceChildren(errorBox(reply));
-    }, { id: 'put-product' }),
+    products.ok
+      ? table(
+          [
+            ['Product id', (p) => p.product_id],
+            ['Name', (p) => p.name],
+          ],
+          products.data.products,
+          'No product yet.',
+        )
+      : errorBox(products),
+    form(
+      [
+        { name: 'product_id', label: 'Product id', required: true },
+        { name: 'name', label: 'Name', required: true },
+      ],
+      'Save product',
+      async (values) => {
+        const reply = await api('PUT', `/admin/v1/products/${encodeURIComponent(values.product_id ?? '')}`, { name: values.name });
+        reply.ok ? route() : productSlot.replaceChildren(errorBox(reply));
+      },
+      { id: 'put-product' },
+    ),
     productSlot,
     h('h2', {}, 'SKUs'),
     skus.ok
       ? table(
-          [['SKU id', (s) => s.sku_id], ['Product', (s) => s.product_id], ['Name', (s) => s.name], ['Account fields', (s) => s.required_account_fields.join(', ')], ['Account check', (s) => (s.supports_account_check ? 'yes' : 'no')], ['On shelf', (s) => (s.on_shelf ? 'yes' : 'no')], ['Route', (s) => s.route ?? 'none']],
+          [
+            ['SKU id', (s) => s.sku_id],
+            ['Product', (s) => s.product_id],
+            ['Name', (s) => s.name],
+            ['Account fields', (s) => s.required_account_fields.join(', ')],
+            ['Account check', (s) => (s.supports_account_check ? 'yes' : 'no')],
+            ['On shelf', (s) => (s.on_shelf ? 'yes' : 'no')],
+            ['Route', (s) => s.route ?? 'none'],
+          ],
           skus.data.skus,
           'No SKU yet.',
         )
@@ -829,20 +1203,59 @@ async function staffPage(main) {
         ['Status', (s) => pill(s.status)],
         ['Created', (s) => `${time(s.created_at)} by ${s.created_by}`],
         ['Token rotated', (s) => time(s.token_rotated_at)],
-        ['', (s) => s.status === 'active' && s.staff_id !== session.staff_id && h('span', { class: 'row' },
-          h('button', { type: 'button', class: 'secondary', onclick: act(s, 'token', `Give ${s.name} a new token? The old one stops working at once.`, (d) => shownOnce(`New token for ${d.name}`, d.token)) }, 'Rotate token'),
-          h('button', { type: 'button', class: 'danger', onclick: act(s, 'disable', `Disable ${s.name}? Their token and sessions stop working at once.`, (d) => h('p', { class: 'ok' }, `${d.name} is disabled.`)) }, 'Disable'),
-        )],
+        [
+          '',
+          (s) =>
+            s.status === 'active' &&
+            s.staff_id !== session.staff_id &&
+            h(
+              'span',
+              { class: 'row' },
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'secondary',
+                  onclick: act(s, 'token', `Give ${s.name} a new token? The old one stops working at once.`, (d) =>
+                    shownOnce(`New token for ${d.name}`, d.token),
+                  ),
+                },
+                'Rotate token',
+              ),
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'danger',
+                  onclick: act(s, 'disable', `Disable ${s.name}? Their token and sessions stop working at once.`, (d) =>
+                    h('p', { class: 'ok' }, `${d.name} is disabled.`),
+                  ),
+                },
+                'Disable',
+              ),
+            ),
+        ],
       ],
       reply.data.staff,
       'No staff member yet (the built-in administrator is not listed).',
     ),
-    h('section', { class: 'card' },
+    h(
+      'section',
+      { class: 'card' },
       h('h2', {}, 'New staff member'),
       form(
         [
           { name: 'name', label: 'Name', required: true },
-          { name: 'role', label: 'Role', type: 'select', options: [['reconciler', 'reconciler (clerk)'], ['auditor', 'auditor'], ['admin', 'admin (operator)']] },
+          {
+            name: 'role',
+            label: 'Role',
+            type: 'select',
+            options: [
+              ['reconciler', 'reconciler (clerk)'],
+              ['auditor', 'auditor'],
+              ['admin', 'admin (operator)'],
+            ],
+          },
         ],
         'Create',
         async (values) => {
@@ -864,11 +1277,16 @@ async function rebuildPage(main) {
   main.append(
     h('h1', {}, 'Rebuild the read models'),
     h('p', { class: 'muted' }, 'Replays the whole log into fresh tables while the service keeps answering from the live ones, then swaps them in.'),
-    form([{ name: 'projection', label: 'Projection', type: 'select', options: [['', 'all of them'], ...names.map((n) => [n, n])] }], 'Start rebuild', async (values) => {
-      const reply = await api('POST', '/admin/v1/projections/rebuild', values.projection ? { projection: values.projection } : {});
-      if (!reply.ok) return slot.replaceChildren(errorBox(reply));
-      location.hash = hashWith('rebuild', { id: reply.data.rebuild_id });
-    }, { id: 'start-rebuild' }),
+    form(
+      [{ name: 'projection', label: 'Projection', type: 'select', options: [['', 'all of them'], ...names.map((n) => [n, n])] }],
+      'Start rebuild',
+      async (values) => {
+        const reply = await api('POST', '/admin/v1/projections/rebuild', values.projection ? { projection: values.projection } : {});
+        if (!reply.ok) return slot.replaceChildren(errorBox(reply));
+        location.hash = hashWith('rebuild', { id: reply.data.rebuild_id });
+      },
+      { id: 'start-rebuild' },
+    ),
     slot,
   );
   const id = params().get('id');
@@ -881,10 +1299,26 @@ async function follow(slot, id) {
     if (!reply.ok) return slot.replaceChildren(errorBox(reply));
     const r = reply.data;
     slot.replaceChildren(
-      h('section', { class: 'card' },
-        h('p', {}, `Rebuild ${r.rebuild_id}: `, pill(r.status), ` started ${time(r.started_at)} by ${r.requested_by}`, r.finished_at ? `, finished ${time(r.finished_at)}` : ''),
+      h(
+        'section',
+        { class: 'card' },
+        h(
+          'p',
+          {},
+          `Rebuild ${r.rebuild_id}: `,
+          pill(r.status),
+          ` started ${time(r.started_at)} by ${r.requested_by}`,
+          r.finished_at ? `, finished ${time(r.finished_at)}` : '',
+        ),
         r.error && h('p', { class: 'error' }, r.error),
-        table([['Projection', (p) => p.name], ['Events replayed', (p) => String(p.events), 'num'], ['Position', (p) => p.position ?? '—']], r.projections),
+        table(
+          [
+            ['Projection', (p) => p.name],
+            ['Events replayed', (p) => String(p.events), 'num'],
+            ['Position', (p) => p.position ?? '—'],
+          ],
+          r.projections,
+        ),
       ),
     );
     if (r.status !== 'running' || !location.hash.includes(id)) return;
@@ -902,14 +1336,27 @@ async function statusPage(main) {
     h('p', { class: 'muted' }, `As of ${time(s.at)}`),
     h('h2', {}, 'Projections'),
     table(
-      [['Projection', (p) => p.name], ['Position', (p) => p.position], ['Events behind', (p) => `${p.events_behind_at_least ? '≥ ' : ''}${p.events_behind}`, 'num'], ['Last applied', (p) => time(p.updated_at)]],
+      [
+        ['Projection', (p) => p.name],
+        ['Position', (p) => p.position],
+        ['Events behind', (p) => `${p.events_behind_at_least ? '≥ ' : ''}${p.events_behind}`, 'num'],
+        ['Last applied', (p) => time(p.updated_at)],
+      ],
       s.projections,
     ),
     h('h2', {}, 'Backlogs'),
     facts([
       ['Fulfilment', `${s.fulfilment.pending} pending (${s.fulfilment.retrying} retrying), oldest due ${time(s.fulfilment.oldest_due_at)}`],
       ['Callbacks', `${s.callbacks.pending} pending, ${s.callbacks.exhausted} gave up, oldest due ${time(s.callbacks.oldest_due_at)}`],
-      ['Unknown results', h('span', {}, `${s.reconciliation.unknown_result_orders} waiting`, oldest ? [', oldest ', link(`#/order/${oldest.order_no}`, oldest.order_no), ` for ${age(oldest.age_seconds)}`] : '')],
+      [
+        'Unknown results',
+        h(
+          'span',
+          {},
+          `${s.reconciliation.unknown_result_orders} waiting`,
+          oldest ? [', oldest ', link(`#/order/${oldest.order_no}`, oldest.order_no), ` for ${age(oldest.age_seconds)}`] : '',
+        ),
+      ],
     ]),
   );
 }

@@ -24,7 +24,11 @@ async function main() {
   const simulator = await startUpstreamSimulator({ port, host: '0.0.0.0', deliveryDelayMs, store });
   const kept = pool ? 'orders kept in UPSTREAM_SIM_DATABASE_URL' : 'orders kept in memory: after a restart, status queries for unknown orders answer "unknown"';
   console.log(`upstream simulator listening on port ${port} (delivery delay ${deliveryDelayMs} ms; ${kept})`);
-  const stop = () => void simulator.stop().then(() => pool?.end()).then(() => process.exit(0));
+  const stop = () =>
+    void simulator
+      .stop()
+      .then(() => pool?.end())
+      .then(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 }

@@ -89,10 +89,9 @@ export class PostgresSimulatorStore implements SimulatorStore {
   }
 
   private async findAll(orderNos: readonly string[]): Promise<(SimulatedTopUp | undefined)[]> {
-    const { rows } = await this.pool.query<StoredTopUp>(
-      'select order_no, reply, ready_at from upstream_simulator_topups where order_no = any($1)',
-      [[...new Set(orderNos)]],
-    );
+    const { rows } = await this.pool.query<StoredTopUp>('select order_no, reply, ready_at from upstream_simulator_topups where order_no = any($1)', [
+      [...new Set(orderNos)],
+    ]);
     const found = new Map(rows.map((row) => [row.order_no, { reply: row.reply, readyAt: row.ready_at.getTime() }]));
     return orderNos.map((orderNo) => found.get(orderNo));
   }

@@ -7,10 +7,7 @@ const FAIL_CODES: readonly UpstreamFailCode[] = ['INVALID_ACCOUNT', 'UPSTREAM_RE
 const MAX_BODY_BYTES = 64 * 1024;
 
 /** How far one HTTP exchange got: the line between "retry" and "unknown". */
-type Exchange =
-  | { phase: 'not_sent'; error: string }
-  | { phase: 'sent'; error: string }
-  | { phase: 'answered'; status: number; body: string };
+type Exchange = { phase: 'not_sent'; error: string } | { phase: 'sent'; error: string } | { phase: 'answered'; status: number; body: string };
 
 export interface HttpUpstreamOptions {
   /** From sending the request to the end of the reply. */
@@ -95,7 +92,11 @@ export class HttpUpstream implements UpstreamProvider {
           size += chunk.length;
           if (size > MAX_BODY_BYTES) {
             response.destroy();
-            finish({ phase: 'answered', status: response.statusCode ?? 0, body: `${Buffer.concat(chunks).toString('utf8', 0, 200)}... (over ${MAX_BODY_BYTES} bytes)` });
+            finish({
+              phase: 'answered',
+              status: response.statusCode ?? 0,
+              body: `${Buffer.concat(chunks).toString('utf8', 0, 200)}... (over ${MAX_BODY_BYTES} bytes)`,
+            });
             return;
           }
           chunks.push(chunk);
@@ -109,7 +110,9 @@ export class HttpUpstream implements UpstreamProvider {
 }
 
 /** A well-formed delivered or failed answer, or undefined for anything else. */
-function definitiveAnswer(text: string): { kind: 'delivered'; reference?: string } | { kind: 'refused'; failCode: UpstreamFailCode; failReason: string } | undefined {
+function definitiveAnswer(
+  text: string,
+): { kind: 'delivered'; reference?: string } | { kind: 'refused'; failCode: UpstreamFailCode; failReason: string } | undefined {
   let reply: unknown;
   try {
     reply = JSON.parse(text);

@@ -48,9 +48,7 @@ export class EsdbEventStore implements EventStore {
   async append(streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new RangeError('append needs at least one event');
     const expectedRevision = expected === NO_STREAM ? ESDB_NO_STREAM : expected === ANY ? ESDB_ANY : expected;
-    const data = events.map((e) =>
-      jsonEvent({ id: e.id ?? randomUUID(), type: e.type, data: e.data, metadata: e.metadata }),
-    );
+    const data = events.map((e) => jsonEvent({ id: e.id ?? randomUUID(), type: e.type, data: e.data, metadata: e.metadata }));
     try {
       const result = await this.client.appendToStream(streamId, data, { expectedRevision });
       // Only reachable if someone built the client with throwOnAppendFailure: false.

@@ -224,7 +224,6 @@ const REPLAY_COLUMNS = `e.stream_revision::text, e.transaction_id::text, e.globa
 /** Revisions have no gaps, so a slice is a closed range of them: the planner then walks the index for that range instead of sorting the rest of a long stream. */
 const IN_SLICE = 'where e.stream_id = $1 and e.stream_revision >= $2 and e.stream_revision < $2::bigint + $3 order by e.stream_revision';
 
-
 export interface PostgresEventStoreOptions {
   /** Settings for the dedicated LISTEN connection. */
   readonly connection: PoolConfig;

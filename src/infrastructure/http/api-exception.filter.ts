@@ -46,7 +46,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const request = requestContextOf(host.switchToHttp().getRequest());
     if (error instanceof ApiError) {
       if (request) request.code = error.code;
-      response.set(error.headers).status(error.status).json(failureEnvelope(error.code, error.message, error.field));
+      response
+        .set(error.headers)
+        .status(error.status)
+        .json(failureEnvelope(error.code, error.message, error.field));
       return;
     }
     if (error instanceof CommandRefusedError) {
@@ -69,8 +72,6 @@ export class ApiExceptionFilter implements ExceptionFilter {
     await undo?.().catch((e: unknown) =>
       this.logger.warn({ message: `could not undo after an unexpected error: ${String(e)}`, ...requestFields(httpRequest) }),
     );
-    response
-      .status(500)
-      .json(failureEnvelope('INTERNAL_ERROR', 'An unexpected error occurred; the same request may be retried unchanged'));
+    response.status(500).json(failureEnvelope('INTERNAL_ERROR', 'An unexpected error occurred; the same request may be retried unchanged'));
   }
 }

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { maxHeaderSize, STATUS_CODES } from 'node:http';
-import type { Server, ServerResponse } from 'node:http';
+import { maxHeaderSize, STATUS_CODES, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { failureEnvelope } from './api-error';
 import { ClientErrorKind, ClientErrorLog } from './client-error-log';

@@ -18,7 +18,11 @@ describe('findJsonSyntaxError', () => {
     ['a single-quoted key', "{'a':1}", 'at line 1, column 2: expected a "key" or }, found "\'"'],
     ['text after the value', '{"a":1}}', 'at line 1, column 8: expected nothing more, found "}"'],
     ['a misspelt literal', '{"a":tru}', 'at line 1, column 9: expected "true", found "}"'],
-    ['a line break inside a string', '{"a":"x\ny"}', 'at line 1, column 8: expected no control character inside a string (write a line break as \\n), found "\\n"'],
+    [
+      'a line break inside a string',
+      '{"a":"x\ny"}',
+      'at line 1, column 8: expected no control character inside a string (write a line break as \\n), found "\\n"',
+    ],
     ['a bad escape', '{"a":"\\x"}', 'at line 1, column 8: expected an escape: \\" \\\\ \\/ \\b \\f \\n \\r \\t or \\u and four hex digits, found "x"'],
     ['a number without fraction digits', '[1.]', 'at line 1, column 4: expected a digit after the decimal point, found "]"'],
     ['a later line', '{\n  "a": 1,\n  "b": [1 2]\n}', 'at line 3, column 11: expected , or ], found "2"'],
@@ -30,7 +34,16 @@ describe('findJsonSyntaxError', () => {
   });
 
   it('finds nothing wrong in valid JSON', () => {
-    for (const text of ['{}', '[]', ' 0 ', '-0.5e+3', '"\\u00e9\\n"', 'null', '{"a":[true,false,null,{"b":"c"}],"d":-1E-2}', `${'['.repeat(100_000)}${']'.repeat(100_000)}`]) {
+    for (const text of [
+      '{}',
+      '[]',
+      ' 0 ',
+      '-0.5e+3',
+      '"\\u00e9\\n"',
+      'null',
+      '{"a":[true,false,null,{"b":"c"}],"d":-1E-2}',
+      `${'['.repeat(100_000)}${']'.repeat(100_000)}`,
+    ]) {
       expect(findJsonSyntaxError(text)).toBeUndefined();
     }
   });
@@ -47,7 +60,12 @@ describe('findJsonSyntaxError', () => {
         const at = random(text.length + 1);
         const kind = random(3);
         const piece = pieces[random(pieces.length)];
-        text = kind === 0 ? text.slice(0, at) + piece + text.slice(at) : kind === 1 ? text.slice(0, at) + text.slice(at + 1) : text.slice(0, at) + piece + text.slice(at + 1);
+        text =
+          kind === 0
+            ? text.slice(0, at) + piece + text.slice(at)
+            : kind === 1
+              ? text.slice(0, at) + text.slice(at + 1)
+              : text.slice(0, at) + piece + text.slice(at + 1);
       }
       if (validJson(text) !== (findJsonSyntaxError(text) === undefined)) disagreements.push(JSON.stringify(text));
     }

@@ -12,7 +12,7 @@ describe('unstorableTextPath', () => {
     ['an array entry', ['ok', '\u0000'], 'f.1'],
     ['a nested value', { a: { b: ['x', { c: '\ud800' }] } }, 'f.a.b.1.c'],
     ['a key', { ok: 1, ['\ud800']: 1 }, 'f.\ud800'],
-    ['an object\'s bad key before its bad values', { a: '\u0000', ['b\u0000']: 1 }, 'f.b\u0000'],
+    ["an object's bad key before its bad values", { a: '\u0000', ['b\u0000']: 1 }, 'f.b\u0000'],
     ['the first of two values', { a: ['\ud800'], b: '\u0000' }, 'f.a.0'],
   ])('%s', (_name, value, expected) => {
     expect(unstorableTextPath(value, 'f')).toBe(expected);

@@ -32,7 +32,10 @@ export class MeteredEventStore implements EventStore {
       this.appendAtomically = async (appends) => {
         const started = process.hrtime.bigint();
         const results = await atomically(appends);
-        this.appended(started, appends.flatMap((a) => a.events));
+        this.appended(
+          started,
+          appends.flatMap((a) => a.events),
+        );
         return results;
       };
     }

@@ -69,9 +69,16 @@ export class Metrics {
   readonly fulfilmentBacklog = this.gauge('topup_fulfilment_backlog', 'Fulfilment jobs not yet done (due, waiting to retry, or in flight)');
   readonly fulfilmentOldestAge = this.gauge('topup_fulfilment_oldest_job_age_seconds', 'Age of the oldest fulfilment job not yet done (0 when none)');
   readonly callbackBacklog = this.gauge('topup_callback_backlog', 'Callbacks not yet acknowledged that have attempts left');
-  readonly callbackOldestAge = this.gauge('topup_callback_oldest_age_seconds', 'Age of the oldest callback not yet acknowledged that has attempts left (0 when none)');
-  readonly projectionLagEvents = this.gauge('projection_lag_events', 'Events in the log that a projection has not applied yet (counted up to 10000)', ['projection']);
-  readonly projectionLagSeconds = this.gauge('projection_lag_seconds', 'Age of the oldest event a projection has not applied yet (0 when it is caught up)', ['projection']);
+  readonly callbackOldestAge = this.gauge(
+    'topup_callback_oldest_age_seconds',
+    'Age of the oldest callback not yet acknowledged that has attempts left (0 when none)',
+  );
+  readonly projectionLagEvents = this.gauge('projection_lag_events', 'Events in the log that a projection has not applied yet (counted up to 10000)', [
+    'projection',
+  ]);
+  readonly projectionLagSeconds = this.gauge('projection_lag_seconds', 'Age of the oldest event a projection has not applied yet (0 when it is caught up)', [
+    'projection',
+  ]);
   readonly scrapeErrors = new Counter({
     name: 'metrics_scrape_errors_total',
     help: 'Scrape-time readings that failed (the gauges they feed keep their last value)',

@@ -32,7 +32,7 @@ export async function migrate(pool: Pool, migrations: readonly Migration[]): Pro
         await client.query('commit');
       } catch (error) {
         await client.query('rollback');
-        throw new Error(`migration ${migration.id} failed: ${(error as Error).message}`);
+        throw new Error(`migration ${migration.id} failed: ${(error as Error).message}`, { cause: error });
       }
       applied.push(migration.id);
     }

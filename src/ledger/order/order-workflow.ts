@@ -110,7 +110,11 @@ export class OrderWorkflow {
       const code = freeze.decision.refusal.code;
       if (!isPlacementRefusal(code)) return undefined;
       const refused = placedAnd({ type: 'RefuseOrder', attempt, code, at });
-      await this.store.append(stream, refused.events.map((e) => encodeEvent(e)), NO_STREAM);
+      await this.store.append(
+        stream,
+        refused.events.map((e) => encodeEvent(e)),
+        NO_STREAM,
+      );
       return refusedAttempt(refused.state);
     } catch (error) {
       if (error instanceof WrongExpectedRevisionError && error.streamId === stream) return undefined;
@@ -190,9 +194,7 @@ export class OrderWorkflow {
     if (refusal !== undefined && !frozen && !isPlacementRefusal(refusal)) {
       throw new LedgerInvariantError(`freeze for ${orderNo}: ${refusal}`);
     }
-    const command: OrderCommand = frozen
-      ? { type: 'AcceptOrder', attempt, at }
-      : { type: 'RefuseOrder', attempt, code: refusal!, at };
+    const command: OrderCommand = frozen ? { type: 'AcceptOrder', attempt, at } : { type: 'RefuseOrder', attempt, code: refusal!, at };
     const handled = await handleCommand(this.store, orderStream(orderNo), orderDecider, command, order);
     const accepted = handled.state.order?.attempt === attempt && !['placed', 'refused'].includes(handled.state.stage);
     // Funds frozen for an attempt that someone else refused, or that a newer
@@ -257,8 +259,7 @@ function isPlacementRefusal(code: WalletRefusalCode): boolean {
 
 function refusedAttempt(order: OrderState): SubmitOrderResult {
   const code = order.refusalCode ?? 'INSUFFICIENT_BALANCE';
-  const message =
-    code === 'INSUFFICIENT_BALANCE' ? 'The available balance is lower than the order amount' : 'The merchant wallet is not open';
+  const message = code === 'INSUFFICIENT_BALANCE' ? 'The available balance is lower than the order amount' : 'The merchant wallet is not open';
   return { outcome: 'refused', code, message };
 }
 
@@ -277,4 +278,3 @@ function isRepeatOf(command: OrderCommand, state: OrderState): boolean {
       return false;
   }
 }
-

@@ -111,22 +111,12 @@ const refusals: RefusalCase[] = [
   ['place the same target on an unknown-result order', UNKNOWN, placeOrder(), 'ORDER_EXISTS'],
   ['place the same target on a succeeded order', SUCCEEDED, placeOrder(), 'ORDER_EXISTS'],
   ['place the same target on a failed order', FAILED, placeOrder(), 'ORDER_EXISTS'],
-  [
-    'place the same target with fields in another order',
-    ACCEPTED,
-    placeOrder({ accountFields: { carrier: 'CMCC', region: 'GD' } }),
-    'ORDER_EXISTS',
-  ],
+  ['place the same target with fields in another order', ACCEPTED, placeOrder({ accountFields: { carrier: 'CMCC', region: 'GD' } }), 'ORDER_EXISTS'],
 
   ['place a different sku', ACCEPTED, placeOrder({ skuId: 'SKU-MOBILE-50' }), 'OUT_TRADE_NO_CONFLICT'],
   ['place a different account', ACCEPTED, placeOrder({ accountId: '13900000000' }), 'OUT_TRADE_NO_CONFLICT'],
   ['place a different field value', ACCEPTED, placeOrder({ accountFields: { region: 'BJ', carrier: 'CMCC' } }), 'OUT_TRADE_NO_CONFLICT'],
-  [
-    'place with an extra field',
-    ACCEPTED,
-    placeOrder({ accountFields: { region: 'GD', carrier: 'CMCC', note: 'x' } }),
-    'OUT_TRADE_NO_CONFLICT',
-  ],
+  ['place with an extra field', ACCEPTED, placeOrder({ accountFields: { region: 'GD', carrier: 'CMCC', note: 'x' } }), 'OUT_TRADE_NO_CONFLICT'],
   ['place with a missing field', ACCEPTED, placeOrder({ accountFields: { region: 'GD' } }), 'OUT_TRADE_NO_CONFLICT'],
   ['place a different target on a placed order', PLACED, placeOrder({ skuId: 'SKU-MOBILE-50' }), 'OUT_TRADE_NO_CONFLICT'],
   ['place a different target on a succeeded order', SUCCEEDED, placeOrder({ skuId: 'SKU-MOBILE-50' }), 'OUT_TRADE_NO_CONFLICT'],
@@ -234,16 +224,25 @@ describe('order decider', () => {
 
   describe('PlaceOrder', () => {
     it('places a new order as attempt 1', () => {
-      order.given(NONE).when(placeOrder()).then([placed(1)]);
+      order
+        .given(NONE)
+        .when(placeOrder())
+        .then([placed(1)]);
     });
 
     it('places the same target again after a refusal as attempt 2', () => {
-      order.given(REFUSED).when(placeOrder()).then([placed(2)]);
+      order
+        .given(REFUSED)
+        .when(placeOrder())
+        .then([placed(2)]);
     });
 
     it('places a different target after a refusal', () => {
       const other = { skuId: 'SKU-MOBILE-50', accountId: '13900000000', accountFields: { region: 'BJ' }, amount: 50n };
-      order.given(REFUSED).when(placeOrder(other)).then([placed(2, other)]);
+      order
+        .given(REFUSED)
+        .when(placeOrder(other))
+        .then([placed(2, other)]);
     });
 
     it('counts attempts across several refusals', () => {
@@ -256,7 +255,10 @@ describe('order decider', () => {
 
   describe('AcceptOrder', () => {
     it('accepts the pending attempt', () => {
-      order.given(PLACED).when(acceptOrder(1)).then([accepted(1)]);
+      order
+        .given(PLACED)
+        .when(acceptOrder(1))
+        .then([accepted(1)]);
     });
 
     it('accepts a re-placed attempt', () => {
@@ -269,23 +271,35 @@ describe('order decider', () => {
 
   describe('RefuseOrder', () => {
     it('refuses the pending attempt with its code', () => {
-      order.given(PLACED).when(refuseOrder(1, 'INSUFFICIENT_BALANCE')).then([refused(1, 'INSUFFICIENT_BALANCE')]);
+      order
+        .given(PLACED)
+        .when(refuseOrder(1, 'INSUFFICIENT_BALANCE'))
+        .then([refused(1, 'INSUFFICIENT_BALANCE')]);
     });
   });
 
   describe('RecordUpstreamAttempt', () => {
     it('numbers the first attempt 1', () => {
-      order.given(ACCEPTED).when(recordUpstreamAttempt()).then([sentUpstream(1)]);
+      order
+        .given(ACCEPTED)
+        .when(recordUpstreamAttempt())
+        .then([sentUpstream(1)]);
     });
 
     it('numbers the next attempt 2', () => {
-      order.given(SENT).when(recordUpstreamAttempt()).then([sentUpstream(2)]);
+      order
+        .given(SENT)
+        .when(recordUpstreamAttempt())
+        .then([sentUpstream(2)]);
     });
   });
 
   describe('MarkResultUnknown', () => {
     it('marks a sent order unknown', () => {
-      order.given(SENT).when(markResultUnknown('read timeout')).then([resultUnknown('read timeout')]);
+      order
+        .given(SENT)
+        .when(markResultUnknown('read timeout'))
+        .then([resultUnknown('read timeout')]);
     });
 
     it('marks an accepted order unknown', () => {
@@ -310,11 +324,17 @@ describe('order decider', () => {
 
   describe('ResolveOrder', () => {
     it('resolves an unknown-result order as a success', () => {
-      order.given(UNKNOWN).when(resolveOrder('success', 'provider confirmed')).then([resolved('success', 'provider confirmed')]);
+      order
+        .given(UNKNOWN)
+        .when(resolveOrder('success', 'provider confirmed'))
+        .then([resolved('success', 'provider confirmed')]);
     });
 
     it('resolves an unknown-result order as a failure', () => {
-      order.given(UNKNOWN).when(resolveOrder('failed', 'provider has no record')).then([resolved('failed', 'provider has no record')]);
+      order
+        .given(UNKNOWN)
+        .when(resolveOrder('failed', 'provider has no record'))
+        .then([resolved('failed', 'provider has no record')]);
     });
   });
 
@@ -355,14 +375,7 @@ describe('order decider', () => {
     }
 
     it('placed -> accepted -> sent twice -> confirmed -> succeeded', () => {
-      const events = run([
-        placeOrder(),
-        acceptOrder(1),
-        recordUpstreamAttempt(),
-        recordUpstreamAttempt(),
-        confirmDelivery(),
-        completeOrder(),
-      ]);
+      const events = run([placeOrder(), acceptOrder(1), recordUpstreamAttempt(), recordUpstreamAttempt(), confirmDelivery(), completeOrder()]);
       expect(events).toEqual([placed(1), accepted(1), sentUpstream(1), sentUpstream(2), deliveryConfirmed(), succeeded()]);
       expect(fold(orderDecider, events)).toMatchObject({ stage: 'succeeded', upstreamAttempts: 2, completedAt: LATER });
     });

@@ -66,17 +66,7 @@ export type OrderRefusalCode =
  * Internal stages. Merchants see `processing` for accepted..failing; placed
  * and refused attempts are not orders to them at all.
  */
-export type OrderStage =
-  | 'none'
-  | 'placed'
-  | 'refused'
-  | 'accepted'
-  | 'sent'
-  | 'unknown'
-  | 'succeeding'
-  | 'failing'
-  | 'succeeded'
-  | 'failed';
+export type OrderStage = 'none' | 'placed' | 'refused' | 'accepted' | 'sent' | 'unknown' | 'succeeding' | 'failing' | 'succeeded' | 'failed';
 
 export interface OrderState {
   stage: OrderStage;
@@ -164,9 +154,8 @@ function decide(command: OrderCommand, state: OrderState): OrderDecision {
       if (!IN_FULFILMENT.includes(state.stage)) return notInFulfilment(state);
       return accept({
         type: 'OrderResultUnknown',
-        data: command.evidence === undefined
-          ? { reason: command.reason, at: command.at }
-          : { reason: command.reason, evidence: command.evidence, at: command.at },
+        data:
+          command.evidence === undefined ? { reason: command.reason, at: command.at } : { reason: command.reason, evidence: command.evidence, at: command.at },
       });
     case 'ConfirmDelivery':
       if (!IN_FULFILMENT.includes(state.stage)) return notInFulfilment(state);

@@ -125,7 +125,7 @@ export class WalletWriter {
     const streamId = walletStream(merchantId);
     // Whether the state is known to be the wallet's latest, not just this instance's.
     let current = false;
-    for (let conflicts = 0; ; ) {
+    for (let conflicts = 0; ;) {
       if (!slot.cached) {
         slot.cached = await this.load(streamId);
         current = true;

@@ -1,15 +1,7 @@
 import { fold } from '../../shared/decider';
 import { specify } from '../../shared/decider-specification';
 import { Minor } from '../../shared/money';
-import {
-  availableBalance,
-  holdKey,
-  WalletCommand,
-  walletDecider,
-  WalletEvent,
-  WalletRefusalCode,
-  WalletState,
-} from './wallet.decider';
+import { availableBalance, holdKey, WalletCommand, walletDecider, WalletEvent, WalletRefusalCode, WalletState } from './wallet.decider';
 
 const AT = '2026-11-22T10:00:00.000+00:00';
 const LATER = '2026-11-22T10:05:00.000+00:00';
@@ -102,12 +94,7 @@ const refusals: RefusalCase[] = [
   ['deduct an unknown order beside a hold', holding('ORD-1', 40n), deduct('ORD-9'), 'NOT_FROZEN'],
   ['deduct another attempt of a held order', holding('ORD-1', 40n), deduct('ORD-1', 2), 'NOT_FROZEN'],
   ['release another attempt of a held order', holding('ORD-1', 40n), release('ORD-1', 2), 'NOT_FROZEN'],
-  [
-    'deduct the next attempt after the first was released',
-    [...holding('ORD-1', 40n), released('ORD-1', 40n)],
-    deduct('ORD-1', 2),
-    'NOT_FROZEN',
-  ],
+  ['deduct the next attempt after the first was released', [...holding('ORD-1', 40n), released('ORD-1', 40n)], deduct('ORD-1', 2), 'NOT_FROZEN'],
 ];
 
 describe('wallet decider', () => {
@@ -145,11 +132,17 @@ describe('wallet decider', () => {
 
   describe('DepositFunds', () => {
     it('deposits funds', () => {
-      wallet.given([opened()]).when(deposit(100n)).then([deposited(100n)]);
+      wallet
+        .given([opened()])
+        .when(deposit(100n))
+        .then([deposited(100n)]);
     });
 
     it('deposits under a new reference', () => {
-      wallet.given(funded(100n)).when(deposit(100n, 'DEP-2')).then([deposited(100n, 'DEP-2')]);
+      wallet
+        .given(funded(100n))
+        .when(deposit(100n, 'DEP-2'))
+        .then([deposited(100n, 'DEP-2')]);
     });
 
     it('accepts the same deposit again and changes nothing', () => {
@@ -163,11 +156,17 @@ describe('wallet decider', () => {
 
   describe('FreezeFunds', () => {
     it('freezes funds for an order', () => {
-      wallet.given(funded(100n)).when(freeze('ORD-1', 40n)).then([frozen('ORD-1', 40n)]);
+      wallet
+        .given(funded(100n))
+        .when(freeze('ORD-1', 40n))
+        .then([frozen('ORD-1', 40n)]);
     });
 
     it('freezes exactly the available balance', () => {
-      wallet.given(holding('ORD-1', 40n, 100n)).when(freeze('ORD-2', 60n)).then([frozen('ORD-2', 60n)]);
+      wallet
+        .given(holding('ORD-1', 40n, 100n))
+        .when(freeze('ORD-2', 60n))
+        .then([frozen('ORD-2', 60n)]);
     });
 
     it('freezes the next attempt of an order whose first attempt was released', () => {
@@ -187,7 +186,10 @@ describe('wallet decider', () => {
 
   describe('DeductFrozenFunds', () => {
     it('deducts the frozen amount', () => {
-      wallet.given(holding('ORD-1', 40n)).when(deduct('ORD-1')).then([deducted('ORD-1', 40n)]);
+      wallet
+        .given(holding('ORD-1', 40n))
+        .when(deduct('ORD-1'))
+        .then([deducted('ORD-1', 40n)]);
     });
 
     it('takes the amount from both balance and frozen', () => {
@@ -280,8 +282,7 @@ describe('wallet decider', () => {
           }
           case 'FreezeFunds': {
             const heldTotal = [...holds.values()].reduce((sum, a) => sum + a, 0n);
-            const expectOk =
-              command.amount > 0n && !holds.has(key) && !closed.has(key) && command.amount <= totalDeposits - totalDeductions - heldTotal;
+            const expectOk = command.amount > 0n && !holds.has(key) && !closed.has(key) && command.amount <= totalDeposits - totalDeductions - heldTotal;
             expect(decision.ok).toBe(expectOk);
             if (expectOk) holds.set(key, command.amount);
             break;

@@ -91,9 +91,7 @@ function decide(command: WalletCommand, state: WalletState): WalletDecision {
       const earlier = state.deposits.get(command.reference);
       if (earlier !== undefined) {
         // The same deposit again changes nothing; the same reference for another amount is a mistake.
-        return earlier === command.amount
-          ? accept()
-          : refuse('DEPOSIT_REFERENCE_CONFLICT', `reference ${command.reference} was used for another amount`);
+        return earlier === command.amount ? accept() : refuse('DEPOSIT_REFERENCE_CONFLICT', `reference ${command.reference} was used for another amount`);
       }
       const { reference, amount, by, at } = command;
       return accept({ type: 'FundsDeposited', data: { reference, amount, by, at } });

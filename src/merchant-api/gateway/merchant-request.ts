@@ -21,6 +21,4 @@ export function merchantRequestOf(request: Request): MerchantRequest {
 }
 
 /** Controller parameter: the authenticated merchant request. */
-export const Merchant = createParamDecorator((_: unknown, context: ExecutionContext) =>
-  merchantRequestOf(context.switchToHttp().getRequest<Request>()),
-);
+export const Merchant = createParamDecorator((_: unknown, context: ExecutionContext) => merchantRequestOf(context.switchToHttp().getRequest<Request>()));

@@ -7,7 +7,13 @@ import { BlockList, isIP } from 'node:net';
  */
 export function sourceAddress(socketAddress: string | undefined, forwardedFor: string | string[] | undefined, trustedHops: number): string {
   const chain = [
-    ...(trustedHops > 0 ? [forwardedFor ?? []].flat().flatMap((h) => h.split(',')).map((a) => a.trim()).filter(Boolean) : []),
+    ...(trustedHops > 0
+      ? [forwardedFor ?? []]
+          .flat()
+          .flatMap((h) => h.split(','))
+          .map((a) => a.trim())
+          .filter(Boolean)
+      : []),
     socketAddress ?? '',
   ];
   return normalize(chain[Math.max(0, chain.length - 1 - trustedHops)]);

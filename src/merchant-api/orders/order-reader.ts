@@ -41,10 +41,7 @@ export class OrderReader {
   }
 
   async find(merchantId: string, orderNo: string): Promise<OrderFacts | undefined> {
-    const { rows } = await this.pool.query<OrderRow>('select * from rm_orders where order_no = $1 and merchant_id = $2', [
-      orderNo,
-      merchantId,
-    ]);
+    const { rows } = await this.pool.query<OrderRow>('select * from rm_orders where order_no = $1 and merchant_id = $2', [orderNo, merchantId]);
     const row = rows[0];
     const status = row && merchantStatus(row.stage);
     if (row && status) {

@@ -65,8 +65,7 @@ interface Built {
 }
 
 const log = (message: string) => console.error(`[bench:audit] ${message}`);
-const USAGE =
-  'usage: npm run bench:audit [-- --wallet N] [--events N] [--merchants N] [--keep] [--reuse DATABASE] [--items a,b] [--rounds N] [--cpu-prof DIR]';
+const USAGE = 'usage: npm run bench:audit [-- --wallet N] [--events N] [--merchants N] [--keep] [--reuse DATABASE] [--items a,b] [--rounds N] [--cpu-prof DIR]';
 
 function readSettings(argv: string[]): Settings {
   const settings: Settings = { wallet: 100_000, events: 1_000_000, merchants: 50, keep: false, items: AUDIT_ITEMS, rounds: 1 };
@@ -102,10 +101,15 @@ function measure(db: TestDatabase, ledger: AuditBenchLedger, name: string, cpuPr
   const script = join(__dirname, 'measure-item.ts');
   const env = { ...process.env, ...db.env, AUDIT_BENCH_LEDGER: JSON.stringify(ledger), AUDIT_BENCH_CPU_PROFILE: cpuProfile ?? '' };
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--expose-gc', '-r', 'ts-node/register/transpile-only', script, name], { cwd: ROOT, env, maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
-      if (error) return reject(new Error(`${name}: ${error.message}\n${stderr}`));
-      resolve(JSON.parse(stdout.trim().split('\n').pop()!) as MeasuredItem);
-    });
+    execFile(
+      process.execPath,
+      ['--expose-gc', '-r', 'ts-node/register/transpile-only', script, name],
+      { cwd: ROOT, env, maxBuffer: 1 << 20 },
+      (error, stdout, stderr) => {
+        if (error) return reject(new Error(`${name}: ${error.message}\n${stderr}`));
+        resolve(JSON.parse(stdout.trim().split('\n').pop()!) as MeasuredItem);
+      },
+    );
   });
 }
 
@@ -125,15 +129,37 @@ function report(settings: Settings, built: Built, results: Map<string, MeasuredI
     const worst = rounds.reduce((a, b) => (b.rssPeakMb > a.rssPeakMb ? b : a));
     const times = rounds.length > 1 ? rounds.map(roundTime) : rounds[0].runsMs;
     const time = rounds.length > 1 || times.length === 1 ? spread(times, ms) : `${ms(median(times))} (max ${ms(Math.max(...times))})`;
-    const cpu = spread(rounds.map((r) => r.cpuMs), ms);
-    const postgres = rounds.every((r) => r.postgresCpuMs !== null) ? spread(rounds.map((r) => r.postgresCpuMs!), ms) : '-';
-    return [item.label, String(rounds[0].result.count), rounds[0].result.note, time, cpu, postgres, worst.rssBeforeMb.toFixed(0), worst.rssPeakMb.toFixed(0), worst.heapBeforeMb.toFixed(0), worst.heapPeakMb.toFixed(0)];
+    const cpu = spread(
+      rounds.map((r) => r.cpuMs),
+      ms,
+    );
+    const postgres = rounds.every((r) => r.postgresCpuMs !== null)
+      ? spread(
+          rounds.map((r) => r.postgresCpuMs!),
+          ms,
+        )
+      : '-';
+    return [
+      item.label,
+      String(rounds[0].result.count),
+      rounds[0].result.note,
+      time,
+      cpu,
+      postgres,
+      worst.rssBeforeMb.toFixed(0),
+      worst.rssPeakMb.toFixed(0),
+      worst.heapBeforeMb.toFixed(0),
+      worst.heapPeakMb.toFixed(0),
+    ];
   });
   const has = (name: string) => results.has(name);
   const time = (name: string) => median(results.get(name)!.map(roundTime));
   const heapGrowth = (name: string) => Math.max(...results.get(name)!.map((r) => r.heapPeakMb - r.heapBeforeMb));
   const verdict = (ok: boolean) => (ok ? 'yes' : 'NO');
-  const roundsNote = settings.rounds > 1 ? `${settings.rounds} rounds; times are the median of the rounds (range in brackets); memory of the round that peaked highest` : 'fast items: median of 5 runs after a warm-up';
+  const roundsNote =
+    settings.rounds > 1
+      ? `${settings.rounds} rounds; times are the median of the rounds (range in brackets); memory of the round that peaked highest`
+      : 'fast items: median of 5 runs after a warm-up';
   const lines = [
     `Audit benchmark: a log of ${built.events} events (built in ${built.seconds.toFixed(1)} s), one wallet of ${built.wallet} movements ` +
       `(${built.hotOrders} orders), ${built.merchants} other merchants; ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(2)} at the end.`,
@@ -180,7 +206,14 @@ async function build(settings: Settings): Promise<{ db: TestDatabase; built: Bui
     const store = new PostgresEventStore(db.pool, { connection: db.config });
     const description = await describeLedger(store, ledger.hotMerchant, 'mch_bench_001', ledger.hotWalletEvents);
     await store.close();
-    const built: Built = { wallet: settings.wallet, merchants: settings.merchants, events: ledger.events, hotOrders: ledger.hotOrders, seconds, ledger: description };
+    const built: Built = {
+      wallet: settings.wallet,
+      merchants: settings.merchants,
+      events: ledger.events,
+      hotOrders: ledger.hotOrders,
+      seconds,
+      ledger: description,
+    };
     await db.pool.query('create table bench_audit_ledger (built jsonb not null)');
     await db.pool.query('insert into bench_audit_ledger (built) values ($1)', [JSON.stringify(built)]);
     return { db, built };
@@ -200,7 +233,7 @@ async function reuse(name: string): Promise<{ db: TestDatabase; built: Built }> 
     return { db, built: rows[0].built };
   } catch (error) {
     await db.pool.end();
-    throw new Error(`--reuse ${name}: not a database that bench:audit --keep left (${(error as Error).message})`);
+    throw new Error(`--reuse ${name}: not a database that bench:audit --keep left (${(error as Error).message})`, { cause: error });
   }
 }
 

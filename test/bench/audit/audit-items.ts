@@ -46,25 +46,31 @@ class Discard extends Writable {
   }
 }
 
-const verify = (scope?: 'wallet' | 'merchant') => async ({ pool, store, ledger }: ItemContext): Promise<ItemResult> => {
-  const report = await verifyReadModels(pool, store, scope ? { merchantId: ledger.hotMerchant, scope } : {});
-  return { count: report.events_checked, note: report.clean ? 'clean' : `${report.differences_total} differences` };
-};
+const verify =
+  (scope?: 'wallet' | 'merchant') =>
+  async ({ pool, store, ledger }: ItemContext): Promise<ItemResult> => {
+    const report = await verifyReadModels(pool, store, scope ? { merchantId: ledger.hotMerchant, scope } : {});
+    return { count: report.events_checked, note: report.clean ? 'clean' : `${report.differences_total} differences` };
+  };
 
-const exportStatement = (merchant: (ledger: AuditBenchLedger) => string) => async ({ pool, store, ledger }: ItemContext): Promise<ItemResult> => {
-  const statement = await openStatement(store, new PostgresWalletSnapshots(pool), merchant(ledger), {});
-  if (!statement) throw new Error(`no wallet for ${merchant(ledger)}`);
-  const sink = new Discard();
-  const lines = await writeStatement(writableSink(sink), 'csv', statement);
-  return { count: lines, note: `${(sink.bytes / 1e6).toFixed(1)} MB` };
-};
+const exportStatement =
+  (merchant: (ledger: AuditBenchLedger) => string) =>
+  async ({ pool, store, ledger }: ItemContext): Promise<ItemResult> => {
+    const statement = await openStatement(store, new PostgresWalletSnapshots(pool), merchant(ledger), {});
+    if (!statement) throw new Error(`no wallet for ${merchant(ledger)}`);
+    const sink = new Discard();
+    const lines = await writeStatement(writableSink(sink), 'csv', statement);
+    return { count: lines, note: `${(sink.bytes / 1e6).toFixed(1)} MB` };
+  };
 
-const balanceAt = (instant: keyof AuditBenchLedger['instants']) => async ({ pool, store, ledger }: ItemContext): Promise<ItemResult> => {
-  const result = await balanceAsOf(store, new PostgresWalletSnapshots(pool), ledger.hotMerchant, { at: new Date(ledger.instants[instant]) });
-  if (!result) throw new Error(`no wallet for ${ledger.hotMerchant}`);
-  const replayed = result.events_applied - (result.from_snapshot ? result.from_snapshot.revision + 1 : 0);
-  return { count: result.events_applied, note: `${replayed} replayed` };
-};
+const balanceAt =
+  (instant: keyof AuditBenchLedger['instants']) =>
+  async ({ pool, store, ledger }: ItemContext): Promise<ItemResult> => {
+    const result = await balanceAsOf(store, new PostgresWalletSnapshots(pool), ledger.hotMerchant, { at: new Date(ledger.instants[instant]) });
+    if (!result) throw new Error(`no wallet for ${ledger.hotMerchant}`);
+    const replayed = result.events_applied - (result.from_snapshot ? result.from_snapshot.revision + 1 : 0);
+    return { count: result.events_applied, note: `${replayed} replayed` };
+  };
 
 export const AUDIT_ITEMS: readonly AuditItem[] = [
   { name: 'verify-wallet', label: 'verify one wallet', repeat: false, run: verify('wallet') },

@@ -82,10 +82,7 @@ class MerchantLog {
   }
 
   opening(at: () => string): Row[] {
-    return [
-      this.walletEvent('WalletOpened', { merchantId: this.merchantId, currency: 'USD' }, at()),
-      this.deposit(at()),
-    ];
+    return [this.walletEvent('WalletOpened', { merchantId: this.merchantId, currency: 'USD' }, at()), this.deposit(at())];
   }
 
   deposit(at: string): Row {
@@ -157,7 +154,8 @@ function* ledgerRows(shape: LedgerShape, hot: MerchantLog, others: MerchantLog[]
   const at = () => isoTimestamp(new Date(T0 + STEP_MS * tick++));
   const hotPlan = ordersFor(shape.hotMovements);
   let budget = shape.totalEvents - hotPlan.events - 2 * others.length;
-  if (budget < 0) throw new Error(`a log of ${shape.totalEvents} events cannot hold a wallet of ${shape.hotMovements} movements and ${others.length} more merchants`);
+  if (budget < 0)
+    throw new Error(`a log of ${shape.totalEvents} events cannot hold a wallet of ${shape.hotMovements} movements and ${others.length} more merchants`);
 
   yield* hot.opening(at);
   for (const merchant of others) yield* merchant.opening(at);

@@ -90,7 +90,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
         ? `\nRunning as root, Postgres runs as the user "postgres", which must be able to reach ${dataDir} (every directory above it needs o+x).`
         : '';
       const logged = log.trim() || (options.logFile ? `see ${options.logFile}` : '');
-      throw new Error(`${(error as Error).message} (data in ${dataDir}, port ${port}):\n${logged}${hint}`);
+      throw new Error(`${(error as Error).message} (data in ${dataDir}, port ${port}):\n${logged}${hint}`, { cause: error });
     } finally {
       clearTimeout(timer);
     }

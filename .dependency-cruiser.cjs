@@ -1,0 +1,109 @@
+/**
+ * The architecture's dependency rules, checked by `npm run lint` (and so by `npm test`).
+ *
+ *   src/shared, *.decider.ts   the domain: pure TypeScript, imports only itself
+ *   src/ledger                 the core: deciders, the order workflow, the wallet writer, the ports
+ *   src/infrastructure, config adapters and plumbing: know the core's ports, no capability
+ *   everything else            capabilities (merchant-api, back-office, fulfilment, ...),
+ *                              each reached from outside only through its public files
+ */
+const CAPABILITIES = [
+  'api-docs',
+  'auditing',
+  'back-office',
+  'callbacks',
+  'cli',
+  'console',
+  'fulfilment',
+  'health',
+  'merchant-api',
+  'merchant-client',
+  'merchants',
+  'observability',
+];
+const CAPABILITY = `^src/(${CAPABILITIES.join('|')})/`;
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-is-pure',
+      comment: 'The deciders and src/shared import no framework, driver, adapter or capability: only each other and node built-ins.',
+      severity: 'error',
+      from: { path: ['^src/shared/', '\\.decider\\.ts$'], pathNot: ['\\.spec\\.ts$', '-specification\\.ts$'] },
+      to: {
+        pathNot: ['^src/shared/', '\\.decider\\.ts$'],
+        dependencyTypesNot: ['core'],
+      },
+    },
+    {
+      name: 'plumbing-knows-no-capability',
+      comment: 'src/infrastructure, src/shared and src/config import no capability, no projection and nothing of the core but its ports.',
+      severity: 'error',
+      from: { path: '^src/(infrastructure|shared|config)/' },
+      to: { path: [CAPABILITY, '^projections/', '^src/ledger/(?!ports/)', '^src/[^/]+\\.ts$'] },
+    },
+    {
+      name: 'config-is-the-bottom',
+      comment: 'Configuration is read by everything, so it imports no infrastructure (which reads it).',
+      severity: 'error',
+      from: { path: '^src/config/' },
+      to: { path: '^src/infrastructure/' },
+    },
+    {
+      name: 'core-uses-ports-not-adapters',
+      comment: 'The ledger talks to storage and HTTP through its ports (src/ledger/ports): it imports no adapter.',
+      severity: 'error',
+      from: { path: '^src/ledger/' },
+      to: { path: '^src/infrastructure/(event-store|postgres|http)/' },
+    },
+    {
+      name: 'core-knows-no-capability',
+      comment: 'The ledger is called by the capabilities, never the other way round; read models reach it only through a port.',
+      severity: 'error',
+      from: { path: '^src/ledger/' },
+      to: { path: [CAPABILITY, '^projections/', '^src/[^/]+\\.ts$'] },
+    },
+    {
+      name: 'projections-know-the-core-only',
+      comment: 'Projections build read models from events: they import the core, shared and plumbing, no capability.',
+      severity: 'error',
+      from: { path: '^projections/' },
+      to: { path: [CAPABILITY, '^src/[^/]+\\.ts$'] },
+    },
+    {
+      name: 'capabilities-meet-through-public-files',
+      comment: "A capability reaches another only through that capability's public files (its *.module.ts, index.ts or *.public.ts), never its internals.",
+      severity: 'error',
+      from: { path: `^src/([^/]+)/` },
+      to: {
+        path: CAPABILITY,
+        pathNot: ['^src/$1/', '\\.module\\.ts$', '/index\\.ts$', '\\.public\\.ts$'],
+      },
+    },
+    {
+      name: 'no-circular',
+      comment: 'Modules that import each other cannot be understood, tested or moved one at a time.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'production-code-never-imports-tests',
+      severity: 'error',
+      from: { path: '^(src|projections)/', pathNot: ['\\.spec\\.ts$', '-specification\\.ts$'] },
+      to: { path: ['^test/', '\\.spec\\.ts$', '-specification\\.ts$'] },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+  },
+};
