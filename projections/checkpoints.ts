@@ -1,5 +1,5 @@
 import { PoolClient } from 'pg';
-import { GlobalPosition, START } from '../src/infrastructure/event-store/event-store.port';
+import { GlobalPosition, START } from '../src/ledger/ports/event-store.port';
 import { Migration } from '../src/infrastructure/postgres/migrations';
 
 export const checkpointMigration: Migration = {

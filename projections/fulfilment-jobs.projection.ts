@@ -1,4 +1,4 @@
-import { RecordedEvent } from '../src/infrastructure/event-store/event-store.port';
+import { RecordedEvent } from '../src/ledger/ports/event-store.port';
 import { ORDER_STREAM_PREFIX } from '../src/ledger/streams';
 import { Projection, Statement, TableNames } from './projection';
 

@@ -1,6 +1,6 @@
 import { Logger, Provider } from '@nestjs/common';
 import { Pool } from 'pg';
-import { EVENT_STORE, EventStore } from '../src/infrastructure/event-store/event-store.port';
+import { EVENT_STORE, EventStore } from '../src/ledger/ports/event-store.port';
 import { PG_POOL } from '../src/infrastructure/infrastructure.tokens';
 import { Projection } from './projection';
 import { ProjectionRunner } from './projection-runner';

@@ -1,5 +1,5 @@
 import { escapeLiteral, Pool, QueryResult } from 'pg';
-import { comparePositions, EventStore, GlobalPosition, RecordedEvent, START, Subscription } from '../src/infrastructure/event-store/event-store.port';
+import { comparePositions, EventStore, GlobalPosition, RecordedEvent, START, Subscription } from '../src/ledger/ports/event-store.port';
 import { Migration } from '../src/infrastructure/postgres/migrations';
 import { checkpointMigration, lockCheckpoint } from './checkpoints';
 import { liveTables, Projection, Statement, TableNames } from './projection';

@@ -1,4 +1,4 @@
-import { RecordedEvent } from '../src/infrastructure/event-store/event-store.port';
+import { RecordedEvent } from '../src/ledger/ports/event-store.port';
 
 /** Physical table names, keyed by the projection's logical names; a rebuild uses fresh ones. */
 export type TableNames<K extends string = string> = Readonly<Record<K, string>>;

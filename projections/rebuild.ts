@@ -1,5 +1,5 @@
 import { Pool } from 'pg';
-import { EventStore, GlobalPosition, START } from '../src/infrastructure/event-store/event-store.port';
+import { EventStore, GlobalPosition, START } from '../src/ledger/ports/event-store.port';
 import { lockCheckpoint, saveCheckpoint } from './checkpoints';
 import { applyBatch } from './projection-runner';
 import { liveTables, Projection, TableNames } from './projection';

@@ -1,4 +1,4 @@
-import { RecordedEvent } from '../src/infrastructure/event-store/event-store.port';
+import { RecordedEvent } from '../src/ledger/ports/event-store.port';
 import { decodeEvent } from '../src/ledger/event-codec';
 import { WALLET_STREAM_PREFIX } from '../src/ledger/streams';
 import { WalletEvent, walletMovement } from '../src/ledger/wallet/wallet.decider';

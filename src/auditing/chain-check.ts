@@ -1,4 +1,4 @@
-import { EventStore } from '../infrastructure/event-store/event-store.port';
+import { EventStore } from '../ledger/ports/event-store.port';
 import { walletStream } from '../ledger/streams';
 import { chainHash, GENESIS_HASH } from '../shared/hash-chain';
 import { walletSlices } from './wallet-replay';

@@ -1,5 +1,5 @@
 import { Pool } from 'pg';
-import { comparePositions, EventStore, formatPosition, GlobalPosition, RecordedEvent, START } from '../infrastructure/event-store/event-store.port';
+import { comparePositions, EventStore, formatPosition, GlobalPosition, RecordedEvent, START } from '../ledger/ports/event-store.port';
 import { orderStream } from '../ledger/streams';
 import { readAhead } from './read-ahead';
 import { Difference, DifferenceList, referenceOf, without } from './verification/differences';

@@ -1,4 +1,4 @@
-import { comparePositions, EventStore, GlobalPosition, ReplayedEvent } from '../infrastructure/event-store/event-store.port';
+import { comparePositions, EventStore, GlobalPosition, ReplayedEvent } from '../ledger/ports/event-store.port';
 import { decodeEvent } from '../ledger/event-codec';
 import { walletStream } from '../ledger/streams';
 import { WalletEvent, walletMovement } from '../ledger/wallet/wallet.decider';

@@ -1,5 +1,5 @@
 import { Pool } from 'pg';
-import { GlobalPosition } from '../infrastructure/event-store/event-store.port';
+import { GlobalPosition } from '../ledger/ports/event-store.port';
 import { Minor } from '../shared/money';
 
 /**

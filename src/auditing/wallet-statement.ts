@@ -1,4 +1,4 @@
-import { comparePositions, EventStore, formatPosition, GlobalPosition, ReplayedEvent } from '../infrastructure/event-store/event-store.port';
+import { comparePositions, EventStore, formatPosition, GlobalPosition, ReplayedEvent } from '../ledger/ports/event-store.port';
 import { decodeEvent } from '../ledger/event-codec';
 import { walletStream } from '../ledger/streams';
 import { WalletEvent } from '../ledger/wallet/wallet.decider';

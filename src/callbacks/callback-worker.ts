@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
-import { EventStore } from '../infrastructure/event-store/event-store.port';
+import { EventStore } from '../ledger/ports/event-store.port';
 import { loadAggregate } from '../ledger/command-handling';
 import { orderDecider, OrderState } from '../ledger/order/order.decider';
 import { orderStream } from '../ledger/streams';

@@ -1,4 +1,4 @@
-import { GlobalPosition, parsePosition } from '../infrastructure/event-store/event-store.port';
+import { GlobalPosition, parsePosition } from '../ledger/ports/event-store.port';
 import { IDENTIFIER, IDENTIFIER_RULE } from '../back-office/http/identifier';
 import { parseInstant } from '../shared/clock';
 

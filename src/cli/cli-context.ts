@@ -2,7 +2,7 @@ import { Pool } from 'pg';
 import { allProjections } from '../../projections/all-projections';
 import { AppConfig, loadConfig } from '../config/config';
 import { EsdbEventStore } from '../infrastructure/event-store/esdb-event-store';
-import { EventStore } from '../infrastructure/event-store/event-store.port';
+import { EventStore } from '../ledger/ports/event-store.port';
 import { PostgresEventStore } from '../infrastructure/event-store/postgres-event-store';
 import { createPool } from '../infrastructure/postgres/connection';
 

@@ -4,7 +4,7 @@ import { Pool } from 'pg';
 import { ProjectionRunner } from '../../projections/projection-runner';
 import { instanceId } from '../infrastructure/jobs/instance-id';
 import { AppConfig } from '../config/config';
-import { EVENT_STORE, EventStore } from '../infrastructure/event-store/event-store.port';
+import { EVENT_STORE, EventStore } from '../ledger/ports/event-store.port';
 import { APP_CONFIG, PG_POOL } from '../infrastructure/infrastructure.tokens';
 import { LedgerModule } from '../ledger/ledger.module';
 import { PostgresSimulatorStore } from './simulator/simulator-store';

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { EventStore, START } from '../infrastructure/event-store/event-store.port';
+import { EventStore, START } from '../ledger/ports/event-store.port';
 import { isDatabaseUnavailable } from '../infrastructure/postgres/connection';
 import { Migration } from '../infrastructure/postgres/migrations';
 import { projectionLags } from '../observability/projection-lag';

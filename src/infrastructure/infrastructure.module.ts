@@ -3,7 +3,7 @@ import { Pool } from 'pg';
 import { AppConfig } from '../config/config';
 import { allMigrations } from '../schema';
 import { EsdbEventStore } from './event-store/esdb-event-store';
-import { EVENT_STORE, EventStore } from './event-store/event-store.port';
+import { EVENT_STORE, EventStore } from '../ledger/ports/event-store.port';
 import { PostgresEventStore } from './event-store/postgres-event-store';
 import { APP_CONFIG, PG_POOL } from './infrastructure.tokens';
 import { createPool } from './postgres/connection';

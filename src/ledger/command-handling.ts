@@ -1,4 +1,4 @@
-import { EventStore, ExpectedRevision, GlobalPosition, NO_STREAM, WrongExpectedRevisionError } from '../infrastructure/event-store/event-store.port';
+import { EventStore, ExpectedRevision, GlobalPosition, NO_STREAM, WrongExpectedRevisionError } from './ports/event-store.port';
 import { Decider, Decision } from '../shared/decider';
 import { decodeEvent, DomainEvent, encodeEvent } from './event-codec';
 

@@ -1,4 +1,4 @@
-import { EventToAppend, RecordedEvent } from '../infrastructure/event-store/event-store.port';
+import { EventToAppend, RecordedEvent } from './ports/event-store.port';
 
 /** Money fields are bigints in the domain and decimal strings of minor units in stored JSON. */
 const MONEY_FIELDS = new Set(['amount']);

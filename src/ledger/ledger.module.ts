@@ -2,7 +2,7 @@ import { Injectable, Inject, Logger, Module, OnApplicationBootstrap, OnModuleDes
 import { CqrsModule } from '@nestjs/cqrs';
 import { Pool } from 'pg';
 import { AppConfig } from '../config/config';
-import { EVENT_STORE, EventStore } from '../infrastructure/event-store/event-store.port';
+import { EVENT_STORE, EventStore } from './ports/event-store.port';
 import { APP_CONFIG, PG_POOL } from '../infrastructure/infrastructure.tokens';
 import { Clock, systemClock } from '../shared/clock';
 import {

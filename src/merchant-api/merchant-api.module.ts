@@ -12,7 +12,7 @@ import {
 } from '@nestjs/common';
 import { Pool } from 'pg';
 import { AppConfig } from '../config/config';
-import { EVENT_STORE, EventStore } from '../infrastructure/event-store/event-store.port';
+import { EVENT_STORE, EventStore } from '../ledger/ports/event-store.port';
 import { APP_CONFIG, PG_POOL } from '../infrastructure/infrastructure.tokens';
 import { createPool } from '../infrastructure/postgres/connection';
 import { METRICS, Metrics } from '../infrastructure/metrics/metrics';

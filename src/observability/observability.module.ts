@@ -4,7 +4,7 @@ import { Pool } from 'pg';
 import { AppConfig } from '../config/config';
 import { HealthController } from '../health/health.controller';
 import { Readiness } from '../health/readiness';
-import { EVENT_STORE, EventStore } from '../infrastructure/event-store/event-store.port';
+import { EVENT_STORE, EventStore } from '../ledger/ports/event-store.port';
 import { APP_CONFIG, PG_POOL } from '../infrastructure/infrastructure.tokens';
 import { METRICS, Metrics } from '../infrastructure/metrics/metrics';
 import { allMigrations } from '../schema';

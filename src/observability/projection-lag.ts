@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { EventStore, GlobalPosition, START } from '../infrastructure/event-store/event-store.port';
+import { EventStore, GlobalPosition, START } from '../ledger/ports/event-store.port';
 
 export interface ProjectionLag {
   projection: string;

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { EventStore } from '../infrastructure/event-store/event-store.port';
+import { EventStore } from '../ledger/ports/event-store.port';
 import { Metrics } from '../infrastructure/metrics/metrics';
 import { projectionLags } from './projection-lag';
 

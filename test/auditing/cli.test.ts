@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { formatPosition } from '../../src/infrastructure/event-store/event-store.port';
+import { formatPosition } from '../../src/ledger/ports/event-store.port';
 import { DepositFunds, ReleaseFunds, SettleOrder, SubmitOrder } from '../../src/ledger/commands/ledger.commands';
 import { walletStream } from '../../src/ledger/streams';
 import { orderInput } from '../support/fixtures';

@@ -1,4 +1,4 @@
-import { formatPosition } from '../../src/infrastructure/event-store/event-store.port';
+import { formatPosition } from '../../src/ledger/ports/event-store.port';
 import { walletStream } from '../../src/ledger/streams';
 import { checkStatement } from '../../src/auditing/statement-check';
 import { chainHash, GENESIS_HASH } from '../../src/shared/hash-chain';

@@ -1,6 +1,6 @@
 import { Pool } from 'pg';
 import { verifyReadModels } from '../../src/auditing/read-model-verifier';
-import { EventStore, formatPosition, RecordedEvent } from '../../src/infrastructure/event-store/event-store.port';
+import { EventStore, formatPosition, RecordedEvent } from '../../src/ledger/ports/event-store.port';
 import { migrate } from '../../src/infrastructure/postgres/migrations';
 import { ORDER_STREAM_PREFIX, walletStream } from '../../src/ledger/streams';
 import { allMigrations } from '../../src/schema';

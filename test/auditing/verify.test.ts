@@ -1,5 +1,5 @@
 import { formatAmount } from '../../src/shared/money';
-import { formatPosition, RecordedEvent } from '../../src/infrastructure/event-store/event-store.port';
+import { formatPosition, RecordedEvent } from '../../src/ledger/ports/event-store.port';
 import { DepositFunds, MarkResultUnknown, ReleaseFunds, ResolveOrder, SettleOrder, SubmitOrder } from '../../src/ledger/commands/ledger.commands';
 import { walletStream } from '../../src/ledger/streams';
 import { adminClient } from '../back-office/admin-client';

@@ -1,6 +1,6 @@
 import { formatAmount } from '../../src/shared/money';
 import { WALLET_SNAPSHOT_INTERVAL } from '../../projections/wallets.projection';
-import { formatPosition, RecordedEvent } from '../../src/infrastructure/event-store/event-store.port';
+import { formatPosition, RecordedEvent } from '../../src/ledger/ports/event-store.port';
 import { walletStream } from '../../src/ledger/streams';
 import { adminClient } from '../back-office/admin-client';
 import { handFold } from '../support/expectations';

@@ -9,7 +9,7 @@ import {
   RecordedEvent,
   START,
   WrongExpectedRevisionError,
-} from '../../src/infrastructure/event-store/event-store.port';
+} from '../../src/ledger/ports/event-store.port';
 
 export interface ContractSetup {
   store: EventStore;

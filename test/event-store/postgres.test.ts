@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { migrate } from '../../src/infrastructure/postgres/migrations';
 import { eventStoreMigrations, PostgresEventStore } from '../../src/infrastructure/event-store/postgres-event-store';
-import { NO_STREAM, RecordedEvent, START, WrongExpectedRevisionError } from '../../src/infrastructure/event-store/event-store.port';
+import { NO_STREAM, RecordedEvent, START, WrongExpectedRevisionError } from '../../src/ledger/ports/event-store.port';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 import { eventStoreContract } from './event-store.contract';
 

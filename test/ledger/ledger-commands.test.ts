@@ -1,6 +1,6 @@
 import { CommandBus } from '@nestjs/cqrs';
 import { DepositFunds, MarkResultUnknown, OpenWallet, ReleaseFunds, ResolveOrder, SettleOrder, SubmitOrder } from '../../src/ledger/commands/ledger.commands';
-import { CommandRefusedError } from '../../src/ledger/order/order-workflow';
+import { CommandRefusedError } from '../../src/shared/command-refused';
 import { checkEventInvariants, checkReadModels } from '../support/invariants';
 import { openWallet, orderInput, walletAmounts } from '../support/fixtures';
 import { serviceOnFreshDatabase, RunningService } from '../support/service';

@@ -1,4 +1,4 @@
-import { EventStore, RecordedEvent } from '../../src/infrastructure/event-store/event-store.port';
+import { EventStore, RecordedEvent } from '../../src/ledger/ports/event-store.port';
 import { systemClock } from '../../src/shared/clock';
 import { DepositFunds } from '../../src/ledger/commands/ledger.commands';
 import { OrderWorkflow } from '../../src/ledger/order/order-workflow';

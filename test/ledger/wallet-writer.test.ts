@@ -1,4 +1,4 @@
-import { EventStore, WrongExpectedRevisionError } from '../../src/infrastructure/event-store/event-store.port';
+import { EventStore, WrongExpectedRevisionError } from '../../src/ledger/ports/event-store.port';
 import { walletStream } from '../../src/ledger/streams';
 import { WalletWriter } from '../../src/ledger/wallet/wallet-writer';
 import { openWallet, walletAmounts } from '../support/fixtures';

@@ -1,4 +1,4 @@
-import { ANY } from '../../src/infrastructure/event-store/event-store.port';
+import { ANY } from '../../src/ledger/ports/event-store.port';
 import { loadAggregate } from '../../src/ledger/command-handling';
 import { encodeEvent } from '../../src/ledger/event-codec';
 import { deriveOrderNo } from '../../src/ledger/order/order-number';

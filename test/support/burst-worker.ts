@@ -8,7 +8,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { loadConfig } from '../../src/config/config';
 import { DepositFunds, MarkResultUnknown, ReleaseFunds, SettleOrder, SubmitOrder } from '../../src/ledger/commands/ledger.commands';
 import { bootstrap } from '../../src/main';
-import { EVENT_STORE, EventStore } from '../../src/infrastructure/event-store/event-store.port';
+import { EVENT_STORE, EventStore } from '../../src/ledger/ports/event-store.port';
 
 async function main() {
   const merchants = (process.env.BURST_MERCHANTS ?? '').split(',');

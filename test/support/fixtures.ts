@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CommandBus } from '@nestjs/cqrs';
-import { EventStore } from '../../src/infrastructure/event-store/event-store.port';
+import { EventStore } from '../../src/ledger/ports/event-store.port';
 import { loadAggregate } from '../../src/ledger/command-handling';
 import { walletStream } from '../../src/ledger/streams';
 import { walletDecider } from '../../src/ledger/wallet/wallet.decider';

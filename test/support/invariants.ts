@@ -1,5 +1,5 @@
 import { Pool } from 'pg';
-import { EventStore } from '../../src/infrastructure/event-store/event-store.port';
+import { EventStore } from '../../src/ledger/ports/event-store.port';
 import { readSettledLog } from './service';
 import { decodeEvent } from '../../src/ledger/event-codec';
 import { OrderEvent, orderDecider, OrderState } from '../../src/ledger/order/order.decider';

@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { Pool } from 'pg';
 import { bootstrap } from '../../src/main';
 import { loadConfig } from '../../src/config/config';
-import { EVENT_STORE, EventStore, GlobalPosition, RecordedEvent, START } from '../../src/infrastructure/event-store/event-store.port';
+import { EVENT_STORE, EventStore, GlobalPosition, RecordedEvent, START } from '../../src/ledger/ports/event-store.port';
 import { PG_POOL } from '../../src/infrastructure/infrastructure.tokens';
 import { OrderRecovery } from '../../src/ledger/process-manager/order-recovery';
 import { ProjectionRunner } from '../../projections/projection-runner';

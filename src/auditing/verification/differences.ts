@@ -1,4 +1,4 @@
-import { formatPosition, ReplayedEvent } from '../../infrastructure/event-store/event-store.port';
+import { formatPosition, ReplayedEvent } from '../../ledger/ports/event-store.port';
 
 export type ReadModelTable = 'rm_wallets' | 'rm_wallet_holds' | 'rm_statement_lines' | 'rm_wallet_snapshots' | 'rm_orders';
 export type Cell = string | number | null;

@@ -1,5 +1,5 @@
 import { isSnapshotRevision } from '../../../projections/wallets.projection';
-import { comparePositions, formatPosition, GlobalPosition, ReplayedEvent, START } from '../../infrastructure/event-store/event-store.port';
+import { comparePositions, formatPosition, GlobalPosition, ReplayedEvent, START } from '../../ledger/ports/event-store.port';
 import { decodeEvent } from '../../ledger/event-codec';
 import { OrderEvent, orderDecider, OrderState } from '../../ledger/order/order.decider';
 import { ORDER_STREAM_PREFIX, WALLET_STREAM_PREFIX } from '../../ledger/streams';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Pool } from 'pg';
-import { GlobalPosition, START } from '../../infrastructure/event-store/event-store.port';
+import { GlobalPosition, START } from '../../ledger/ports/event-store.port';
 import { holdKey } from '../../ledger/wallet/wallet.decider';
 import { Row } from './differences';
 import type { Checkpoints, WalletFacts } from './ledger-fold';

@@ -5,7 +5,7 @@ import { Pool } from 'pg';
 import { allProjections } from '../../../projections/all-projections';
 import { Projection } from '../../../projections/projection';
 import { rebuildProjection } from '../../../projections/rebuild';
-import { EVENT_STORE, EventStore, formatPosition } from '../../infrastructure/event-store/event-store.port';
+import { EVENT_STORE, EventStore, formatPosition } from '../../ledger/ports/event-store.port';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { instanceId } from '../../infrastructure/jobs/instance-id';

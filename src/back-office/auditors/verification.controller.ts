@@ -3,7 +3,7 @@ import { IsIn } from 'class-validator';
 import { Pool } from 'pg';
 import { Cell, Difference, Row, verifyReadModels, VerificationScope, WalletNotFoundError } from '../../auditing/read-model-verifier';
 import { formatAmount } from '../../shared/money';
-import { EVENT_STORE, EventStore } from '../../infrastructure/event-store/event-store.port';
+import { EVENT_STORE, EventStore } from '../../ledger/ports/event-store.port';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { Roles } from '../auth/roles.decorator';

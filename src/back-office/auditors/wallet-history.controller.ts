@@ -5,7 +5,7 @@ import { checkWalletChain } from '../../auditing/chain-check';
 import { OutputClosedError, StatementFormat, writableSink, writeStatement } from '../../auditing/statement-writer';
 import { PostgresWalletSnapshots, WalletSnapshots } from '../../auditing/wallet-snapshots';
 import { balanceAsOf, openStatement, STATEMENT_PAGE_MAX, STATEMENT_PAGE_SIZE, StatementStream, StatementWindow } from '../../auditing/wallet-statement';
-import { EVENT_STORE, EventStore, parsePosition } from '../../infrastructure/event-store/event-store.port';
+import { EVENT_STORE, EventStore, parsePosition } from '../../ledger/ports/event-store.port';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { parseInstant } from '../../shared/clock';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';

@@ -1,6 +1,6 @@
 import { Get, Inject } from '@nestjs/common';
 import { Pool } from 'pg';
-import { EVENT_STORE, EventStore, formatPosition } from '../../infrastructure/event-store/event-store.port';
+import { EVENT_STORE, EventStore, formatPosition } from '../../ledger/ports/event-store.port';
 import { successEnvelope } from '../../infrastructure/http/api-error';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { isoTimestamp } from '../../shared/clock';

@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { Pool } from 'pg';
 import { UPSTREAM, UpstreamProvider } from '../../fulfilment/upstream/upstream.port';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
-import { EVENT_STORE, EventStore, formatPosition } from '../../infrastructure/event-store/event-store.port';
+import { EVENT_STORE, EventStore, formatPosition } from '../../ledger/ports/event-store.port';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { loadAggregate } from '../../ledger/command-handling';
 import { ResolveOrder } from '../../ledger/commands/ledger.commands';

@@ -1,6 +1,6 @@
 import { allProjections } from '../../../projections/all-projections';
 import { rebuildProjection, RebuildReport } from '../../../projections/rebuild';
-import { formatPosition } from '../../infrastructure/event-store/event-store.port';
+import { formatPosition } from '../../ledger/ports/event-store.port';
 import { choiceArgument, integerArgument, noMorePositionals } from '../cli-arguments';
 import { CliCommand, EXIT } from '../cli-command';
 import { DEFAULT_PROGRESS_EVERY, progressReporter } from '../progress-reporter';

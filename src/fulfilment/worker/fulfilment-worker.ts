@@ -1,10 +1,10 @@
 import { CommandBus } from '@nestjs/cqrs';
 import { Pool } from 'pg';
-import { EventStore } from '../../infrastructure/event-store/event-store.port';
+import { EventStore } from '../../ledger/ports/event-store.port';
 import { loadAggregate } from '../../ledger/command-handling';
 import { MarkResultUnknown, RecordUpstreamAttempt, ReleaseFunds, SettleOrder } from '../../ledger/commands/ledger.commands';
 import { orderDecider, OrderState } from '../../ledger/order/order.decider';
-import { CommandRefusedError } from '../../ledger/order/order-workflow';
+import { CommandRefusedError } from '../../shared/command-refused';
 import { orderStream } from '../../ledger/streams';
 import { formatAmount } from '../../shared/money';
 import { JobDispatcher } from '../../infrastructure/jobs/job-dispatcher';

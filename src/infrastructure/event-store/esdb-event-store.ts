@@ -30,7 +30,7 @@ import {
   type StreamRevision,
   type Subscription,
   type SubscriptionOptions,
-} from './event-store.port';
+} from '../../ledger/ports/event-store.port';
 
 const MIN_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 5_000;

@@ -19,7 +19,7 @@ import {
   Subscription,
   SubscriptionOptions,
   WrongExpectedRevisionError,
-} from './event-store.port';
+} from '../../ledger/ports/event-store.port';
 
 /**
  * The first grouped append (migration 002), kept as it was applied: see

@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import { CommandRefusedError } from '../../ledger/order/order-workflow';
+import { CommandRefusedError } from '../../shared/command-refused';
 import { logFailure } from '../logging/log-failure';
 import { requestContextOf, requestFields } from '../logging/request-context';
 import { ApiError, failureEnvelope, ON_UNEXPECTED_ERROR } from './api-error';

@@ -10,7 +10,7 @@ import {
   StreamRevision,
   Subscription,
   SubscriptionOptions,
-} from '../event-store/event-store.port';
+} from '../../ledger/ports/event-store.port';
 import { Metrics } from './metrics';
 
 /**

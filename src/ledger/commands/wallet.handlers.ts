@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { Clock } from '../../shared/clock';
-import { CommandRefusedError } from '../order/order-workflow';
+import { CommandRefusedError } from '../../shared/command-refused';
 import { WalletOutcome, WalletWriter } from '../wallet/wallet-writer';
 import { CLOCK } from '../ledger.tokens';
 import { DepositFunds, OpenWallet, WalletSnapshot } from './ledger.commands';

@@ -1,5 +1,6 @@
-import { EventStore, NO_STREAM, WrongExpectedRevisionError } from '../../infrastructure/event-store/event-store.port';
+import { EventStore, NO_STREAM, WrongExpectedRevisionError } from '../ports/event-store.port';
 import { Clock } from '../../shared/clock';
+import { CommandRefusedError } from '../../shared/command-refused';
 import { Minor } from '../../shared/money';
 import { handleCommand, loadAggregate, Loaded } from '../command-handling';
 import { encodeEvent } from '../event-codec';
@@ -19,17 +20,6 @@ export interface SubmitOrderInput extends OrderTarget {
 export type SubmitOrderResult =
   | { outcome: 'accepted' | 'duplicate'; order: OrderState }
   | { outcome: 'refused'; code: 'OUT_TRADE_NO_CONFLICT' | 'INSUFFICIENT_BALANCE' | 'WALLET_NOT_OPEN' | string; message: string };
-
-/** A refusal that reaches the caller of a command: the API maps its code. */
-export class CommandRefusedError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'CommandRefusedError';
-  }
-}
 
 /** An invariant broke: never a business outcome, always loud. */
 export class LedgerInvariantError extends Error {

@@ -1,5 +1,5 @@
 import { Pool } from 'pg';
-import { EventStore } from '../../infrastructure/event-store/event-store.port';
+import { EventStore } from '../ports/event-store.port';
 import { loadAggregate } from '../command-handling';
 import { orderDecider } from '../order/order.decider';
 import { OrderWorkflow } from '../order/order-workflow';

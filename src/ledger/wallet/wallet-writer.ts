@@ -1,12 +1,4 @@
-import {
-  AppendResult,
-  EventStore,
-  GlobalPosition,
-  RecordedEvent,
-  StreamAppend,
-  StreamRevision,
-  WrongExpectedRevisionError,
-} from '../../infrastructure/event-store/event-store.port';
+import { AppendResult, EventStore, GlobalPosition, RecordedEvent, StreamAppend, StreamRevision, WrongExpectedRevisionError } from '../ports/event-store.port';
 import { Decision } from '../../shared/decider';
 import { Minor } from '../../shared/money';
 import { chainHash, GENESIS_HASH } from '../../shared/hash-chain';

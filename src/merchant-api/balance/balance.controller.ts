@@ -1,6 +1,6 @@
 import { Controller, HttpCode, Inject, Post } from '@nestjs/common';
 import { Pool } from 'pg';
-import { EVENT_STORE, EventStore } from '../../infrastructure/event-store/event-store.port';
+import { EVENT_STORE, EventStore } from '../../ledger/ports/event-store.port';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { decodeEvent } from '../../ledger/event-codec';
 import { walletStream } from '../../ledger/streams';

@@ -1,5 +1,5 @@
 import { Pool } from 'pg';
-import { EventStore } from '../../infrastructure/event-store/event-store.port';
+import { EventStore } from '../../ledger/ports/event-store.port';
 import { loadAggregate } from '../../ledger/command-handling';
 import { deriveOrderNo } from '../../ledger/order/order-number';
 import { merchantStatus, orderDecider, OrderStage, OrderState } from '../../ledger/order/order.decider';

@@ -5,7 +5,7 @@ import { verifyReadModels } from '../../../src/auditing/read-model-verifier';
 import { writableSink, writeStatement } from '../../../src/auditing/statement-writer';
 import { PostgresWalletSnapshots } from '../../../src/auditing/wallet-snapshots';
 import { balanceAsOf, openStatement } from '../../../src/auditing/wallet-statement';
-import { EventStore } from '../../../src/infrastructure/event-store/event-store.port';
+import { EventStore } from '../../../src/ledger/ports/event-store.port';
 import { walletStream } from '../../../src/ledger/streams';
 
 /** What the items need to know about the ledger they run on. */
