@@ -74,7 +74,7 @@ module.exports = {
       name: 'capabilities-meet-through-public-files',
       comment: "A capability reaches another only through that capability's public files (its *.module.ts, index.ts or *.public.ts), never its internals.",
       severity: 'error',
-      from: { path: `^src/([^/]+)/` },
+      from: { path: `^src/(${CAPABILITIES.join('|')})/` },
       to: {
         path: CAPABILITY,
         pathNot: ['^src/$1/', '\\.module\\.ts$', '/index\\.ts$', '\\.public\\.ts$'],
