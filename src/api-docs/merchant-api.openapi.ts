@@ -1,4 +1,20 @@
-import { array, boolean, closed, failures, money, nullable, ref, requestIdHeader, response, Schema, string, stringMap, success, timestamp } from './schema-kit';
+import {
+  array,
+  boolean,
+  closed,
+  failures,
+  identifier,
+  money,
+  nullable,
+  ref,
+  requestIdHeader,
+  response,
+  Schema,
+  string,
+  stringMap,
+  success,
+  timestamp,
+} from './schema-kit';
 
 /** Refusals every signed endpoint can give, by status, in the order they are checked (docs/merchant-api.md). */
 const SIGNED_FAILURES = {
@@ -41,7 +57,7 @@ const FIELD_FAILURES = {
 
 const order: Schema = closed({
   order_no: string({ pattern: '^T[0-9A-Z]{26}$' }),
-  out_trade_no: string({ pattern: '^[A-Za-z0-9\\-_.:]{1,64}$' }),
+  out_trade_no: identifier,
   status: { enum: ['processing', 'success', 'failed'] },
   sku_id: string(),
   amount: money,
@@ -54,7 +70,7 @@ const order: Schema = closed({
   completed_at: nullable(timestamp),
 });
 
-const outTradeNo = string({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9\\-_.:]{1,64}$', description: 'Your idempotency key' });
+const outTradeNo = { ...identifier, minLength: 1, maxLength: 64, description: 'Your idempotency key' };
 
 function signedPost(summary: string, description: string, requestBody: Schema, responses: Record<string, unknown>) {
   return {

@@ -5,11 +5,11 @@ import { SubmitOrder } from '../../ledger/commands/ledger.commands';
 import { sameTarget } from '../../ledger/order/order.decider';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { CatalogueReader, PricedSku } from '../catalogue.reader';
-import { Merchant, MerchantRequest } from '../gateway/merchant-request';
+import { Merchant, MERCHANT_BODY, MerchantRequest } from '../gateway/merchant-request';
 import { presentOrder } from '../order.presenter';
-import { SUBMIT_FIELDS, SubmitOrderDto } from '../orders/order.dto';
+import { SubmitOrderDto } from '../orders/order.dto';
 import { factsOf, OrderReader } from '../orders/order-reader';
-import { validateBody } from '../validation/validate-body';
+import { validateBody } from '../../infrastructure/http/validate-body';
 
 const REFUSAL_STATUS: Record<string, number> = { INSUFFICIENT_BALANCE: 402, OUT_TRADE_NO_CONFLICT: 409 };
 
@@ -23,7 +23,7 @@ export class SubmitController {
 
   @Post('api/v2/topup/submit')
   async submit(@Merchant() request: MerchantRequest, @Res({ passthrough: true }) response: Response) {
-    const dto = await validateBody(SubmitOrderDto, request.body, SUBMIT_FIELDS);
+    const dto = await validateBody(SubmitOrderDto, request.body, MERCHANT_BODY);
     const { merchantId, currency } = request.merchant;
     const sku = await this.catalogue.sku(merchantId, dto.sku_id);
     const problem = skuProblem(sku, dto);
