@@ -10,6 +10,7 @@ import { RebuildRuns } from './auditors/rebuild-runs';
 import { VerificationController } from './auditors/verification.controller';
 import { WalletHistoryController } from './auditors/wallet-history.controller';
 import { CallbacksController } from './callbacks/callbacks.controller';
+import { RedeliveryService } from './callbacks/redelivery.service';
 import { CatalogueController } from './catalogue/catalogue.controller';
 import { CatalogueRepository } from './catalogue/catalogue.repository';
 import { JsonBodyInterceptor } from './http/json-body.interceptor';
@@ -17,7 +18,9 @@ import { DepositsService } from './merchants/deposits.service';
 import { MerchantsController } from './merchants/merchants.controller';
 import { MerchantsRepository } from './merchants/merchants.repository';
 import { StatusController } from './operations/status.controller';
+import { StatusReader } from './operations/status.reader';
 import { OrdersController } from './orders/orders.controller';
+import { OrdersReader } from './orders/orders.reader';
 import { ReconciliationController } from './reconciliation/reconciliation.controller';
 import { StaffController } from './staff/staff.controller';
 import { StaffRepository } from './staff/staff.repository';
@@ -47,6 +50,9 @@ import { StaffRepository } from './staff/staff.repository';
     DepositsService,
     CatalogueRepository,
     RebuildRuns,
+    RedeliveryService,
+    StatusReader,
+    OrdersReader,
   ],
   exports: [ConsoleSessions, StaffAuthenticator],
 })
