@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { CallbacksModule } from '../callbacks/callbacks.module';
 import { FulfilmentModule } from '../fulfilment/fulfilment.module';
 import { MerchantsModule } from '../merchants/merchants.module';
+import { AuditTrail } from './audit/audit-trail';
 import { ConsoleSessions } from './auth/console-sessions';
 import { StaffAuthenticator } from './auth/staff-authenticator';
 import { StaffAuthGuard } from './auth/staff-auth.guard';
@@ -10,7 +11,6 @@ import { RebuildRuns } from './auditors/rebuild-runs';
 import { VerificationController } from './auditors/verification.controller';
 import { WalletHistoryController } from './auditors/wallet-history.controller';
 import { CallbacksController } from './callbacks/callbacks.controller';
-import { RedeliveryService } from './callbacks/redelivery.service';
 import { CatalogueController } from './catalogue/catalogue.controller';
 import { CatalogueRepository } from './catalogue/catalogue.repository';
 import { JsonBodyInterceptor } from './http/json-body.interceptor';
@@ -50,7 +50,7 @@ import { StaffRepository } from './staff/staff.repository';
     DepositsService,
     CatalogueRepository,
     RebuildRuns,
-    RedeliveryService,
+    AuditTrail,
     StatusReader,
     OrdersReader,
   ],

@@ -1,12 +1,12 @@
 import { Get, HttpCode, Param, Post } from '@nestjs/common';
 import { CallbackLog } from '../../callbacks/callback-log';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
+import { AuditTrail } from '../audit/audit-trail';
 import { CurrentStaff } from '../auth/current-staff.decorator';
 import { Roles } from '../auth/roles.decorator';
 import type { StaffMember } from '../auth/staff-member';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
-import { RedeliveryService } from './redelivery.service';
 
 const notFinal = (orderNo: string) => new ApiError(404, 'CALLBACK_NOT_FOUND', `Order ${orderNo} has no callback: it does not exist or is not final yet`);
 
@@ -16,7 +16,7 @@ const notFinal = (orderNo: string) => new ApiError(404, 'CALLBACK_NOT_FOUND', `O
 export class CallbacksController {
   constructor(
     private readonly log: CallbackLog,
-    private readonly redeliveries: RedeliveryService,
+    private readonly audit: AuditTrail,
   ) {}
 
   @Get(':order_no/callbacks')
@@ -29,7 +29,8 @@ export class CallbacksController {
   @Post(':order_no/callbacks/redeliver')
   @HttpCode(202)
   async redeliver(@Param(PathIdsPipe) { order_no: orderNo }: PathIds, @CurrentStaff() by: StaffMember) {
-    if (!(await this.redeliveries.redeliver(orderNo, by.staffId))) throw notFinal(orderNo);
+    if (!(await this.log.redeliver(orderNo))) throw notFinal(orderNo);
+    await this.audit.record({ staffId: by.staffId, action: 'callback.redelivery_requested', target: `order:${orderNo}`, details: {} });
     return successEnvelope('OK', await this.log.of(orderNo));
   }
 }
