@@ -1,3 +1,4 @@
+import { V2_ROUTES } from '../merchant-api/routes.public';
 import {
   array,
   boolean,
@@ -98,7 +99,7 @@ export function merchantApiDocument() {
     },
     servers: [{ url: '/', description: 'This service' }],
     paths: {
-      '/api/v2/products': signedPost(
+      [V2_ROUTES.products]: signedPost(
         'The products and SKUs this merchant can order',
         "SKUs on shelf that have a price for this merchant, with the merchant's own prices.",
         closed({}),
@@ -107,7 +108,7 @@ export function merchantApiDocument() {
           ...signedFailures({ 422: FIELD_FAILURES[422] }),
         },
       ),
-      '/api/v2/topup/submit': signedPost(
+      [V2_ROUTES.submit]: signedPost(
         'Submit a top-up order',
         "Freezes the merchant's price for the SKU on its wallet and queues fulfilment. The same out_trade_no with the same target " +
           'returns the existing order (200 DUPLICATE); a refused submit created no order and may be sent again.',
@@ -140,7 +141,7 @@ export function merchantApiDocument() {
           }),
         },
       ),
-      '/api/v2/topup/query': signedPost(
+      [V2_ROUTES.query]: signedPost(
         'Read an order',
         'By order_no, out_trade_no, or both (then they must name the same order). Reads the service only; safe to poll. ' +
           'A query straight after a 202 finds the order.',
@@ -153,11 +154,11 @@ export function merchantApiDocument() {
           }),
         },
       ),
-      '/api/v2/balance': signedPost('The wallet', 'Balance, frozen and available amounts, including the latest submits.', closed({}), {
+      [V2_ROUTES.balance]: signedPost('The wallet', 'Balance, frozen and available amounts, including the latest submits.', closed({}), {
         200: response({ description: 'The wallet', schema: success(ref('Balance')) }),
         ...signedFailures({ 422: FIELD_FAILURES[422] }),
       }),
-      '/api/v2/tools/verify-signature': {
+      [V2_ROUTES.verifySignature]: {
         post: {
           summary: 'Debug a signature',
           description:

@@ -8,6 +8,7 @@ import { WalletEvent, walletMovement } from '../../ledger/wallet/wallet.decider'
 import { successEnvelope } from '../../infrastructure/http/api-error';
 import { formatAmount } from '../../shared/money';
 import { Merchant, MERCHANT_BODY, MerchantRequest } from '../gateway/merchant-request';
+import { V2_ROUTES } from '../routes.public';
 import { EmptyDto } from '../orders/order.dto';
 import { validateBody } from '../../infrastructure/http/validate-body';
 
@@ -18,7 +19,7 @@ export class BalanceController {
     @Inject(EVENT_STORE) private readonly store: EventStore,
   ) {}
 
-  @Post('api/v2/balance')
+  @Post(V2_ROUTES.balance)
   @HttpCode(200)
   async balance(@Merchant() request: MerchantRequest) {
     await validateBody(EmptyDto, request.body, MERCHANT_BODY);

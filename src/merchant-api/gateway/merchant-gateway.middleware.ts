@@ -15,7 +15,7 @@ import { MERCHANT_REQUEST, MerchantRequest } from './merchant-request';
 import { ReplayGuard } from './replay-guard';
 import { signatureMatches, stringToSign } from './signature';
 import { isAllowed, parseAllowList, sourceAddress } from './source-address';
-import { V2_PATHS, V2_ROUTES } from './v2-routes';
+import { V2_PATHS, V2_ROUTES } from '../routes.public';
 
 export const TIMESTAMP_TOLERANCE_SECONDS = 300;
 const AUTH_HEADERS = ['X-Api-Key', 'X-Timestamp', 'X-Nonce', 'X-Signature'] as const;

@@ -3,6 +3,7 @@ import { successEnvelope } from '../../infrastructure/http/api-error';
 import { formatAmount } from '../../shared/money';
 import { CatalogueReader } from '../catalogue.reader';
 import { Merchant, MERCHANT_BODY, MerchantRequest } from '../gateway/merchant-request';
+import { V2_ROUTES } from '../routes.public';
 import { EmptyDto } from '../orders/order.dto';
 import { validateBody } from '../../infrastructure/http/validate-body';
 
@@ -10,7 +11,7 @@ import { validateBody } from '../../infrastructure/http/validate-body';
 export class ProductsController {
   constructor(private readonly catalogue: CatalogueReader) {}
 
-  @Post('api/v2/products')
+  @Post(V2_ROUTES.products)
   @HttpCode(200)
   async products(@Merchant() request: MerchantRequest) {
     await validateBody(EmptyDto, request.body, MERCHANT_BODY);

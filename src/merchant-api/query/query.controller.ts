@@ -1,6 +1,7 @@
 import { Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { Merchant, MERCHANT_BODY, MerchantRequest } from '../gateway/merchant-request';
+import { V2_ROUTES } from '../routes.public';
 import { presentOrder } from '../order.presenter';
 import { QueryOrderDto } from '../orders/order.dto';
 import { OrderReader } from '../orders/order-reader';
@@ -13,7 +14,7 @@ export class QueryController {
   constructor(private readonly orders: OrderReader) {}
 
   /** Reads the service's own records only: polling never reaches the upstream. */
-  @Post('api/v2/topup/query')
+  @Post(V2_ROUTES.query)
   @HttpCode(200)
   async query(@Merchant() request: MerchantRequest) {
     // A missing identifier (400) is reported before a wrong or unknown field (422), as for submit.

@@ -6,6 +6,7 @@ import { sameTarget } from '../../ledger/order/order.decider';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { CatalogueReader, PricedSku } from '../catalogue.reader';
 import { Merchant, MERCHANT_BODY, MerchantRequest } from '../gateway/merchant-request';
+import { V2_ROUTES } from '../routes.public';
 import { presentOrder } from '../order.presenter';
 import { SubmitOrderDto } from '../orders/order.dto';
 import { factsOf, OrderReader } from '../orders/order-reader';
@@ -21,7 +22,7 @@ export class SubmitController {
     private readonly orders: OrderReader,
   ) {}
 
-  @Post('api/v2/topup/submit')
+  @Post(V2_ROUTES.submit)
   async submit(@Merchant() request: MerchantRequest, @Res({ passthrough: true }) response: Response) {
     const dto = await validateBody(SubmitOrderDto, request.body, MERCHANT_BODY);
     const { merchantId, currency } = request.merchant;
