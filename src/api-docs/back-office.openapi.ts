@@ -1,3 +1,4 @@
+import { adminPath } from '../back-office/routes.public';
 import {
   anyObject,
   array,
@@ -253,7 +254,7 @@ export function backOfficeDocument() {
       { name: 'Operations', description: 'Health probes, metrics and these documents: no staff token' },
     ],
     paths: {
-      '/admin/v1/staff': {
+      [adminPath('staff')]: {
         get: operation({
           summary: 'List staff members, newest first (never a token)',
           roles: ['admin'],
@@ -277,7 +278,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      '/admin/v1/staff/{staff_id}/token': {
+      [adminPath('staff/{staff_id}/token')]: {
         post: operation({
           summary: 'Give a staff member a new token',
           description: 'The new token is in this reply only; the old one stops working from the next request.',
@@ -292,7 +293,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      '/admin/v1/staff/{staff_id}/disable': {
+      [adminPath('staff/{staff_id}/disable')]: {
         post: operation({
           summary: 'Disable a staff member',
           description: 'The token stops working from the next request; disabling twice changes nothing more.',
@@ -307,7 +308,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      '/admin/v1/merchants': {
+      [adminPath('merchants')]: {
         get: operation({
           summary: 'List merchants, newest first',
           roles: ['admin', 'reconciler', 'auditor'],
@@ -334,7 +335,7 @@ export function backOfficeDocument() {
           responses: { 201: ok('The merchant, with its app secret', ref('Merchant')), ...refusals({}, { body: true }) },
         }),
       },
-      '/admin/v1/merchants/{merchant_id}': {
+      [adminPath('merchants/{merchant_id}')]: {
         get: operation({
           summary: 'Read a merchant',
           roles: ['reconciler', 'auditor'],
@@ -358,7 +359,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      '/admin/v1/merchants/{merchant_id}/app-secret': {
+      [adminPath('merchants/{merchant_id}/app-secret')]: {
         post: operation({
           summary: 'Rotate the app secret',
           description: 'The new secret is in this reply only; the replaced one keeps verifying for overlap_seconds.',
@@ -371,7 +372,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      '/admin/v1/merchants/{merchant_id}/app-secret/previous': {
+      [adminPath('merchants/{merchant_id}/app-secret/previous')]: {
         delete: operation({
           summary: "End a rotation's overlap early",
           roles: ['admin'],
@@ -379,7 +380,7 @@ export function backOfficeDocument() {
           responses: { 200: ok('The merchant', ref('Merchant')), ...refusals({ 404: { codes: ['MERCHANT_NOT_FOUND'], description: 'no such merchant' } }) },
         }),
       },
-      '/admin/v1/merchants/{merchant_id}/deposits': {
+      [adminPath('merchants/{merchant_id}/deposits')]: {
         post: operation({
           summary: 'Credit a wallet',
           description: 'The same reference with the same amount again moves no money.',
@@ -398,7 +399,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      '/admin/v1/products': {
+      [adminPath('products')]: {
         get: operation({
           summary: 'List products, in id order',
           roles: ['admin'],
@@ -406,7 +407,7 @@ export function backOfficeDocument() {
           responses: { 200: ok('A page of products', listOf('products', closed({ product_id: string(), name: string() }))), ...refusals({}) },
         }),
       },
-      '/admin/v1/skus': {
+      [adminPath('skus')]: {
         get: operation({
           summary: 'List SKUs, in id order',
           roles: ['admin'],
@@ -418,7 +419,7 @@ export function backOfficeDocument() {
           responses: { 200: ok('A page of SKUs', listOf('skus', sku)), ...refusals({}) },
         }),
       },
-      '/admin/v1/merchants/{merchant_id}/prices': {
+      [adminPath('merchants/{merchant_id}/prices')]: {
         get: operation({
           summary: "List a merchant's prices, in SKU order",
           roles: ['admin'],
@@ -443,7 +444,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      '/admin/v1/orders': {
+      [adminPath('orders')]: {
         get: operation({
           summary: 'Search orders, newest first',
           description: 'Submits the merchant API refused are listed too, with stage "refused", status null and their refusal_code.',
@@ -486,7 +487,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      '/admin/v1/status': {
+      [adminPath('status')]: {
         get: operation({
           summary: 'Whether the service keeps up: projections, fulfilment, callbacks, reconciliation',
           roles: ['admin'],
@@ -505,7 +506,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      '/admin/v1/products/{product_id}': {
+      [adminPath('products/{product_id}')]: {
         put: operation({
           summary: 'Create or replace a product',
           roles: ['admin'],
@@ -514,7 +515,7 @@ export function backOfficeDocument() {
           responses: { 200: ok('The product', closed({ product_id: string(), name: string() })), ...refusals({}, { body: true }) },
         }),
       },
-      '/admin/v1/skus/{sku_id}': {
+      [adminPath('skus/{sku_id}')]: {
         put: operation({
           summary: 'Create or replace a SKU',
           roles: ['admin'],
@@ -536,7 +537,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      '/admin/v1/merchants/{merchant_id}/prices/{sku_id}': {
+      [adminPath('merchants/{merchant_id}/prices/{sku_id}')]: {
         put: operation({
           summary: "Set a merchant's price for a SKU",
           roles: ['admin'],
@@ -548,7 +549,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      '/admin/v1/reconciliation/orders': {
+      [adminPath('reconciliation/orders')]: {
         get: operation({
           summary: 'The queue of orders whose upstream result is unknown, oldest first',
           roles: ['reconciler'],
@@ -585,7 +586,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      '/admin/v1/orders/{order_no}': {
+      [adminPath('orders/{order_no}')]: {
         get: operation({
           summary: 'An order as staff see it, with its whole history',
           roles: ['reconciler', 'auditor'],
@@ -593,7 +594,7 @@ export function backOfficeDocument() {
           responses: { 200: ok('The order', ref('OrderDetail')), ...refusals({ 404: { codes: ['ORDER_NOT_FOUND'], description: 'no such order' } }) },
         }),
       },
-      '/admin/v1/reconciliation/orders/{order_no}/resolve': {
+      [adminPath('reconciliation/orders/{order_no}/resolve')]: {
         post: operation({
           summary: 'Settle an unknown-result order',
           description: 'Who, when and why are recorded as an event; the order then settles or releases like an upstream outcome.',
@@ -615,7 +616,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      '/admin/v1/reconciliation/orders/{order_no}/requery': {
+      [adminPath('reconciliation/orders/{order_no}/requery')]: {
         post: operation({
           summary: 'Ask the upstream what became of an order',
           description: 'Informs a person; settles nothing.',
@@ -634,7 +635,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      '/admin/v1/orders/{order_no}/callbacks': {
+      [adminPath('orders/{order_no}/callbacks')]: {
         get: operation({
           summary: "An order's callback delivery log",
           roles: ['reconciler'],
@@ -645,7 +646,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      '/admin/v1/orders/{order_no}/callbacks/redeliver': {
+      [adminPath('orders/{order_no}/callbacks/redeliver')]: {
         post: operation({
           summary: 'Send the callback again now',
           roles: ['reconciler'],
@@ -656,7 +657,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      '/admin/v1/wallets/{merchant_id}/statement': {
+      [adminPath('wallets/{merchant_id}/statement')]: {
         get: operation({
           summary: "A page of a wallet's statement, replayed from the event store",
           description: 'The cursor for the next page is next_after_revision (also the X-Next-After-Revision header, absent on the last page).',
@@ -680,7 +681,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      '/admin/v1/wallets/{merchant_id}/statement/export': {
+      [adminPath('wallets/{merchant_id}/statement/export')]: {
         get: operation({
           summary: 'The whole statement as one streamed file',
           description: 'JSON without the envelope, or CSV, as an attachment.',
@@ -695,7 +696,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      '/admin/v1/wallets/{merchant_id}/chain': {
+      [adminPath('wallets/{merchant_id}/chain')]: {
         get: operation({
           summary: "The wallet's hash chain, checked link by link in the event store",
           roles: ['auditor'],
@@ -716,7 +717,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      '/admin/v1/wallets/{merchant_id}/balance': {
+      [adminPath('wallets/{merchant_id}/balance')]: {
         get: operation({
           summary: 'The balance now, or as of an instant or a global position',
           roles: ['auditor'],
@@ -745,7 +746,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      '/admin/v1/audit/verify': {
+      [adminPath('audit/verify')]: {
         post: operation({
           summary: 'Replay the log and compare it with the read models',
           description: 'Read-only. Without merchant_id, the whole log; scope "wallet" checks one wallet alone, "merchant" (the default) its orders too.',
@@ -769,7 +770,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      '/admin/v1/projections/rebuild': {
+      [adminPath('projections/rebuild')]: {
         post: operation({
           summary: 'Rebuild the read models online',
           description:
@@ -783,7 +784,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      '/admin/v1/projections/rebuild/{rebuild_id}': {
+      [adminPath('projections/rebuild/{rebuild_id}')]: {
         get: operation({
           summary: "A rebuild's progress",
           roles: ['admin'],

@@ -1,4 +1,21 @@
-import { array, boolean, closed, failures, money, nullable, ref, requestIdHeader, response, Schema, string, stringMap, success, timestamp } from './schema-kit';
+import { V2_ROUTES } from '../merchant-api/routes.public';
+import {
+  array,
+  boolean,
+  closed,
+  failures,
+  identifier,
+  money,
+  nullable,
+  ref,
+  requestIdHeader,
+  response,
+  Schema,
+  string,
+  stringMap,
+  success,
+  timestamp,
+} from './schema-kit';
 
 /** Refusals every signed endpoint can give, by status, in the order they are checked (docs/merchant-api.md). */
 const SIGNED_FAILURES = {
@@ -41,7 +58,7 @@ const FIELD_FAILURES = {
 
 const order: Schema = closed({
   order_no: string({ pattern: '^T[0-9A-Z]{26}$' }),
-  out_trade_no: string({ pattern: '^[A-Za-z0-9\\-_.:]{1,64}$' }),
+  out_trade_no: identifier,
   status: { enum: ['processing', 'success', 'failed'] },
   sku_id: string(),
   amount: money,
@@ -54,7 +71,7 @@ const order: Schema = closed({
   completed_at: nullable(timestamp),
 });
 
-const outTradeNo = string({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9\\-_.:]{1,64}$', description: 'Your idempotency key' });
+const outTradeNo = { ...identifier, minLength: 1, maxLength: 64, description: 'Your idempotency key' };
 
 function signedPost(summary: string, description: string, requestBody: Schema, responses: Record<string, unknown>) {
   return {
@@ -82,7 +99,7 @@ export function merchantApiDocument() {
     },
     servers: [{ url: '/', description: 'This service' }],
     paths: {
-      '/api/v2/products': signedPost(
+      [V2_ROUTES.products]: signedPost(
         'The products and SKUs this merchant can order',
         "SKUs on shelf that have a price for this merchant, with the merchant's own prices.",
         closed({}),
@@ -91,7 +108,7 @@ export function merchantApiDocument() {
           ...signedFailures({ 422: FIELD_FAILURES[422] }),
         },
       ),
-      '/api/v2/topup/submit': signedPost(
+      [V2_ROUTES.submit]: signedPost(
         'Submit a top-up order',
         "Freezes the merchant's price for the SKU on its wallet and queues fulfilment. The same out_trade_no with the same target " +
           'returns the existing order (200 DUPLICATE); a refused submit created no order and may be sent again.',
@@ -124,7 +141,7 @@ export function merchantApiDocument() {
           }),
         },
       ),
-      '/api/v2/topup/query': signedPost(
+      [V2_ROUTES.query]: signedPost(
         'Read an order',
         'By order_no, out_trade_no, or both (then they must name the same order). Reads the service only; safe to poll. ' +
           'A query straight after a 202 finds the order.',
@@ -137,11 +154,11 @@ export function merchantApiDocument() {
           }),
         },
       ),
-      '/api/v2/balance': signedPost('The wallet', 'Balance, frozen and available amounts, including the latest submits.', closed({}), {
+      [V2_ROUTES.balance]: signedPost('The wallet', 'Balance, frozen and available amounts, including the latest submits.', closed({}), {
         200: response({ description: 'The wallet', schema: success(ref('Balance')) }),
         ...signedFailures({ 422: FIELD_FAILURES[422] }),
       }),
-      '/api/v2/tools/verify-signature': {
+      [V2_ROUTES.verifySignature]: {
         post: {
           summary: 'Debug a signature',
           description:

@@ -1,3 +1,5 @@
+import { IDENTIFIER } from '../shared/limits';
+
 /**
  * Small builders for the OpenAPI documents: JSON Schema 2020-12 (what
  * OpenAPI 3.1 uses), so a validator checks replies against exactly what the
@@ -23,7 +25,7 @@ export const timestamp: Schema = {
   examples: ['2026-11-22T10:04:05.123+00:00'],
 };
 export const position: Schema = { type: 'string', pattern: '^-?\\d+/-?\\d+$', examples: ['1532/2911'] };
-export const identifier: Schema = { type: 'string', pattern: '^[A-Za-z0-9\\-_.:]{1,64}$' };
+export const identifier: Schema = { type: 'string', pattern: IDENTIFIER.source };
 
 /** An object whose listed properties are all required and nothing else is allowed. */
 export function closed(properties: Record<string, Schema>, optional: string[] = []): Schema {

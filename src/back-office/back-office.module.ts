@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { CallbacksModule } from '../callbacks/callbacks.module';
 import { FulfilmentModule } from '../fulfilment/fulfilment.module';
 import { MerchantsModule } from '../merchants/merchants.module';
+import { AuditTrail } from './audit/audit-trail';
 import { ConsoleSessions } from './auth/console-sessions';
 import { StaffAuthenticator } from './auth/staff-authenticator';
 import { StaffAuthGuard } from './auth/staff-auth.guard';
@@ -17,7 +18,9 @@ import { DepositsService } from './merchants/deposits.service';
 import { MerchantsController } from './merchants/merchants.controller';
 import { MerchantsRepository } from './merchants/merchants.repository';
 import { StatusController } from './operations/status.controller';
+import { StatusReader } from './operations/status.reader';
 import { OrdersController } from './orders/orders.controller';
+import { OrdersReader } from './orders/orders.reader';
 import { ReconciliationController } from './reconciliation/reconciliation.controller';
 import { StaffController } from './staff/staff.controller';
 import { StaffRepository } from './staff/staff.repository';
@@ -47,6 +50,9 @@ import { StaffRepository } from './staff/staff.repository';
     DepositsService,
     CatalogueRepository,
     RebuildRuns,
+    AuditTrail,
+    StatusReader,
+    OrdersReader,
   ],
   exports: [ConsoleSessions, StaffAuthenticator],
 })

@@ -1,6 +1,6 @@
 import { GlobalPosition, parsePosition } from '../ledger/ports/event-store.port';
-import { IDENTIFIER, IDENTIFIER_RULE } from '../back-office/http/identifier';
 import { parseInstant } from '../shared/clock';
+import { IDENTIFIER, IDENTIFIER_RULE } from '../shared/limits';
 
 /** Wrong arguments: the CLI prints the message and the command's usage, and exits 2. */
 export class UsageError extends Error {

@@ -7,7 +7,7 @@ import { StaffAuthenticator } from '../back-office/auth/staff-authenticator';
 import { AppConfig } from '../config/config';
 import { ApiError, successEnvelope } from '../infrastructure/http/api-error';
 import { readRawBody } from '../infrastructure/http/raw-body';
-import { invalidJson, missingField } from '../infrastructure/http/request-errors';
+import { missingField } from '../infrastructure/http/request-errors';
 import { parseJsonObject } from '../infrastructure/http/strict-json';
 import { APP_CONFIG } from '../infrastructure/infrastructure.tokens';
 import { CONSOLE_ASSETS, CONSOLE_PAGE } from './console-assets';
@@ -74,9 +74,7 @@ export class ConsoleController {
   @HttpCode(201)
   async signIn(@Req() request: Request, @Res({ passthrough: true }) response: Response) {
     this.refuseCrossSite(request);
-    const parsed = parseJsonObject(await readRawBody(request, 4096));
-    if (!parsed.ok) throw invalidJson(parsed.reason);
-    const token = parsed.value.token;
+    const token = parseJsonObject(await readRawBody(request, 4096)).token;
     if (token === undefined) throw missingField('token');
     const staff = typeof token === 'string' ? await this.authenticator.authenticate(`Bearer ${token}`) : undefined;
     if (!staff) throw new ApiError(401, 'UNAUTHORIZED', 'That token is not a valid staff token (it may have been rotated, or its member disabled)');

@@ -16,8 +16,9 @@ import { Roles } from '../auth/roles.decorator';
 import type { StaffMember } from '../auth/staff-member';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
-import { validateBody } from '../http/validate-body';
-import { Optional } from '../http/validators';
+import { validateBody } from '../../infrastructure/http/validate-body';
+import { BACK_OFFICE_BODY } from '../http/validate-body';
+import { Optional } from '../../infrastructure/http/field-rules';
 import { HEARTBEAT_MS, RebuildRuns, RebuildView } from './rebuild-runs';
 
 const NAMES = allProjections.map((p) => p.name);
@@ -57,7 +58,7 @@ export class RebuildController implements OnModuleDestroy {
   @Post('rebuild')
   @HttpCode(202)
   async start(@Body() body: unknown, @CurrentStaff() by: StaffMember) {
-    const { projection } = await validateBody(RebuildDto, body === undefined ? {} : body);
+    const { projection } = await validateBody(RebuildDto, body === undefined ? {} : body, BACK_OFFICE_BODY);
     const chosen = allProjections.filter((p) => projection === undefined || p.name === projection);
     const view: RebuildView = {
       rebuild_id: `rb_${randomBytes(8).toString('hex')}`,

@@ -8,8 +8,9 @@ import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { Roles } from '../auth/roles.decorator';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
-import { validateBody } from '../http/validate-body';
-import { IsIdentifier, Optional } from '../http/validators';
+import { validateBody } from '../../infrastructure/http/validate-body';
+import { BACK_OFFICE_BODY } from '../http/validate-body';
+import { IsIdentifier, Optional } from '../../infrastructure/http/field-rules';
 import { requestFields } from '../../infrastructure/logging/request-context';
 
 const SCOPES: readonly VerificationScope[] = ['merchant', 'wallet'];
@@ -48,7 +49,7 @@ export class VerificationController {
   @HttpCode(200)
   async verify(@Body() body: unknown, @Req() request: object) {
     // An empty body means "everything", like {}.
-    const { merchant_id: merchantId, scope } = await validateBody(VerifyDto, body === undefined ? {} : body);
+    const { merchant_id: merchantId, scope } = await validateBody(VerifyDto, body === undefined ? {} : body, BACK_OFFICE_BODY);
     if (scope !== undefined && merchantId === undefined) throw new ApiError(422, 'VALIDATION_FAILED', 'scope needs a merchant_id', 'scope');
     const what = merchantId === undefined ? 'the whole log' : `${scope ?? 'merchant'} ${merchantId}`;
     let reported = Date.now();

@@ -1,15 +1,12 @@
-import { Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
-import { Pool } from 'pg';
+import { Get, HttpCode, Param, Post } from '@nestjs/common';
 import { CallbackLog } from '../../callbacks/callback-log';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
-import { recordAudit } from '../audit/audit-trail';
-import { inTransaction } from '../../infrastructure/postgres/transactions';
+import { AuditTrail } from '../audit/audit-trail';
 import { CurrentStaff } from '../auth/current-staff.decorator';
 import { Roles } from '../auth/roles.decorator';
 import type { StaffMember } from '../auth/staff-member';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
-import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 
 const notFinal = (orderNo: string) => new ApiError(404, 'CALLBACK_NOT_FOUND', `Order ${orderNo} has no callback: it does not exist or is not final yet`);
 
@@ -19,7 +16,7 @@ const notFinal = (orderNo: string) => new ApiError(404, 'CALLBACK_NOT_FOUND', `O
 export class CallbacksController {
   constructor(
     private readonly log: CallbackLog,
-    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly audit: AuditTrail,
   ) {}
 
   @Get(':order_no/callbacks')
@@ -33,9 +30,7 @@ export class CallbacksController {
   @HttpCode(202)
   async redeliver(@Param(PathIdsPipe) { order_no: orderNo }: PathIds, @CurrentStaff() by: StaffMember) {
     if (!(await this.log.redeliver(orderNo))) throw notFinal(orderNo);
-    await inTransaction(this.pool, (client) =>
-      recordAudit(client, { staffId: by.staffId, action: 'callback.redelivery_requested', target: `order:${orderNo}`, details: {} }),
-    );
+    await this.audit.record({ staffId: by.staffId, action: 'callback.redelivery_requested', target: `order:${orderNo}`, details: {} });
     return successEnvelope('OK', await this.log.of(orderNo));
   }
 }

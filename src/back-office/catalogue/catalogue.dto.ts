@@ -1,5 +1,6 @@
 import { IsBoolean } from 'class-validator';
-import { IsAccountFieldNames, IsDisplayName, IsIdentifier, IsPositiveAmount, OptionalNullable } from '../http/validators';
+import { IsIdentifier, OptionalNullable } from '../../infrastructure/http/field-rules';
+import { IsAccountFieldNames, IsDisplayName, IsPositiveAmount } from '../http/validators';
 
 export class PutProductDto {
   @IsDisplayName()

@@ -1,10 +1,6 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
 import { ApiError } from '../../infrastructure/http/api-error';
-
-/** Ids chosen by staff (products, SKUs) and by the service (merchants, staff) share one alphabet. */
-export const IDENTIFIER = /^[A-Za-z0-9._:-]{1,64}$/;
-
-export const IDENTIFIER_RULE = '1-64 characters of A-Z a-z 0-9 - _ . :';
+import { IDENTIFIER_RULE, isIdentifier } from '../../shared/limits';
 
 /**
  * `@Param(PathIdsPipe) { merchant_id }: PathIds`: every path parameter must be
@@ -16,7 +12,7 @@ export const IDENTIFIER_RULE = '1-64 characters of A-Z a-z 0-9 - _ . :';
 export class PathIdsPipe implements PipeTransform<Record<string, string>, Record<string, string>> {
   transform(params: Record<string, string>): Record<string, string> {
     for (const [name, value] of Object.entries(params)) {
-      if (typeof value !== 'string' || !IDENTIFIER.test(value)) {
+      if (!isIdentifier(value)) {
         throw new ApiError(422, 'VALIDATION_FAILED', `${name} must be ${IDENTIFIER_RULE}`, name);
       }
     }

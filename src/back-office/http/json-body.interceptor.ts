@@ -1,12 +1,9 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import type { Request } from 'express';
 import { from, Observable, switchMap } from 'rxjs';
-import { ApiError } from '../../infrastructure/http/api-error';
 import { readRawBody } from '../../infrastructure/http/raw-body';
-import { invalidJson } from '../../infrastructure/http/request-errors';
 import { parseStrictJson } from '../../infrastructure/http/strict-json';
-
-export const MAX_BODY_BYTES = 64 * 1024;
+import { MAX_BODY_BYTES } from '../../shared/limits';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -31,18 +28,9 @@ export class JsonBodyInterceptor implements NestInterceptor {
   }
 }
 
-/** The parsed body, or undefined for an empty one (which a handler needing an object refuses). */
+/** The parsed body, or undefined for no body at all (which a handler needing an object refuses). */
 async function readJsonBody(request: Request): Promise<unknown> {
-  const raw = await readRawBody(request, MAX_BODY_BYTES).catch((error: unknown) => {
-    // The rest of the body is unread (or the stream already torn down), so the
-    // connection cannot carry another request: tell the client not to reuse it.
-    if (error instanceof ApiError && error.status === 413) {
-      throw new ApiError(413, error.code, error.message, undefined, { ...error.headers, Connection: 'close' });
-    }
-    throw error;
-  });
-  if (raw.length === 0) return undefined;
-  const parsed = parseStrictJson(raw);
-  if (!parsed.ok) throw invalidJson(parsed.reason);
-  return parsed.value;
+  // A body over the limit is refused with Connection: close, as the rest of it is left unread.
+  const raw = await readRawBody(request, MAX_BODY_BYTES);
+  return raw.length === 0 ? undefined : parseStrictJson(raw);
 }

@@ -1,6 +1,6 @@
 import { ApiError } from '../../infrastructure/http/api-error';
 import { parseInstant } from '../../shared/clock';
-import { IDENTIFIER, IDENTIFIER_RULE } from './identifier';
+import { IDENTIFIER, IDENTIFIER_RULE } from '../../shared/limits';
 
 /**
  * The list routes: filters in the query string, keyset pagination with an

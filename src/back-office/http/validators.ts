@@ -1,32 +1,13 @@
 import { isIP } from 'node:net';
-import { ValidateBy, ValidateIf, ValidationOptions } from 'class-validator';
+import { Rule } from '../../infrastructure/http/field-rules';
+import { ACCOUNT_FIELD_NAME, MAX_REQUIRED_ACCOUNT_FIELDS } from '../../shared/limits';
 import { parseAmount } from '../../shared/money';
-import { IDENTIFIER, IDENTIFIER_RULE } from './identifier';
 
 /**
- * Property decorators for the back-office DTOs. Each rule names what is wrong
+ * Property decorators of the back office's own fields (the shared ones are in
+ * infrastructure/http/field-rules.ts). Each rule names what is wrong
  * in its message, so one failing constraint is a complete answer to the caller.
  */
-
-/** Absent is fine; present must validate. (class-validator's @IsOptional would also let null through.) */
-export const Optional = () => ValidateIf((_object, value) => value !== undefined);
-
-/** Absent or null is fine; anything else must validate. */
-export const OptionalNullable = () => ValidateIf((_object, value) => value !== undefined && value !== null);
-
-/** A constraint whose `problem` says what is wrong with a value, or undefined when it is fine. */
-export function Rule(name: string, problem: (value: unknown) => string | undefined, options?: ValidationOptions): PropertyDecorator {
-  return ValidateBy(
-    {
-      name,
-      validator: {
-        validate: (value) => problem(value) === undefined,
-        defaultMessage: (args) => `${args?.property} ${problem(args?.value) ?? 'is invalid'}`,
-      },
-    },
-    options,
-  );
-}
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
@@ -36,9 +17,6 @@ export const IsDisplayName = () =>
     if (value.trim() === '' || value.length > 128) return 'must be 1-128 characters and not blank';
     return CONTROL.test(value) ? 'must not contain control characters' : undefined;
   });
-
-export const IsIdentifier = () =>
-  Rule('isIdentifier', (value) => (typeof value === 'string' && IDENTIFIER.test(value) ? undefined : `must be a string of ${IDENTIFIER_RULE}`));
 
 /** A positive amount as a string with at most two decimals: JSON numbers are refused, as everywhere money crosses the API. */
 export const IsPositiveAmount = () =>
@@ -87,15 +65,12 @@ export const IsIpWhitelist = () =>
     return undefined;
   });
 
-const ACCOUNT_FIELD = /^[a-z][a-z0-9_]{0,31}$/;
-export const MAX_ACCOUNT_FIELDS = 20;
-
 export const IsAccountFieldNames = () =>
   Rule('isAccountFieldNames', (value) => {
     if (!Array.isArray(value)) return 'must be an array of field names';
-    if (value.length > MAX_ACCOUNT_FIELDS) return `must have at most ${MAX_ACCOUNT_FIELDS} entries`;
+    if (value.length > MAX_REQUIRED_ACCOUNT_FIELDS) return `must have at most ${MAX_REQUIRED_ACCOUNT_FIELDS} entries`;
     for (const [index, name] of value.entries()) {
-      if (typeof name !== 'string' || !ACCOUNT_FIELD.test(name)) return `entry ${index} must match ${ACCOUNT_FIELD.source}`;
+      if (typeof name !== 'string' || !ACCOUNT_FIELD_NAME.test(name)) return `entry ${index} must match ${ACCOUNT_FIELD_NAME.source}`;
       if (value.indexOf(name) !== index) return `names ${name} more than once`;
     }
     return undefined;

@@ -1,5 +1,6 @@
 import { IsIn, IsInt, Matches, Max, Min } from 'class-validator';
-import { IsDisplayName, IsHttpUrl, IsIpWhitelist, Optional, OptionalNullable } from '../http/validators';
+import { Optional, OptionalNullable } from '../../infrastructure/http/field-rules';
+import { IsDisplayName, IsHttpUrl, IsIpWhitelist } from '../http/validators';
 
 export const MERCHANT_STATUSES = ['active', 'suspended'] as const;
 export type MerchantStatus = (typeof MERCHANT_STATUSES)[number];

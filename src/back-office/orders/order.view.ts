@@ -1,6 +1,7 @@
 import { formatAmount } from '../../shared/money';
 import { isoTimestamp } from '../../shared/clock';
-import { merchantStatus, OrderStage } from '../../ledger/order/order.decider';
+import { merchantStatus } from '../../ledger/order/order.decider';
+import type { OrderRow } from './orders.reader';
 
 /** Stored event fields that hold minor units; the back office shows them as two-decimal strings. */
 const MONEY_FIELDS = new Set(['amount']);
@@ -16,27 +17,6 @@ export function eventDataView(data: Record<string, unknown>): Record<string, unk
   return Object.fromEntries(
     Object.entries(data).map(([key, value]) => [snakeCase(key), MONEY_FIELDS.has(key) && typeof value === 'string' ? formatAmount(BigInt(value)) : value]),
   );
-}
-
-export interface OrderRow {
-  order_no: string;
-  merchant_id: string;
-  out_trade_no: string;
-  stage: OrderStage;
-  sku_id: string;
-  account_id: string;
-  account_fields: Record<string, string>;
-  amount: string;
-  currency: string;
-  refusal_code: string | null;
-  upstream_attempts: number;
-  fail_code: string | null;
-  fail_reason: string | null;
-  resolved_by: string | null;
-  created_at: Date;
-  result_unknown_at: Date | null;
-  completed_at: Date | null;
-  sort_at: string;
 }
 
 const time = (date: Date | null) => (date ? isoTimestamp(date) : null);

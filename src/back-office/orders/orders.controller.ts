@@ -1,12 +1,11 @@
-import { Get, Inject, Query } from '@nestjs/common';
-import { Pool } from 'pg';
+import { Get, Query } from '@nestjs/common';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
-import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { OrderStage } from '../../ledger/order/order.decider';
 import { Roles } from '../auth/roles.decorator';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
-import { choiceParameter, Conditions, decodeCursor, identifierParameter, instantParameter, page, pageSize, queryParameters } from '../http/listing';
-import { OrderRow, orderSummaryView } from './order.view';
+import { choiceParameter, decodeCursor, identifierParameter, instantParameter, page, pageSize, queryParameters } from '../http/listing';
+import { orderSummaryView } from './order.view';
+import { OrdersReader } from './orders.reader';
 
 const STAGES: readonly Exclude<OrderStage, 'none'>[] = ['placed', 'refused', 'accepted', 'sent', 'unknown', 'succeeding', 'failing', 'succeeded', 'failed'];
 const STATUSES = ['processing', 'success', 'failed'] as const;
@@ -28,30 +27,28 @@ const FILTERS = ['merchant_id', 'order_no', 'out_trade_no', 'account_id', 'statu
 @BackOfficeController('orders')
 @Roles('reconciler', 'auditor')
 export class OrdersController {
-  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+  constructor(private readonly orders: OrdersReader) {}
 
   @Get()
   async search(@Query() query: Record<string, unknown>) {
     const q = queryParameters(query, FILTERS);
     const limit = pageSize(q.limit);
     const status = choiceParameter(q.status, 'status', STATUSES);
-    const where = new Conditions()
-      .addIf(identifierParameter(q.merchant_id, 'merchant_id'), 'merchant_id = ?')
-      .addIf(identifierParameter(q.order_no, 'order_no'), 'order_no = ?')
-      .addIf(identifierParameter(q.out_trade_no, 'out_trade_no'), 'out_trade_no = ?')
-      .addIf(accountId(q.account_id), 'account_id = ?')
-      .addIf(status && STAGES_OF_STATUS[status], 'stage = any(?)')
-      .addIf(choiceParameter(q.stage, 'stage', STAGES), 'stage = ?')
-      .addIf(instantParameter(q.created_from, 'created_from'), 'created_at >= ?')
-      .addIf(instantParameter(q.created_to, 'created_to'), 'created_at < ?')
-      .addIf(instantParameter(q.completed_from, 'completed_from'), 'completed_at >= ?')
-      .addIf(instantParameter(q.completed_to, 'completed_to'), 'completed_at < ?');
-    const after = decodeCursor(q.cursor, 2);
-    if (after) where.add('(created_at, order_no) < (?::timestamptz, ?)', ...after);
-    const { rows } = await this.pool.query<OrderRow>(
-      `select *, created_at::text as sort_at from rm_orders ${where.where()} order by created_at desc, order_no desc limit ${where.next(limit + 1)}`,
-      where.values,
-    );
+    const rows = await this.orders.search({
+      merchantId: identifierParameter(q.merchant_id, 'merchant_id'),
+      orderNo: identifierParameter(q.order_no, 'order_no'),
+      outTradeNo: identifierParameter(q.out_trade_no, 'out_trade_no'),
+      accountId: accountId(q.account_id),
+      stages: status && STAGES_OF_STATUS[status],
+      stage: choiceParameter(q.stage, 'stage', STAGES),
+      createdFrom: instantParameter(q.created_from, 'created_from'),
+      createdTo: instantParameter(q.created_to, 'created_to'),
+      completedFrom: instantParameter(q.completed_from, 'completed_from'),
+      completedTo: instantParameter(q.completed_to, 'completed_to'),
+      after: decodeCursor(q.cursor, 2),
+      // One past the page tells whether another page follows.
+      limit: limit + 1,
+    });
     const { shown, next_cursor } = page(rows, limit, (r) => [r.sort_at, r.order_no]);
     return successEnvelope('OK', { orders: shown.map(orderSummaryView), next_cursor });
   }

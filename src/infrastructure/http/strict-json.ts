@@ -1,46 +1,45 @@
 import { describeJsonSyntaxError, findJsonSyntaxError } from './json-syntax';
+import { invalidJson } from './request-errors';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export const EMPTY_BODY = 'The body is empty: send a JSON object, {} when there is nothing in it';
 export const NOT_AN_OBJECT = 'The body must be a JSON object';
 
-export type JsonResult<T = unknown> = { ok: true; value: T } | { ok: false; reason: string };
-
 /**
  * A request body as JSON, strictly: valid UTF-8 (a leading byte-order mark is
  * dropped), valid JSON, and no key twice in one object at any depth.
  * JSON.parse would keep the last one silently, so the bytes could say two
  * things (a signed merchant request, or a deposit of "1.00" and "500.00") and
- * the service would act on one of them. Both APIs parse their bodies here.
+ * the service would act on one of them. Every JSON body the service reads,
+ * on either API and the console, is parsed here; anything else is 400
+ * INVALID_JSON with the reason.
  */
-export function parseStrictJson(raw: Buffer): JsonResult {
+export function parseStrictJson(raw: Buffer): unknown {
   let text: string;
   try {
     text = utf8.decode(raw);
   } catch {
-    return { ok: false, reason: 'The body is not valid UTF-8' };
+    throw invalidJson('The body is not valid UTF-8');
   }
-  if (text.trim() === '') return { ok: false, reason: EMPTY_BODY };
+  if (text.trim() === '') throw invalidJson(EMPTY_BODY);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     const error = findJsonSyntaxError(text);
-    return { ok: false, reason: `The body is not valid JSON${error ? ` ${describeJsonSyntaxError(error)}` : ''}` };
+    throw invalidJson(`The body is not valid JSON${error ? ` ${describeJsonSyntaxError(error)}` : ''}`);
   }
   const duplicate = findDuplicateKey(text);
-  if (duplicate !== undefined) return { ok: false, reason: `The key ${JSON.stringify(duplicate)} appears twice in one object` };
-  return { ok: true, value };
+  if (duplicate !== undefined) throw invalidJson(`The key ${JSON.stringify(duplicate)} appears twice in one object`);
+  return value;
 }
 
 /** As parseStrictJson, and the top level must be an object. */
-export function parseJsonObject(raw: Buffer): JsonResult<Record<string, unknown>> {
-  const parsed = parseStrictJson(raw);
-  if (parsed.ok && (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value))) {
-    return { ok: false, reason: NOT_AN_OBJECT };
-  }
-  return parsed as JsonResult<Record<string, unknown>>;
+export function parseJsonObject(raw: Buffer): Record<string, unknown> {
+  const value = parseStrictJson(raw);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidJson(NOT_AN_OBJECT);
+  return value as Record<string, unknown>;
 }
 
 /** Scans already-valid JSON text for a key repeated within one object. */

@@ -7,9 +7,10 @@ import { walletStream } from '../../ledger/streams';
 import { WalletEvent, walletMovement } from '../../ledger/wallet/wallet.decider';
 import { successEnvelope } from '../../infrastructure/http/api-error';
 import { formatAmount } from '../../shared/money';
-import { Merchant, MerchantRequest } from '../gateway/merchant-request';
+import { Merchant, MERCHANT_BODY, MerchantRequest } from '../gateway/merchant-request';
+import { V2_ROUTES } from '../routes.public';
 import { EmptyDto } from '../orders/order.dto';
-import { validateBody } from '../validation/validate-body';
+import { validateBody } from '../../infrastructure/http/validate-body';
 
 @Controller()
 export class BalanceController {
@@ -18,10 +19,10 @@ export class BalanceController {
     @Inject(EVENT_STORE) private readonly store: EventStore,
   ) {}
 
-  @Post('api/v2/balance')
+  @Post(V2_ROUTES.balance)
   @HttpCode(200)
   async balance(@Merchant() request: MerchantRequest) {
-    await validateBody(EmptyDto, request.body, []);
+    await validateBody(EmptyDto, request.body, MERCHANT_BODY);
     const { merchantId, currency } = request.merchant;
     // The read model as far as it goes, then the wallet's newer events: a
     // balance read straight after a 202 already shows that order's freeze.

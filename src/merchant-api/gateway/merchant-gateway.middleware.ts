@@ -6,18 +6,17 @@ import { APP_CONFIG } from '../../infrastructure/infrastructure.tokens';
 import { MerchantCredentials, MerchantDirectory } from '../../merchants/merchant-directory';
 import { ApiError, ON_UNEXPECTED_ERROR } from '../../infrastructure/http/api-error';
 import { readRawBody } from '../../infrastructure/http/raw-body';
-import { invalidJson } from '../../infrastructure/http/request-errors';
 import { parseJsonObject } from '../../infrastructure/http/strict-json';
 import { CLIENT_CLOSED_REQUEST } from '../../infrastructure/http/request-log';
 import { requestContextOf, requestFields } from '../../infrastructure/logging/request-context';
 import { METRICS, Metrics } from '../../infrastructure/metrics/metrics';
+import { MAX_BODY_BYTES } from '../../shared/limits';
 import { MERCHANT_REQUEST, MerchantRequest } from './merchant-request';
 import { ReplayGuard } from './replay-guard';
 import { signatureMatches, stringToSign } from './signature';
 import { isAllowed, parseAllowList, sourceAddress } from './source-address';
-import { V2_PATHS, V2_ROUTES } from './v2-routes';
+import { V2_PATHS, V2_ROUTES } from '../routes.public';
 
-export const BODY_LIMIT = 64 * 1024;
 export const TIMESTAMP_TOLERANCE_SECONDS = 300;
 const AUTH_HEADERS = ['X-Api-Key', 'X-Timestamp', 'X-Nonce', 'X-Signature'] as const;
 /** 1-128 printable ASCII characters: no line breaks, which would forge the string to sign. */
@@ -56,7 +55,7 @@ export class MerchantGatewayMiddleware implements NestMiddleware {
       throw new ApiError(405, 'METHOD_NOT_ALLOWED', 'Only POST is allowed', undefined, { Allow: 'POST' });
     }
     if (query !== undefined) throw new ApiError(400, 'QUERY_NOT_ALLOWED', 'Query strings are not signed: send parameters in the body');
-    const rawBody = await readRawBody(request, BODY_LIMIT);
+    const rawBody = await readRawBody(request, MAX_BODY_BYTES);
 
     const headers = Object.fromEntries(AUTH_HEADERS.map((h) => [h, request.header(h)]));
     // verify-signature, the debugging tool, needs only a known key.
@@ -111,12 +110,7 @@ export class MerchantGatewayMiddleware implements NestMiddleware {
       });
     }
 
-    let body: Record<string, unknown> = {};
-    if (!verifyOnly) {
-      const parsed = parseJsonObject(rawBody);
-      if (!parsed.ok) throw invalidJson(parsed.reason);
-      body = parsed.value;
-    }
+    const body = verifyOnly ? {} : parseJsonObject(rawBody);
     const context: MerchantRequest = { merchant, rawBody, body, signing };
     const slots = request as unknown as Record<symbol, unknown>;
     slots[MERCHANT_REQUEST] = context;

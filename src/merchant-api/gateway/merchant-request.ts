@@ -1,5 +1,6 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
+import { BodyRules } from '../../infrastructure/http/validate-body';
 import { MerchantCredentials } from '../../merchants/merchant-directory';
 
 /** What the gateway established about a request before any controller runs. */
@@ -11,6 +12,13 @@ export interface MerchantRequest {
   /** Signature check results, for verify-signature. */
   signing: { timestamp: string; nonce: string; path: string; signatureMatches: boolean; timestampWithinTolerance: boolean };
 }
+
+/**
+ * How the merchant API reads a body (CONTRACT.md, docs/merchant-api.md): null
+ * is a missing field, and fields are checked one by one in the order of the
+ * endpoint's table.
+ */
+export const MERCHANT_BODY: BodyRules = { nullIs: 'absent', order: 'field by field' };
 
 export const MERCHANT_REQUEST = Symbol('merchantRequest');
 

@@ -1,17 +1,12 @@
-import { IsObject, IsString, Matches, ValidateBy } from 'class-validator';
-import { FieldSpec, IsPrintableText, isPrintableText } from '../validation/validate-body';
-
-const OUT_TRADE_NO = /^[A-Za-z0-9\-_.:]{1,64}$/;
-const SKU_ID = /^[A-Za-z0-9\-_.:]{1,64}$/;
-const MAX_ACCOUNT_FIELDS = 32;
+import { IsObject, ValidateBy } from 'class-validator';
+import { IsIdentifier, IsPrintableText, isPrintableText, Optional } from '../../infrastructure/http/field-rules';
+import { MAX_ACCOUNT_FIELD_VALUES } from '../../shared/limits';
 
 export class SubmitOrderDto {
-  @IsString()
-  @Matches(OUT_TRADE_NO, { message: 'out_trade_no must be 1-64 characters of A-Z a-z 0-9 - _ . :' })
+  @IsIdentifier()
   out_trade_no!: string;
 
-  @IsString()
-  @Matches(SKU_ID, { message: 'sku_id must be 1-64 characters of A-Z a-z 0-9 - _ . :' })
+  @IsIdentifier()
   sku_id!: string;
 
   @IsPrintableText(64)
@@ -24,20 +19,13 @@ export class SubmitOrderDto {
       validate: (value: unknown) =>
         typeof value === 'object' &&
         value !== null &&
-        Object.keys(value).length <= MAX_ACCOUNT_FIELDS &&
+        Object.keys(value).length <= MAX_ACCOUNT_FIELD_VALUES &&
         Object.values(value).every((v) => isPrintableText(v, 128)),
-      defaultMessage: () => `account_fields must hold at most ${MAX_ACCOUNT_FIELDS} values, each 1-128 printable characters`,
+      defaultMessage: () => `account_fields must hold at most ${MAX_ACCOUNT_FIELD_VALUES} values, each 1-128 printable characters`,
     },
   })
   account_fields!: Record<string, string>;
 }
-
-export const SUBMIT_FIELDS: FieldSpec<SubmitOrderDto>[] = [
-  { name: 'out_trade_no', required: true },
-  { name: 'sku_id', required: true },
-  { name: 'account_id', required: true },
-  { name: 'account_fields', required: true },
-];
 
 export class QueryOrderDto {
   /**
@@ -45,18 +33,14 @@ export class QueryOrderDto {
    * service's own format ("T" and 26 characters) is not enforced: any other
    * string names no order, which is 404, as an unknown order is.
    */
+  @Optional()
   @IsPrintableText(64)
   order_no?: string;
 
-  @IsString()
-  @Matches(OUT_TRADE_NO, { message: 'out_trade_no must be 1-64 characters of A-Z a-z 0-9 - _ . :' })
+  @Optional()
+  @IsIdentifier()
   out_trade_no?: string;
 }
-
-export const QUERY_FIELDS: FieldSpec<QueryOrderDto>[] = [
-  { name: 'order_no', required: false },
-  { name: 'out_trade_no', required: false },
-];
 
 /** For endpoints that take `{}`. */
 export class EmptyDto {}

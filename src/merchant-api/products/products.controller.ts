@@ -2,18 +2,19 @@ import { Controller, HttpCode, Post } from '@nestjs/common';
 import { successEnvelope } from '../../infrastructure/http/api-error';
 import { formatAmount } from '../../shared/money';
 import { CatalogueReader } from '../catalogue.reader';
-import { Merchant, MerchantRequest } from '../gateway/merchant-request';
+import { Merchant, MERCHANT_BODY, MerchantRequest } from '../gateway/merchant-request';
+import { V2_ROUTES } from '../routes.public';
 import { EmptyDto } from '../orders/order.dto';
-import { validateBody } from '../validation/validate-body';
+import { validateBody } from '../../infrastructure/http/validate-body';
 
 @Controller()
 export class ProductsController {
   constructor(private readonly catalogue: CatalogueReader) {}
 
-  @Post('api/v2/products')
+  @Post(V2_ROUTES.products)
   @HttpCode(200)
   async products(@Merchant() request: MerchantRequest) {
-    await validateBody(EmptyDto, request.body, []);
+    await validateBody(EmptyDto, request.body, MERCHANT_BODY);
     const products = await this.catalogue.products(request.merchant.merchantId);
     return successEnvelope('OK', {
       products: products.map((p) => ({

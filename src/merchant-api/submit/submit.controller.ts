@@ -5,11 +5,12 @@ import { SubmitOrder } from '../../ledger/commands/ledger.commands';
 import { sameTarget } from '../../ledger/order/order.decider';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { CatalogueReader, PricedSku } from '../catalogue.reader';
-import { Merchant, MerchantRequest } from '../gateway/merchant-request';
+import { Merchant, MERCHANT_BODY, MerchantRequest } from '../gateway/merchant-request';
+import { V2_ROUTES } from '../routes.public';
 import { presentOrder } from '../order.presenter';
-import { SUBMIT_FIELDS, SubmitOrderDto } from '../orders/order.dto';
+import { SubmitOrderDto } from '../orders/order.dto';
 import { factsOf, OrderReader } from '../orders/order-reader';
-import { validateBody } from '../validation/validate-body';
+import { validateBody } from '../../infrastructure/http/validate-body';
 
 const REFUSAL_STATUS: Record<string, number> = { INSUFFICIENT_BALANCE: 402, OUT_TRADE_NO_CONFLICT: 409 };
 
@@ -21,9 +22,9 @@ export class SubmitController {
     private readonly orders: OrderReader,
   ) {}
 
-  @Post('api/v2/topup/submit')
+  @Post(V2_ROUTES.submit)
   async submit(@Merchant() request: MerchantRequest, @Res({ passthrough: true }) response: Response) {
-    const dto = await validateBody(SubmitOrderDto, request.body, SUBMIT_FIELDS);
+    const dto = await validateBody(SubmitOrderDto, request.body, MERCHANT_BODY);
     const { merchantId, currency } = request.merchant;
     const sku = await this.catalogue.sku(merchantId, dto.sku_id);
     const problem = skuProblem(sku, dto);

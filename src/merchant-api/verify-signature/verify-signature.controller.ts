@@ -1,6 +1,7 @@
 import { Controller, HttpCode, Post } from '@nestjs/common';
 import { successEnvelope } from '../../infrastructure/http/api-error';
 import { Merchant, MerchantRequest } from '../gateway/merchant-request';
+import { V2_ROUTES } from '../routes.public';
 
 /**
  * The signing self-check: what the service computed for this request, line
@@ -9,7 +10,7 @@ import { Merchant, MerchantRequest } from '../gateway/merchant-request';
  */
 @Controller()
 export class VerifySignatureController {
-  @Post('api/v2/tools/verify-signature')
+  @Post(V2_ROUTES.verifySignature)
   @HttpCode(200)
   verify(@Merchant() request: MerchantRequest) {
     const { timestamp, nonce, path, signatureMatches, timestampWithinTolerance } = request.signing;

@@ -1,3 +1,7 @@
+/**
+ * The merchant API's routes, written once: the controllers mount them, the
+ * gateway refuses anything else, and the OpenAPI document describes them.
+ */
 export const V2_ROUTES = {
   products: '/api/v2/products',
   submit: '/api/v2/topup/submit',

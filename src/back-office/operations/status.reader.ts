@@ -1,0 +1,76 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Pool } from 'pg';
+import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
+import { EVENT_STORE, EventStore, formatPosition } from '../../ledger/ports/event-store.port';
+import { isoTimestamp } from '../../shared/clock';
+
+/** Lag is counted event by event up to this many; beyond it the reply says "at least". */
+const LAG_COUNT_LIMIT = 10_000;
+
+/**
+ * What an operator checks first: is every read model keeping up with the
+ * log, is work piling up (fulfilment, callbacks), and how long has the oldest
+ * unknown-result order waited for a person. Read from the shared tables, so
+ * every instance gives the same answer.
+ */
+@Injectable()
+export class StatusReader {
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+  ) {}
+
+  async current() {
+    const [checkpoints, fulfilment, callbacks, unknown] = await Promise.all([
+      this.pool.query<{ name: string; c: string; p: string; updated_at: Date }>(
+        'select name, position_commit::text as c, position_prepare::text as p, updated_at from projection_checkpoints order by name',
+      ),
+      this.pool.query<{ pending: number; retrying: number; oldest: Date | null }>(
+        `select count(*)::int as pending, count(*) filter (where attempts > 0)::int as retrying, min(next_attempt_at) as oldest
+         from fulfilment_jobs where not done`,
+      ),
+      this.pool.query<{ pending: number; exhausted: number; oldest: Date | null }>(
+        `select count(*) filter (where state = 'pending')::int as pending, count(*) filter (where state = 'exhausted')::int as exhausted,
+                min(due_at) filter (where state = 'pending') as oldest
+         from callback_deliveries`,
+      ),
+      this.pool.query<{ order_no: string; merchant_id: string; result_unknown_at: Date; age_seconds: number; total: number }>(
+        `select order_no, merchant_id, result_unknown_at, extract(epoch from now() - result_unknown_at)::int as age_seconds,
+                count(*) over ()::int as total
+         from rm_orders where stage = 'unknown' order by result_unknown_at, order_no limit 1`,
+      ),
+    ]);
+    const projections = await Promise.all(
+      checkpoints.rows.map(async (row) => {
+        const behind = (await this.store.readAll({ commit: BigInt(row.c), prepare: BigInt(row.p) }, LAG_COUNT_LIMIT + 1)).length;
+        return {
+          name: row.name,
+          position: formatPosition({ commit: BigInt(row.c), prepare: BigInt(row.p) }),
+          events_behind: Math.min(behind, LAG_COUNT_LIMIT),
+          events_behind_at_least: behind > LAG_COUNT_LIMIT,
+          updated_at: isoTimestamp(row.updated_at),
+        };
+      }),
+    );
+    const oldest = unknown.rows[0];
+    return {
+      at: isoTimestamp(),
+      projections,
+      fulfilment: { pending: fulfilment.rows[0].pending, retrying: fulfilment.rows[0].retrying, oldest_due_at: time(fulfilment.rows[0].oldest) },
+      callbacks: { pending: callbacks.rows[0].pending, exhausted: callbacks.rows[0].exhausted, oldest_due_at: time(callbacks.rows[0].oldest) },
+      reconciliation: {
+        unknown_result_orders: oldest?.total ?? 0,
+        oldest: oldest
+          ? {
+              order_no: oldest.order_no,
+              merchant_id: oldest.merchant_id,
+              result_unknown_at: isoTimestamp(oldest.result_unknown_at),
+              age_seconds: oldest.age_seconds,
+            }
+          : null,
+      },
+    };
+  }
+}
+
+const time = (date: Date | null) => (date ? isoTimestamp(date) : null);
