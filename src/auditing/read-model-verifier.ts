@@ -3,11 +3,11 @@ import { comparePositions, EventStore, formatPosition, GlobalPosition, RecordedE
 import { orderStream } from '../ledger/streams';
 import { readAhead } from './read-ahead';
 import { Difference, DifferenceList, referenceOf, without } from './verification/differences';
+import { lineDigest } from './verification/line-digest';
 import { expectedOrderRow, ExpectedWalletRows, isFinalStage, LedgerFold, OrderFacts } from './verification/ledger-fold';
 import {
   differingOrders,
   finalOrderRowsOf,
-  lineDigest,
   lineDigests,
   linesIn,
   orderNosOf,
