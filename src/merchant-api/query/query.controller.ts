@@ -3,7 +3,7 @@ import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { Merchant, MerchantRequest } from '../gateway/merchant-request';
 import { presentOrder } from '../order.presenter';
 import { QUERY_FIELDS, QueryOrderDto } from '../orders/order.dto';
-import { OrderReader } from '../orders/order-reader';
+import { OrderReader } from '../orders/order.reader';
 import { validateBody } from '../validation/validate-body';
 
 const NOT_FOUND = () => new ApiError(404, 'ORDER_NOT_FOUND', 'No such order');

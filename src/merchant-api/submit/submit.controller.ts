@@ -8,7 +8,7 @@ import { CatalogueReader, PricedSku } from '../catalogue.reader';
 import { Merchant, MerchantRequest } from '../gateway/merchant-request';
 import { presentOrder } from '../order.presenter';
 import { SUBMIT_FIELDS, SubmitOrderDto } from '../orders/order.dto';
-import { factsOf, OrderReader } from '../orders/order-reader';
+import { factsOf, OrderReader } from '../orders/order.reader';
 import { validateBody } from '../validation/validate-body';
 
 const REFUSAL_STATUS: Record<string, number> = { INSUFFICIENT_BALANCE: 402, OUT_TRADE_NO_CONFLICT: 409 };
