@@ -3,7 +3,7 @@ import { decodeEvent } from '../ledger/event-codec';
 import { walletStream } from '../ledger/streams';
 import { WalletEvent } from '../ledger/wallet/wallet.decider';
 import { addMovement, NO_AMOUNTS, openingReplay, replayEvent, WalletAmounts, WalletReplay } from '../ledger/wallet/wallet-replay';
-import { SnapshotBound, WalletSnapshot, WalletSnapshots } from './wallet-snapshots';
+import { SnapshotBound, WalletSnapshot, WalletSnapshots } from './wallet-snapshots.reader';
 
 /** Events read per round trip: a wallet of any length is replayed in slices this big. */
 export const REPLAY_SLICE = 1000;

@@ -4,7 +4,7 @@ import { WalletEvent } from '../ledger/wallet/wallet.decider';
 import { isoTimestamp } from '../shared/clock';
 import { formatAmount } from '../shared/money';
 import { OPENING_TALLY, REPLAY_SLICE, replayStart, replayTallies, WalletTally } from './wallet-replay';
-import { WalletSnapshots } from './wallet-snapshots';
+import { WalletSnapshots } from './wallet-snapshots.reader';
 
 /** One line per wallet event, with the amounts after it and its link in the hash chain. */
 export interface StatementLine {

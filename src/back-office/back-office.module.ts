@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuditingModule } from '../auditing/auditing.module';
 import { CallbacksModule } from '../callbacks/callbacks.module';
 import { FulfilmentModule } from '../fulfilment/fulfilment.module';
 import { MerchantsModule } from '../merchants/merchants.module';
@@ -6,6 +7,7 @@ import { ConsoleSessions } from './auth/console-sessions';
 import { StaffAuthenticator } from './auth/staff-authenticator';
 import { StaffAuthGuard } from './auth/staff-auth.guard';
 import { RebuildController } from './auditors/rebuild.controller';
+import { RebuildRunner } from './auditors/rebuild-runner';
 import { RebuildRuns } from './auditors/rebuild-runs';
 import { VerificationController } from './auditors/verification.controller';
 import { WalletHistoryController } from './auditors/wallet-history.controller';
@@ -24,7 +26,7 @@ import { StaffRepository } from './staff/staff.repository';
 
 /** The back office: /admin/v1/*, staff bearer tokens with roles; see docs/back-office-api.md. */
 @Module({
-  imports: [MerchantsModule, FulfilmentModule, CallbacksModule],
+  imports: [MerchantsModule, FulfilmentModule, CallbacksModule, AuditingModule],
   controllers: [
     StaffController,
     MerchantsController,
@@ -47,6 +49,7 @@ import { StaffRepository } from './staff/staff.repository';
     DepositsService,
     CatalogueRepository,
     RebuildRuns,
+    RebuildRunner,
   ],
   exports: [ConsoleSessions, StaffAuthenticator],
 })

@@ -1,10 +1,10 @@
 import { Pool } from 'pg';
-import { comparePositions, EventStore, formatPosition, GlobalPosition, RecordedEvent, START } from '../ledger/ports/event-store.port';
-import { orderStream } from '../ledger/streams';
-import { readAhead } from './read-ahead';
-import { Difference, DifferenceList, referenceOf, without } from './verification/differences';
-import { lineDigest } from './verification/line-digest';
-import { expectedOrderRow, ExpectedWalletRows, isFinalStage, LedgerFold, OrderFacts } from './verification/ledger-fold';
+import { comparePositions, EventStore, formatPosition, GlobalPosition, RecordedEvent, START } from '../../ledger/ports/event-store.port';
+import { orderStream } from '../../ledger/streams';
+import { readAhead } from '../read-ahead';
+import { Difference, DifferenceList, referenceOf, without } from './differences';
+import { lineDigest } from './line-digest';
+import { expectedOrderRow, ExpectedWalletRows, isFinalStage, LedgerFold, OrderFacts } from './ledger-fold';
 import {
   differingOrders,
   finalOrderRowsOf,
@@ -18,11 +18,11 @@ import {
   TablesAtCheckpoints,
   walletRanges,
   walletRowKey,
-} from './verification/read-model-tables';
-import { walletSlices } from './wallet-replay';
+} from './read-model-tables';
+import { walletSlices } from '../wallet-replay';
 
-export type { Cell, Difference, EventReference, ReadModelTable, Row } from './verification/differences';
-export { MAX_LISTED_DIFFERENCES } from './verification/differences';
+export type { Cell, Difference, EventReference, ReadModelTable, Row } from './differences';
+export { MAX_LISTED_DIFFERENCES } from './differences';
 
 /**
  * Replays the log with the deciders' own evolve and compares the result with
