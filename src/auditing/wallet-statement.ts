@@ -3,7 +3,7 @@ import { walletStream } from '../ledger/streams';
 import { WalletEvent } from '../ledger/wallet/wallet.decider';
 import { isoTimestamp } from '../shared/clock';
 import { formatAmount } from '../shared/money';
-import { OPENING_TALLY, REPLAY_SLICE, replayStart, replayTallies, WalletTally } from './wallet-replay';
+import { OPENING_TALLY, REPLAY_SLICE, replayStart, replayTallies, WalletTally } from './wallet-tally';
 import { WalletSnapshots } from './wallet-snapshots.reader';
 
 /** One line per wallet event, with the amounts after it and its link in the hash chain. */

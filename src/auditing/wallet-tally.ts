@@ -1,3 +1,9 @@
+/**
+ * The auditors' replay of one wallet from the log: a slice of its stream at
+ * a time, from its opening or a snapshot the log confirms, with the running
+ * amounts and chain head (a tally) after every event. The fold itself is the
+ * core's (src/ledger/wallet/wallet-replay.ts).
+ */
 import { comparePositions, EventStore, GlobalPosition, ReplayedEvent } from '../ledger/ports/event-store.port';
 import { decodeEvent } from '../ledger/event-codec';
 import { walletStream } from '../ledger/streams';
