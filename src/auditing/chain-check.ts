@@ -1,7 +1,8 @@
 import { EventStore } from '../ledger/ports/event-store.port';
 import { walletStream } from '../ledger/streams';
-import { chainHash, GENESIS_HASH } from '../shared/hash-chain';
-import { walletSlices } from './wallet-replay';
+import { brokenLink } from '../ledger/wallet/wallet-replay';
+import { GENESIS_HASH } from '../shared/hash-chain';
+import { walletSlices } from './wallet-tally';
 
 export interface ChainStatus {
   merchant_id: string;
@@ -29,12 +30,7 @@ export async function checkWalletChain(store: EventStore, merchantId: string): P
   for await (const slice of walletSlices(store, merchantId, -1n)) {
     for (const event of slice) {
       const revision = Number(event.revision);
-      const problem =
-        event.metadata.prev_hash !== previous
-          ? `prev_hash ${String(event.metadata.prev_hash)} is not the hash of the event before it (${previous})`
-          : event.metadata.hash !== chainHash(previous, event.revision, event.type, event.data)
-            ? 'hash does not match the event’s revision, type and data'
-            : undefined;
+      const problem = brokenLink(previous, event);
       if (problem)
         return {
           merchant_id: merchantId,

@@ -11,7 +11,7 @@
  * no network and no configuration.
  */
 import { readFileSync } from 'node:fs';
-import { checkStatement, CheckReport, lineLabel, StatementProblem } from './statement-check';
+import { checkStatement, CheckReport, lineLabel, StatementProblem } from './statement-check/check-statement';
 
 const USAGE = [
   'usage: npm run verify-statement -- FILE',

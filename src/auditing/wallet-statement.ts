@@ -1,11 +1,10 @@
 import { comparePositions, EventStore, formatPosition, GlobalPosition, ReplayedEvent } from '../ledger/ports/event-store.port';
-import { decodeEvent } from '../ledger/event-codec';
 import { walletStream } from '../ledger/streams';
 import { WalletEvent } from '../ledger/wallet/wallet.decider';
 import { isoTimestamp } from '../shared/clock';
 import { formatAmount } from '../shared/money';
-import { OPENING_TALLY, REPLAY_SLICE, replayStart, tallyAfter, walletSlices, WalletTally } from './wallet-replay';
-import { WalletSnapshots } from './wallet-snapshots';
+import { OPENING_TALLY, REPLAY_SLICE, replayStart, replayTallies, WalletTally } from './wallet-tally';
+import { WalletSnapshots } from './wallet-snapshots.reader';
 
 /** One line per wallet event, with the amounts after it and its link in the hash chain. */
 export interface StatementLine {
@@ -120,21 +119,15 @@ async function* statementLines(
   window: StatementWindow,
   sliceSize: number,
 ): AsyncGenerator<StatementLine> {
-  let tally = start;
-  for await (const slice of walletSlices(store, merchantId, start.revision, { sliceSize })) {
-    for (const event of slice) {
-      if (window.to && event.createdAt >= window.to) return;
-      const domain = decodeEvent<WalletEvent>(event);
-      const prevHash = tally.hash;
-      tally = tallyAfter(tally, event, domain);
-      if (window.afterRevision !== undefined && Number(event.revision) <= window.afterRevision) continue;
-      if (window.from && event.createdAt < window.from) continue;
-      yield lineOf(event, domain, tally, prevHash);
-    }
+  for await (const { event, domain, before, after } of replayTallies(store, merchantId, start, { sliceSize })) {
+    if (window.to && event.createdAt >= window.to) return;
+    if (window.afterRevision !== undefined && Number(event.revision) <= window.afterRevision) continue;
+    if (window.from && event.createdAt < window.from) continue;
+    yield lineOf(event, domain, after, before.hash);
   }
 }
 
-function lineOf(event: ReplayedEvent, domain: WalletEvent, { balance, frozen, hash }: WalletTally, prevHash: string): StatementLine {
+function lineOf(event: ReplayedEvent, domain: WalletEvent, { state: { balance, frozen }, hash }: WalletTally, prevHash: string): StatementLine {
   const d = domain.data as Partial<Record<'orderNo' | 'reference' | 'reason' | 'at', string>> & { amount?: bigint };
   return {
     revision: Number(event.revision),
@@ -217,21 +210,20 @@ export async function balanceAsOf(
   const start = await replayStart(store, fullReplay ? undefined : snapshots, merchantId, { recordedAtMost: asOf.at, positionAtMost: asOf.position });
   let tally = start.tally;
   let exists = start.snapshot !== undefined;
-  replay: for await (const slice of walletSlices(store, merchantId, tally.revision)) {
+  for await (const { event, after } of replayTallies(store, merchantId, tally)) {
     exists = true;
-    for (const event of slice) {
-      if (asOf.at && event.createdAt > asOf.at) break replay;
-      if (asOf.position && comparePositions(event.position, asOf.position) > 0) break replay;
-      tally = tallyAfter(tally, event);
-    }
+    if (asOf.at && event.createdAt > asOf.at) break;
+    if (asOf.position && comparePositions(event.position, asOf.position) > 0) break;
+    tally = after;
   }
   if (!exists) return undefined;
+  const { balance, frozen } = tally.state;
   return {
     merchant_id: merchantId,
     as_of: { at: asOf.at ? isoTimestamp(asOf.at) : null, position: asOf.position ? formatPosition(asOf.position) : null },
-    balance: formatAmount(tally.balance),
-    frozen_balance: formatAmount(tally.frozen),
-    available_balance: formatAmount(tally.balance - tally.frozen),
+    balance: formatAmount(balance),
+    frozen_balance: formatAmount(frozen),
+    available_balance: formatAmount(balance - frozen),
     events_applied: Number(tally.revision + 1n),
     last_revision: tally.position ? Number(tally.revision) : null,
     last_position: tally.position ? formatPosition(tally.position) : null,

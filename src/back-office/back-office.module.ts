@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuditingModule } from '../auditing/auditing.module';
 import { CallbacksModule } from '../callbacks/callbacks.module';
 import { FulfilmentModule } from '../fulfilment/fulfilment.module';
 import { MerchantsModule } from '../merchants/merchants.module';
@@ -7,6 +8,7 @@ import { ConsoleSessions } from './auth/console-sessions';
 import { StaffAuthenticator } from './auth/staff-authenticator';
 import { StaffAuthGuard } from './auth/staff-auth.guard';
 import { RebuildController } from './auditors/rebuild.controller';
+import { RebuildRunner } from './auditors/rebuild-runner';
 import { RebuildRuns } from './auditors/rebuild-runs';
 import { VerificationController } from './auditors/verification.controller';
 import { WalletHistoryController } from './auditors/wallet-history.controller';
@@ -27,7 +29,7 @@ import { StaffRepository } from './staff/staff.repository';
 
 /** The back office: /admin/v1/*, staff bearer tokens with roles; see docs/back-office-api.md. */
 @Module({
-  imports: [MerchantsModule, FulfilmentModule, CallbacksModule],
+  imports: [MerchantsModule, FulfilmentModule, CallbacksModule, AuditingModule],
   controllers: [
     StaffController,
     MerchantsController,
@@ -53,6 +55,7 @@ import { StaffRepository } from './staff/staff.repository';
     AuditTrail,
     StatusReader,
     OrdersReader,
+    RebuildRunner,
   ],
   exports: [ConsoleSessions, StaffAuthenticator],
 })

@@ -18,10 +18,11 @@ import { createPool } from '../infrastructure/postgres/connection';
 import { METRICS, Metrics } from '../infrastructure/metrics/metrics';
 import { LedgerModule } from '../ledger/ledger.module';
 import { BalanceController } from './balance/balance.controller';
+import { WalletBalanceReader } from './balance/wallet-balance.reader';
 import { CatalogueReader } from './catalogue.reader';
 import { MerchantGatewayMiddleware } from './gateway/merchant-gateway.middleware';
 import { ReplayGuard } from './gateway/replay-guard';
-import { OrderReader } from './orders/order-reader';
+import { OrderReader } from './orders/order.reader';
 import { ProductsController } from './products/products.controller';
 import { QueryController } from './query/query.controller';
 import { SubmitController } from './submit/submit.controller';
@@ -77,6 +78,11 @@ class NonceHousekeeping implements OnModuleInit, OnModuleDestroy, OnApplicationS
       provide: OrderReader,
       inject: [PG_POOL, EVENT_STORE],
       useFactory: (pool: Pool, store: EventStore) => new OrderReader(pool, store),
+    },
+    {
+      provide: WalletBalanceReader,
+      inject: [PG_POOL, EVENT_STORE],
+      useFactory: (pool: Pool, store: EventStore) => new WalletBalanceReader(pool, store),
     },
     NonceHousekeeping,
     MerchantGatewayMiddleware,

@@ -1,4 +1,4 @@
-import { formatAmount, MAX_AMOUNT, Minor, parseAmount } from './money';
+import { formatAmount, MAX_AMOUNT, Minor, parseAmount, parseFormattedAmount, parseMinorUnits } from './money';
 
 describe('parseAmount', () => {
   it.each<[string, Minor]>([
@@ -86,5 +86,37 @@ describe('round trip', () => {
       const minor = seed % (MAX_AMOUNT + 1n);
       expect(parseAmount(formatAmount(minor))).toBe(minor);
     }
+  });
+});
+
+describe('parseFormattedAmount', () => {
+  it.each<[string, Minor]>([
+    ['0.00', 0n],
+    ['0.05', 5n],
+    ['12.50', 1250n],
+    ['-0.05', -5n],
+    ['-12.50', -1250n],
+  ])('reads %p back as %p', (text, minor) => {
+    expect(parseFormattedAmount(text)).toBe(minor);
+    expect(formatAmount(minor)).toBe(text);
+  });
+
+  it.each(['', '12', '12.5', '12.500', '+1.00', '01.00', '1e3', ' 1.00', '1.00 '])('refuses %p', (text) => {
+    expect(parseFormattedAmount(text)).toBeUndefined();
+  });
+});
+
+describe('parseMinorUnits', () => {
+  it.each<[unknown, Minor]>([
+    ['0', 0n],
+    ['1250', 1250n],
+    ['-5', -5n],
+    [1250, 1250n],
+  ])('reads %p as %p', (value, minor) => {
+    expect(parseMinorUnits(value)).toBe(minor);
+  });
+
+  it.each<[unknown]>([['12.50'], ['01'], [''], [1.5], [Number.MAX_SAFE_INTEGER + 1], [null], [undefined]])('refuses %p', (value) => {
+    expect(parseMinorUnits(value)).toBeUndefined();
   });
 });

@@ -23,3 +23,22 @@ export function formatAmount(minor: Minor): string {
   const abs = minor < 0n ? -minor : minor;
   return `${sign}${abs / 100n}.${(abs % 100n).toString().padStart(2, '0')}`;
 }
+
+const FORMATTED = /^(-?)(0|[1-9][0-9]*)\.([0-9]{2})$/;
+
+/** The inverse of formatAmount ("-0.05" -> -5n), for reading back what it wrote; undefined for any other form. */
+export function parseFormattedAmount(text: string): Minor | undefined {
+  const match = FORMATTED.exec(text);
+  if (!match) return undefined;
+  const value = BigInt(match[2]) * 100n + BigInt(match[3]);
+  return match[1] === '-' ? -value : value;
+}
+
+const MINOR_TEXT = /^-?(0|[1-9][0-9]*)$/;
+
+/** A whole number of minor units as an event's stored JSON holds it ("1250", or the number 1250); undefined for anything else. */
+export function parseMinorUnits(value: unknown): Minor | undefined {
+  if (typeof value === 'string' && MINOR_TEXT.test(value)) return BigInt(value);
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
+  return undefined;
+}

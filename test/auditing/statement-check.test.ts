@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { checkStatement } from '../../src/auditing/statement-check';
+import { checkStatement } from '../../src/auditing/statement-check/check-statement';
 import { formatReport } from '../../src/auditing/verify-statement.cli';
 import { Statement, statementCsv, StatementLine } from '../../src/auditing/wallet-statement';
 import { WalletEvent, walletMovement } from '../../src/ledger/wallet/wallet.decider';

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { checkStatement } from '../../src/auditing/statement-check';
+import { checkStatement } from '../../src/auditing/statement-check/check-statement';
 import { STATEMENT_PAGE_SIZE } from '../../src/auditing/wallet-statement';
 import { walletStream } from '../../src/ledger/streams';
 import { GENESIS_HASH } from '../../src/shared/hash-chain';

@@ -1,6 +1,6 @@
 import { formatPosition } from '../../src/ledger/ports/event-store.port';
 import { walletStream } from '../../src/ledger/streams';
-import { checkStatement } from '../../src/auditing/statement-check';
+import { checkStatement } from '../../src/auditing/statement-check/check-statement';
 import { chainHash, GENESIS_HASH } from '../../src/shared/hash-chain';
 import { adminClient } from '../back-office/admin-client';
 import { signedFetch, TestMerchant } from '../support/merchant-fixture';

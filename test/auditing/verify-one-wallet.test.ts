@@ -1,5 +1,5 @@
 import { Pool } from 'pg';
-import { verifyReadModels } from '../../src/auditing/read-model-verifier';
+import { verifyReadModels } from '../../src/auditing/verification/read-model-verifier';
 import { EventStore, formatPosition, RecordedEvent } from '../../src/ledger/ports/event-store.port';
 import { migrate } from '../../src/infrastructure/postgres/migrations';
 import { ORDER_STREAM_PREFIX, walletStream } from '../../src/ledger/streams';

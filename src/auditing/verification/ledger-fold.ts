@@ -5,24 +5,21 @@ import { OrderEvent, orderDecider, OrderState } from '../../ledger/order/order.d
 import { ORDER_STREAM_PREFIX, WALLET_STREAM_PREFIX } from '../../ledger/streams';
 import { holdKey, WalletEvent, walletDecider, WalletState } from '../../ledger/wallet/wallet.decider';
 import { isoTimestamp } from '../../shared/clock';
-import { chainHash, GENESIS_HASH } from '../../shared/hash-chain';
+import { openingReplay, replayEvent, WalletReplay } from '../../ledger/wallet/wallet-replay';
 import { EventReference, referenceOf, Row } from './differences';
-import { lineDigestText } from './read-model-tables';
+import { lineDigestText } from './line-digest';
 
 export interface Checkpoints {
   orders: GlobalPosition;
   wallets: GlobalPosition;
 }
 
-export interface WalletFacts {
-  state: WalletState;
-  /** The hash of the wallet's last event, as the snapshots record it. */
-  chainHead: string;
+/** The wallet replayed so far (its `hash` is the chain's head, as the snapshots record it), and the events behind its rows. */
+export interface WalletFacts extends WalletReplay<WalletState> {
   opened?: ReplayedEvent;
   /** The wallet's last event: the one the projection last wrote the row for. */
   last?: ReplayedEvent;
   openedRevision: number;
-  lastRevision: number;
   /** The events that froze the open holds. */
   holdsBy: Map<string, ReplayedEvent>;
   /** What closed the holds the read model still lists: it explains those rows. */
@@ -153,30 +150,25 @@ export class LedgerFold {
 
   private applyWallet(merchantId: string, recorded: ReplayedEvent): void {
     const facts: WalletFacts = this.wallets.get(merchantId) ?? {
-      state: walletDecider.initialState(),
-      chainHead: GENESIS_HASH,
+      ...openingReplay(walletDecider.initialState()),
       openedRevision: -1,
-      lastRevision: -1,
       holdsBy: new Map(),
       closedBy: new Map(),
     };
     this.wallets.set(merchantId, facts);
     const event = decodeEvent<WalletEvent>(recorded);
-    facts.state = walletDecider.evolve(facts.state, event);
+    Object.assign(facts, replayEvent(facts, recorded, walletDecider.evolve, event));
     // Only amounts and open holds are compared; the decider's memory of closed
     // holds and deposit references would grow with the log.
     facts.state.closedHolds.clear();
     facts.state.deposits.clear();
-    const hashed = typeof recorded.metadata.hash === 'string';
-    facts.chainHead = hashed ? (recorded.metadata.hash as string) : chainHash(facts.chainHead, recorded.revision, recorded.type, recorded.data);
     facts.last = recorded;
-    facts.lastRevision = Number(recorded.revision);
-    const snapshotDue = hashed && isSnapshotRevision(recorded.revision);
+    const snapshotDue = typeof recorded.metadata.hash === 'string' && isSnapshotRevision(recorded.revision);
     const { balance, frozen } = facts.state;
     if (event.type === 'WalletOpened') {
       facts.opened = recorded;
-      facts.openedRevision = facts.lastRevision;
-      this.walletRows.push(new ExpectedWalletRows(merchantId, recorded, false, null, 0n, balance, frozen, facts.chainHead, snapshotDue));
+      facts.openedRevision = Number(recorded.revision);
+      this.walletRows.push(new ExpectedWalletRows(merchantId, recorded, false, null, 0n, balance, frozen, facts.hash, snapshotDue));
       return;
     }
     const orderNo = event.type === 'FundsDeposited' ? null : event.data.orderNo;
@@ -186,7 +178,7 @@ export class LedgerFold {
       facts.holdsBy.delete(key);
       if (this.listedHolds.has(`${merchantId}|${key}`)) facts.closedBy.set(key, recorded);
     }
-    this.walletRows.push(new ExpectedWalletRows(merchantId, recorded, true, orderNo, event.data.amount, balance, frozen, facts.chainHead, snapshotDue));
+    this.walletRows.push(new ExpectedWalletRows(merchantId, recorded, true, orderNo, event.data.amount, balance, frozen, facts.hash, snapshotDue));
   }
 
   private applyOrder(orderNo: string, recorded: ReplayedEvent): void {

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Pool } from 'pg';
 import { GlobalPosition, START } from '../../ledger/ports/event-store.port';
 import { holdKey } from '../../ledger/wallet/wallet.decider';
@@ -109,29 +108,7 @@ type KeyedRow = Row & { merchant_id: string; revision: string };
 const byKey = (rows: KeyedRow[]) =>
   new Map(rows.map(({ merchant_id, revision, ...row }) => [walletRowKey({ merchantId: merchant_id, revision: Number(revision) }), row as Row]));
 
-/**
- * A digest of a wallet's statement lines: MD5 over one text line per
- * statement line, in revision order, of its revision and compared columns
- * joined by "|" (a null as \N). Postgres computes it over the table with
- * the same formula, so equal digests mean equal lines, and only a wallet
- * whose digests differ has its lines read and compared one by one.
- */
-export function lineDigestText(
-  revision: bigint | number,
-  entryType: string,
-  orderNo: string | null,
-  amount: bigint,
-  balance: bigint,
-  frozen: bigint,
-  position: string,
-): string {
-  return `${revision}|${entryType}|${orderNo ?? '\\N'}|${amount}|${balance}|${frozen}|${balance - frozen}|${position}`;
-}
-
-export function lineDigest(texts: readonly string[]): string {
-  return createHash('md5').update(texts.join('\n')).digest('hex');
-}
-
+/** Each wallet's lineDigest over its statement lines in the ranges, computed by Postgres with lineDigestText's formula. */
 export async function lineDigests(pool: Pool, ranges: WalletRanges): Promise<Map<string, string>> {
   if (ranges.size === 0) return new Map();
   const { rows } = await pool.query<{ merchant_id: string; digest: string }>({
@@ -235,7 +212,7 @@ export async function strayWalletRows(
   const params = [
     facts.map(([id]) => id),
     facts.map(([, f]) => f.openedRevision),
-    facts.map(([, f]) => f.lastRevision),
+    facts.map(([, f]) => Number(f.revision)),
     checkpoint.commit.toString(),
     checkpoint.prepare.toString(),
     merchantId ?? null,

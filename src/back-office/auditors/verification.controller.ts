@@ -1,11 +1,8 @@
-import { Body, HttpCode, Inject, Logger, Post, Req } from '@nestjs/common';
+import { Body, HttpCode, Logger, Post, Req } from '@nestjs/common';
 import { IsIn } from 'class-validator';
-import { Pool } from 'pg';
-import { Cell, Difference, Row, verifyReadModels, VerificationScope, WalletNotFoundError } from '../../auditing/read-model-verifier';
+import { Cell, Difference, ReadModelVerification, Row, VerificationScope, WalletNotFoundError } from '../../auditing';
 import { formatAmount } from '../../shared/money';
-import { EVENT_STORE, EventStore } from '../../ledger/ports/event-store.port';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
-import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { Roles } from '../auth/roles.decorator';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { validateBody } from '../../infrastructure/http/validate-body';
@@ -40,10 +37,7 @@ const PROGRESS_EVERY_MS = 10_000;
 export class VerificationController {
   private readonly logger = new Logger('Verification');
 
-  constructor(
-    @Inject(PG_POOL) private readonly pool: Pool,
-    @Inject(EVENT_STORE) private readonly store: EventStore,
-  ) {}
+  constructor(private readonly verification: ReadModelVerification) {}
 
   @Post('verify')
   @HttpCode(200)
@@ -59,7 +53,7 @@ export class VerificationController {
       this.logger.log({ message: `verifying ${what}: ${events} events checked so far`, ...requestFields(request) });
     };
     try {
-      const report = await verifyReadModels(this.pool, this.store, { merchantId, scope, onProgress });
+      const report = await this.verification.verify({ merchantId, scope, onProgress });
       return successEnvelope('OK', { ...report, differences: report.differences.map(differenceView) });
     } catch (error) {
       if (error instanceof WalletNotFoundError) throw new ApiError(404, 'WALLET_NOT_FOUND', error.message);

@@ -1,14 +1,19 @@
-import { Get, Inject, Logger, Param, Query, Res } from '@nestjs/common';
+import { Get, Logger, Param, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { Pool } from 'pg';
-import { checkWalletChain } from '../../auditing/chain-check';
-import { OutputClosedError, StatementFormat, writableSink, writeStatement } from '../../auditing/statement-writer';
-import { PostgresWalletSnapshots, WalletSnapshots } from '../../auditing/wallet-snapshots';
-import { balanceAsOf, openStatement, STATEMENT_PAGE_MAX, STATEMENT_PAGE_SIZE, StatementStream, StatementWindow } from '../../auditing/wallet-statement';
-import { EVENT_STORE, EventStore, parsePosition } from '../../ledger/ports/event-store.port';
+import {
+  OutputClosedError,
+  STATEMENT_PAGE_MAX,
+  STATEMENT_PAGE_SIZE,
+  StatementFormat,
+  StatementStream,
+  StatementWindow,
+  WalletHistory,
+  writableSink,
+  writeStatement,
+} from '../../auditing';
+import { parsePosition } from '../../ledger/ports/event-store.port';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { parseInstant } from '../../shared/clock';
-import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { logFailure } from '../../infrastructure/logging/log-failure';
 import { Roles } from '../auth/roles.decorator';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
@@ -51,14 +56,8 @@ function statementFormat(raw: string | undefined): StatementFormat {
 @Roles('auditor')
 export class WalletHistoryController {
   private readonly logger = new Logger('WalletHistory');
-  private readonly snapshots: WalletSnapshots;
 
-  constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Inject(PG_POOL) pool: Pool,
-  ) {
-    this.snapshots = new PostgresWalletSnapshots(pool);
-  }
+  constructor(private readonly history: WalletHistory) {}
 
   /** One page: `limit` lines (default STATEMENT_PAGE_SIZE) after the cursor `after_revision`. */
   @Get(':merchant_id/statement')
@@ -78,7 +77,7 @@ export class WalletHistoryController {
       afterRevision: integer(afterRevision, 'after_revision', 0, Number.MAX_SAFE_INTEGER),
     };
     const lines = integer(limit, 'limit', 1, STATEMENT_PAGE_MAX) ?? STATEMENT_PAGE_SIZE;
-    const statement = await openStatement(this.store, this.snapshots, merchantId, window, lines);
+    const statement = await this.history.statement(merchantId, window, lines);
     await this.send(response, chosen, statement, merchantId, { envelope: chosen === 'json' });
   }
 
@@ -92,7 +91,7 @@ export class WalletHistoryController {
     @Query('format') format?: string,
   ) {
     const chosen = statementFormat(format);
-    const statement = await openStatement(this.store, this.snapshots, merchantId, { from: instant(from, 'from'), to: instant(to, 'to') });
+    const statement = await this.history.statement(merchantId, { from: instant(from, 'from'), to: instant(to, 'to') });
     await this.send(response, chosen, statement, merchantId, { envelope: false });
   }
 
@@ -122,7 +121,7 @@ export class WalletHistoryController {
   /** The wallet's hash chain, checked link by link in the event store. */
   @Get(':merchant_id/chain')
   async chain(@Param(PathIdsPipe) { merchant_id: merchantId }: PathIds) {
-    const status = await checkWalletChain(this.store, merchantId);
+    const status = await this.history.chain(merchantId);
     if (!status) throw new ApiError(404, 'WALLET_NOT_FOUND', `No wallet for merchant ${merchantId}`);
     return successEnvelope('OK', status);
   }
@@ -148,7 +147,7 @@ export class WalletHistoryController {
     }
     if (replay !== undefined && replay !== 'snapshots' && replay !== 'full') throw invalid('replay', 'replay must be snapshots (the default) or full');
     // Neither at nor position: the balance now, from every event recorded so far.
-    const result = await balanceAsOf(this.store, this.snapshots, merchantId, { at: instant(at, 'at'), position: parsed }, { fullReplay: replay === 'full' });
+    const result = await this.history.balanceAsOf(merchantId, { at: instant(at, 'at'), position: parsed }, { fullReplay: replay === 'full' });
     if (!result) throw new ApiError(404, 'WALLET_NOT_FOUND', `No wallet for merchant ${merchantId}`);
     return successEnvelope('OK', result);
   }

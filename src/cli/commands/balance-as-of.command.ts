@@ -1,5 +1,4 @@
-import { PostgresWalletSnapshots } from '../../auditing/wallet-snapshots';
-import { balanceAsOf } from '../../auditing/wallet-statement';
+import { balanceAsOf, PostgresWalletSnapshots } from '../../auditing';
 import { choiceArgument, instantArgument, merchantIdArgument, noMorePositionals, positionArgument, UsageError } from '../cli-arguments';
 import { CliCommand, EXIT } from '../cli-command';
 

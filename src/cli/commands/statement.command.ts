@@ -1,7 +1,6 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { writableSink, writeStatement } from '../../auditing/statement-writer';
-import { openStatement } from '../../auditing/wallet-statement';
+import { openStatement, writableSink, writeStatement } from '../../auditing';
 import { choiceArgument, instantArgument, merchantIdArgument, noMorePositionals } from '../cli-arguments';
 import { CliCommand, EXIT } from '../cli-command';
 

@@ -1,4 +1,4 @@
-import { verifyReadModels, WalletNotFoundError } from '../../auditing/read-model-verifier';
+import { verifyReadModels, WalletNotFoundError } from '../../auditing';
 import { choiceArgument, integerArgument, merchantIdArgument, noMorePositionals, UsageError } from '../cli-arguments';
 import { CliCommand, EXIT } from '../cli-command';
 import { DEFAULT_PROGRESS_EVERY, progressReporter } from '../progress-reporter';

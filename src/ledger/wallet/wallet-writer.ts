@@ -1,10 +1,10 @@
-import { AppendResult, EventStore, GlobalPosition, RecordedEvent, StreamAppend, StreamRevision, WrongExpectedRevisionError } from '../ports/event-store.port';
+import { AppendResult, EventStore, GlobalPosition, NO_STREAM, StreamAppend, WrongExpectedRevisionError } from '../ports/event-store.port';
 import { Decision } from '../../shared/decider';
 import { Minor } from '../../shared/money';
-import { chainHash, GENESIS_HASH } from '../../shared/hash-chain';
-import { decodeEvent, encodeEvent } from '../event-codec';
+import { encodeEvent } from '../event-codec';
 import { walletStream } from '../streams';
 import { WalletCommand, walletDecider, WalletEvent, WalletRefusalCode, WalletState } from './wallet.decider';
+import { chainEvents, openingReplay, replayEvents, WalletReplay } from './wallet-replay';
 
 export interface WalletOutcome {
   decision: Decision<WalletEvent, WalletRefusalCode>;
@@ -41,22 +41,8 @@ interface Slot {
   cached?: CachedWallet;
 }
 
-interface CachedWallet {
-  state: WalletState;
-  revision: StreamRevision | undefined;
-  lastHash: string;
-}
-
-/** The wallet after `recorded`, the events that follow `from`. */
-function foldInto(from: CachedWallet, recorded: readonly RecordedEvent[]): CachedWallet {
-  let { state, lastHash } = from;
-  for (const event of recorded) {
-    state = walletDecider.evolve(state, decodeEvent<WalletEvent>(event));
-    // Events written without a chain (by hand, say) are linked in as they are.
-    lastHash = typeof event.metadata.hash === 'string' ? event.metadata.hash : chainHash(lastHash, event.revision, event.type, event.data);
-  }
-  return { state, revision: recorded.length > 0 ? recorded[recorded.length - 1].revision : from.revision, lastHash };
-}
+/** The wallet as this instance last read or wrote it. */
+type CachedWallet = WalletReplay<WalletState>;
 
 /**
  * Every wallet command goes through here. Commands for one wallet queue up
@@ -122,7 +108,7 @@ export class WalletWriter {
         slot.cached = await this.load(streamId);
         current = true;
       }
-      const { revision, lastHash } = slot.cached;
+      const { revision, hash: lastHash } = slot.cached;
       // evolve may reuse the cached state's collections: on any failure below
       // the cache is dropped and the wallet is loaded again.
       let state = slot.cached.state;
@@ -143,9 +129,9 @@ export class WalletWriter {
       // state it was decided on: a cached wallet may be behind another
       // instance's writes. Refuse only on the wallet's current revision.
       if (events.length === 0 && !current && outcomes.some((o) => !o.decision.ok)) {
-        const tail = await this.store.readStream(streamId, revision === undefined ? 0n : revision + 1n);
+        const tail = await this.store.readStream(streamId, revision + 1n);
         // No event was decided, so `state` is still the cached state, untouched.
-        slot.cached = foldInto({ state, revision, lastHash }, tail);
+        slot.cached = replayEvents({ state, revision, hash: lastHash }, tail, walletDecider.evolve);
         current = true;
         if (tail.length > 0) continue;
       }
@@ -153,15 +139,13 @@ export class WalletWriter {
       let nextRevision = revision;
       let nextHash = lastHash;
       if (events.length > 0) {
-        // Each event carries the wallet's hash chain in its metadata (tamper evidence for auditors).
-        const first = revision === undefined ? 0n : revision + 1n;
-        const chained = events.map((event, i) => {
-          const encoded = encodeEvent(event);
-          const prev = nextHash;
-          nextHash = chainHash(prev, first + BigInt(i), encoded.type, encoded.data);
-          return { ...encoded, metadata: { prev_hash: prev, hash: nextHash } };
-        });
-        const wallet: StreamAppend = { streamId, events: chained, expected: revision ?? 'no_stream' };
+        const { chained, head } = chainEvents(
+          lastHash,
+          revision + 1n,
+          events.map((event) => encodeEvent(event)),
+        );
+        nextHash = head;
+        const wallet: StreamAppend = { streamId, events: chained, expected: revision < 0n ? NO_STREAM : revision };
         try {
           const results =
             companions.length === 0
@@ -187,14 +171,14 @@ export class WalletWriter {
           continue;
         }
       }
-      slot.cached = { state, revision: nextRevision, lastHash: nextHash };
+      slot.cached = { state, revision: nextRevision, hash: nextHash };
       batch.forEach((pending, i) => pending.resolve({ ...outcomes[i], position }));
       return;
     }
   }
 
   private async load(streamId: string): Promise<CachedWallet> {
-    return foldInto({ state: walletDecider.initialState(), revision: undefined, lastHash: GENESIS_HASH }, await this.store.readStream(streamId));
+    return replayEvents(openingReplay(walletDecider.initialState()), await this.store.readStream(streamId), walletDecider.evolve);
   }
 
   private evictIdle(): void {

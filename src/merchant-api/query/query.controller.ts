@@ -4,7 +4,7 @@ import { Merchant, MERCHANT_BODY, MerchantRequest } from '../gateway/merchant-re
 import { V2_ROUTES } from '../routes.public';
 import { presentOrder } from '../order.presenter';
 import { QueryOrderDto } from '../orders/order.dto';
-import { OrderReader } from '../orders/order-reader';
+import { OrderReader } from '../orders/order.reader';
 import { validateBody } from '../../infrastructure/http/validate-body';
 
 const NOT_FOUND = () => new ApiError(404, 'ORDER_NOT_FOUND', 'No such order');

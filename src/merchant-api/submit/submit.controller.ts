@@ -9,7 +9,7 @@ import { Merchant, MERCHANT_BODY, MerchantRequest } from '../gateway/merchant-re
 import { V2_ROUTES } from '../routes.public';
 import { presentOrder } from '../order.presenter';
 import { SubmitOrderDto } from '../orders/order.dto';
-import { factsOf, OrderReader } from '../orders/order-reader';
+import { factsOf, OrderReader } from '../orders/order.reader';
 import { validateBody } from '../../infrastructure/http/validate-body';
 
 const REFUSAL_STATUS: Record<string, number> = { INSUFFICIENT_BALANCE: 402, OUT_TRADE_NO_CONFLICT: 409 };

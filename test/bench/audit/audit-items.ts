@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
 import { Pool } from 'pg';
 import { WALLET_SNAPSHOT_INTERVAL } from '../../../projections/wallets.projection';
-import { verifyReadModels } from '../../../src/auditing/read-model-verifier';
+import { verifyReadModels } from '../../../src/auditing/verification/read-model-verifier';
 import { writableSink, writeStatement } from '../../../src/auditing/statement-writer';
-import { PostgresWalletSnapshots } from '../../../src/auditing/wallet-snapshots';
+import { PostgresWalletSnapshots } from '../../../src/auditing/wallet-snapshots.reader';
 import { balanceAsOf, openStatement } from '../../../src/auditing/wallet-statement';
 import { EventStore } from '../../../src/ledger/ports/event-store.port';
 import { walletStream } from '../../../src/ledger/streams';

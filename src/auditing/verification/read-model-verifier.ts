@@ -1,13 +1,13 @@
 import { Pool } from 'pg';
-import { comparePositions, EventStore, formatPosition, GlobalPosition, RecordedEvent, START } from '../ledger/ports/event-store.port';
-import { orderStream } from '../ledger/streams';
-import { readAhead } from './read-ahead';
-import { Difference, DifferenceList, referenceOf, without } from './verification/differences';
-import { expectedOrderRow, ExpectedWalletRows, isFinalStage, LedgerFold, OrderFacts } from './verification/ledger-fold';
+import { comparePositions, EventStore, formatPosition, GlobalPosition, RecordedEvent, START } from '../../ledger/ports/event-store.port';
+import { orderStream } from '../../ledger/streams';
+import { readAhead } from '../read-ahead';
+import { Difference, DifferenceList, referenceOf, without } from './differences';
+import { lineDigest } from './line-digest';
+import { expectedOrderRow, ExpectedWalletRows, isFinalStage, LedgerFold, OrderFacts } from './ledger-fold';
 import {
   differingOrders,
   finalOrderRowsOf,
-  lineDigest,
   lineDigests,
   linesIn,
   orderNosOf,
@@ -18,11 +18,11 @@ import {
   TablesAtCheckpoints,
   walletRanges,
   walletRowKey,
-} from './verification/read-model-tables';
-import { walletSlices } from './wallet-replay';
+} from './read-model-tables';
+import { walletSlices } from '../wallet-tally';
 
-export type { Cell, Difference, EventReference, ReadModelTable, Row } from './verification/differences';
-export { MAX_LISTED_DIFFERENCES } from './verification/differences';
+export type { Cell, Difference, EventReference, ReadModelTable, Row } from './differences';
+export { MAX_LISTED_DIFFERENCES } from './differences';
 
 /**
  * Replays the log with the deciders' own evolve and compares the result with
@@ -99,7 +99,7 @@ export async function verifyReadModels(pool: Pool, store: EventStore, options: V
     }
   } else {
     const withOrders = options.scope !== 'wallet';
-    const walletEvents = await replayWallet(store, fold, merchantId, checkBatch, withOrders);
+    const walletEvents = await foldWalletStream(store, fold, merchantId, checkBatch, withOrders);
     const orderNos = withOrders ? await merchantOrderNos(pool, merchantId, walletEvents.orderNos) : [];
     if (walletEvents.read === 0 && orderNos.length === 0 && tables.wallets.size === 0 && tables.holds.size === 0) {
       throw new WalletNotFoundError(merchantId);
@@ -144,7 +144,7 @@ function logBatches(store: EventStore, until: GlobalPosition): AsyncGenerator<Re
 }
 
 /** Folds the wallet's events up to the checkpoint; returns how many were read and, if asked, the orders they name. */
-async function replayWallet(store: EventStore, fold: LedgerFold, merchantId: string, checkBatch: () => Promise<void>, withOrders: boolean) {
+async function foldWalletStream(store: EventStore, fold: LedgerFold, merchantId: string, checkBatch: () => Promise<void>, withOrders: boolean) {
   const orderNos = new Set<string>();
   let read = 0;
   for await (const slice of walletSlices(store, merchantId, -1n, { ahead: VERIFY_SLICES_AHEAD })) {

@@ -1,8 +1,9 @@
 import { Pool } from 'pg';
 import { EventStore } from '../../ledger/ports/event-store.port';
-import { loadAggregate } from '../../ledger/command-handling';
+import { decodeEvent } from '../../ledger/event-codec';
 import { deriveOrderNo } from '../../ledger/order/order-number';
-import { merchantStatus, orderDecider, OrderStage, OrderState } from '../../ledger/order/order.decider';
+import { merchantStatus, orderDecider, OrderEvent, OrderStage, OrderState } from '../../ledger/order/order.decider';
+import { withStreamTail } from '../../ledger/read-model-tail';
 import { orderStream } from '../../ledger/streams';
 import { OrderFacts } from '../order.presenter';
 
@@ -23,8 +24,8 @@ interface OrderRow {
 }
 
 /**
- * Finds a merchant's order: from the read model, or, when the projection has
- * not caught up with it yet, from the order's own stream. A query straight
+ * Finds a merchant's order: from the read model (rm_orders), or, when the
+ * projection has not caught up with it yet, from the order's own stream. A query straight
  * after a 202 therefore always finds the order, on any instance.
  */
 export class OrderReader {
@@ -60,7 +61,10 @@ export class OrderReader {
         completedAt: row.completed_at,
       };
     }
-    const { state } = await loadAggregate(this.store, orderStream(orderNo), orderDecider);
+    // Not in the read model yet: the whole stream is its tail.
+    const { state } = await withStreamTail(this.store, orderStream(orderNo), { state: orderDecider.initialState(), revision: -1n }, (order, event) =>
+      orderDecider.evolve(order, decodeEvent<OrderEvent>(event)),
+    );
     return state.order?.merchantId === merchantId ? factsOf(state) : undefined;
   }
 }

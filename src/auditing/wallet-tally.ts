@@ -1,35 +1,29 @@
+/**
+ * The auditors' replay of one wallet from the log: a slice of its stream at
+ * a time, from its opening or a snapshot the log confirms, with the running
+ * amounts and chain head (a tally) after every event. The fold itself is the
+ * core's (src/ledger/wallet/wallet-replay.ts).
+ */
 import { comparePositions, EventStore, GlobalPosition, ReplayedEvent } from '../ledger/ports/event-store.port';
 import { decodeEvent } from '../ledger/event-codec';
 import { walletStream } from '../ledger/streams';
-import { WalletEvent, walletMovement } from '../ledger/wallet/wallet.decider';
-import { chainHash, GENESIS_HASH } from '../shared/hash-chain';
-import { Minor } from '../shared/money';
-import { SnapshotBound, WalletSnapshot, WalletSnapshots } from './wallet-snapshots';
+import { WalletEvent } from '../ledger/wallet/wallet.decider';
+import { addMovement, NO_AMOUNTS, openingReplay, replayEvent, WalletAmounts, WalletReplay } from '../ledger/wallet/wallet-replay';
+import { SnapshotBound, WalletSnapshot, WalletSnapshots } from './wallet-snapshots.reader';
 
 /** Events read per round trip: a wallet of any length is replayed in slices this big. */
 export const REPLAY_SLICE = 1000;
 
-/** A wallet's running amounts and chain head after the event at `revision` (-1n: before its first event). */
-export interface WalletTally {
-  revision: bigint;
+/** A wallet's running amounts and chain head after the event at `revision`, and that event's global position (null: before its first event). */
+export interface WalletTally extends WalletReplay<WalletAmounts> {
   position: GlobalPosition | null;
-  balance: Minor;
-  frozen: Minor;
-  hash: string;
 }
 
-export const OPENING_TALLY: WalletTally = Object.freeze({ revision: -1n, position: null, balance: 0n, frozen: 0n, hash: GENESIS_HASH });
+export const OPENING_TALLY: WalletTally = Object.freeze({ ...openingReplay(NO_AMOUNTS), position: null });
 
-/** The tally after one more event. An event stored without its chain link gets the link it should have had. */
+/** The tally after one more event. */
 export function tallyAfter(tally: WalletTally, event: ReplayedEvent, domain = decodeEvent<WalletEvent>(event)): WalletTally {
-  const movement = walletMovement(domain);
-  return {
-    revision: event.revision,
-    position: event.position,
-    balance: tally.balance + movement.balance,
-    frozen: tally.frozen + movement.frozen,
-    hash: typeof event.metadata.hash === 'string' ? event.metadata.hash : chainHash(tally.hash, event.revision, event.type, event.data),
-  };
+  return { ...replayEvent(tally, event, addMovement, domain), position: event.position };
 }
 
 export interface ReplayStart {
@@ -52,7 +46,7 @@ export async function replayStart(store: EventStore, snapshots: WalletSnapshots 
   const confirmed = event !== undefined && comparePositions(event.position, snapshot.position) === 0 && event.metadata.hash === snapshot.eventHash;
   if (!confirmed) return { tally: OPENING_TALLY };
   const { revision, position, balance, frozen, eventHash: hash } = snapshot;
-  return { tally: { revision, position, balance, frozen, hash }, snapshot };
+  return { tally: { state: { balance, frozen }, revision, position, hash }, snapshot };
 }
 
 /**
@@ -83,5 +77,31 @@ export async function* walletSlices(
     if (slice.length > 0) yield slice;
     if (last) return;
     if (pending.length === 0) pending.push(read(index + 1));
+  }
+}
+
+/** One event of a replay, with the tallies before and after it. */
+export interface ReplayStep {
+  event: ReplayedEvent;
+  domain: WalletEvent;
+  before: WalletTally;
+  after: WalletTally;
+}
+
+/** A wallet's events after `start`, read a slice at a time, each with the tally it leaves. */
+export async function* replayTallies(
+  store: EventStore,
+  merchantId: string,
+  start: WalletTally,
+  slices: { sliceSize?: number; ahead?: number } = {},
+): AsyncGenerator<ReplayStep> {
+  let tally = start;
+  for await (const slice of walletSlices(store, merchantId, start.revision, slices)) {
+    for (const event of slice) {
+      const domain = decodeEvent<WalletEvent>(event);
+      const before = tally;
+      tally = tallyAfter(before, event, domain);
+      yield { event, domain, before, after: tally };
+    }
   }
 }
