@@ -4,7 +4,7 @@ import { EventStore } from '../ledger/ports/event-store.port';
 import { loadAggregate } from '../ledger/command-handling';
 import { orderDecider, OrderState } from '../ledger/order/order.decider';
 import { orderStream } from '../ledger/streams';
-import { signatureOf, stringToSign } from '../merchant-api/gateway/signature';
+import { signatureOf, stringToSign } from '../shared/signature';
 import { AppSecretCipher } from '../merchants/app-secret.cipher';
 import { formatAmount } from '../shared/money';
 import { isoTimestamp } from '../shared/clock';

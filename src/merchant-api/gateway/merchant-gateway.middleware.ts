@@ -13,7 +13,7 @@ import { requestContextOf, requestFields } from '../../infrastructure/logging/re
 import { METRICS, Metrics } from '../../infrastructure/metrics/metrics';
 import { MERCHANT_REQUEST, MerchantRequest } from './merchant-request';
 import { ReplayGuard } from './replay-guard';
-import { signatureMatches, stringToSign } from './signature';
+import { signatureMatches, stringToSign } from '../../shared/signature';
 import { isAllowed, parseAllowList, sourceAddress } from './source-address';
 import { V2_PATHS, V2_ROUTES } from './v2-routes';
 
