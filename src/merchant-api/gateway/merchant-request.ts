@@ -1,6 +1,6 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
-import { MerchantCredentials } from '../../merchants/merchant-directory';
+import { MerchantCredentials } from '../../merchants';
 
 /** What the gateway established about a request before any controller runs. */
 export interface MerchantRequest {
