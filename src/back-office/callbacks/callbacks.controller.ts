@@ -1,6 +1,6 @@
 import { Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { Pool } from 'pg';
-import { CallbackLog } from '../../callbacks/callback-log';
+import { CallbackLog } from '../../callbacks';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { recordAudit } from '../audit/audit-trail';
 import { inTransaction } from '../../infrastructure/postgres/transactions';
