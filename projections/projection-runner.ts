@@ -2,6 +2,7 @@ import { escapeLiteral, Pool, QueryResult } from 'pg';
 import { comparePositions, EventStore, GlobalPosition, RecordedEvent, START, Subscription } from '../src/ledger/ports/event-store.port';
 import { Migration } from '../src/infrastructure/postgres/migrations';
 import { checkpointMigration, lockCheckpoint } from './checkpoints';
+import { decodeLedgerEvent } from './ledger-event';
 import { liveTables, Projection, Statement, TableNames } from './projection';
 import { inlineStatements } from './statement-batch';
 
@@ -29,6 +30,8 @@ export interface ProjectionTarget {
  * instances (or a rebuild's swap) race for it. Returns each target's position.
  */
 export async function applyBatch(pool: Pool, targets: readonly ProjectionTarget[], events: readonly RecordedEvent[]): Promise<GlobalPosition[]> {
+  // Decoded once for every target.
+  const decoded = events.map(decodeLedgerEvent);
   const client = await pool.connect();
   try {
     const names = targets.map((t) => escapeLiteral(t.checkpoint));
@@ -42,10 +45,14 @@ export async function applyBatch(pool: Pool, targets: readonly ProjectionTarget[
     const statements: Statement[] = [];
     const reached = targets.map(({ projection, checkpoint, tables }) => {
       const from = checkpoints.get(checkpoint)!;
-      const fresh = events.filter((e) => comparePositions(e.position, from) > 0);
-      if (fresh.length === 0) return from;
-      for (const event of fresh) statements.push(...projection.apply(event, tables));
-      const to = fresh[fresh.length - 1].position;
+      let to: GlobalPosition | undefined;
+      for (const [i, recorded] of events.entries()) {
+        if (comparePositions(recorded.position, from) <= 0) continue;
+        const event = decoded[i];
+        if (event) statements.push(...projection.apply(event, tables));
+        to = recorded.position;
+      }
+      if (to === undefined) return from;
       statements.push({
         text: 'update projection_checkpoints set position_commit = $2, position_prepare = $3, updated_at = now() where name = $1',
         values: [checkpoint, to.commit, to.prepare],
