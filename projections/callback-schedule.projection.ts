@@ -1,5 +1,5 @@
-import { RecordedEvent } from '../src/ledger/ports/event-store.port';
-import { ORDER_STREAM_PREFIX } from '../src/ledger/streams';
+import { assertNever } from '../src/shared/decider';
+import { LedgerEvent } from './ledger-event';
 import { Projection, Statement, TableNames } from './projection';
 
 type Tables = 'callback_deliveries';
@@ -33,14 +33,29 @@ export const callbackScheduleProjection: Projection<Tables> = {
   apply: applyScheduleEvent,
 };
 
-function applyScheduleEvent(event: RecordedEvent, t: TableNames<Tables>): Statement[] {
-  if (!event.streamId.startsWith(ORDER_STREAM_PREFIX)) return [];
-  if (event.type !== 'OrderSucceeded' && event.type !== 'OrderFailed') return [];
-  const at = (event.data as { at: string }).at;
-  return [
-    {
-      text: `insert into ${t.callback_deliveries} (order_no, due_at, created_at) values ($1, $2, $2) on conflict do nothing`,
-      values: [event.streamId.slice(ORDER_STREAM_PREFIX.length), at],
-    },
-  ];
+function applyScheduleEvent(ledgerEvent: LedgerEvent, t: TableNames<Tables>): Statement[] {
+  if (ledgerEvent.stream !== 'order') return [];
+  const { orderNo, event } = ledgerEvent;
+  switch (event.type) {
+    case 'OrderSucceeded':
+    case 'OrderFailed':
+      return [
+        {
+          text: `insert into ${t.callback_deliveries} (order_no, due_at, created_at) values ($1, $2, $2) on conflict do nothing`,
+          values: [orderNo, event.data.at],
+        },
+      ];
+    // Only a final order is called back.
+    case 'OrderPlaced':
+    case 'OrderAccepted':
+    case 'OrderRefused':
+    case 'OrderSentUpstream':
+    case 'OrderResultUnknown':
+    case 'OrderDeliveryConfirmed':
+    case 'OrderDeliveryFailed':
+    case 'OrderResolved':
+      return [];
+    default:
+      return assertNever(event);
+  }
 }

@@ -1,11 +1,8 @@
-import { RecordedEvent } from '../src/ledger/ports/event-store.port';
-import { ORDER_STREAM_PREFIX } from '../src/ledger/streams';
+import { assertNever } from '../src/shared/decider';
+import { LedgerEvent } from './ledger-event';
 import { Projection, Statement, TableNames } from './projection';
 
 type Tables = 'fulfilment_jobs';
-
-/** Events after which the upstream has nothing more to do for an order. */
-const DONE = new Set(['OrderResultUnknown', 'OrderDeliveryConfirmed', 'OrderDeliveryFailed', 'OrderResolved', 'OrderSucceeded', 'OrderFailed']);
 
 /**
  * The fulfilment work queue: one job per accepted order, fed by a
@@ -33,18 +30,31 @@ export const fulfilmentJobsProjection: Projection<Tables> = {
   apply: applyFulfilmentEvent,
 };
 
-function applyFulfilmentEvent(event: RecordedEvent, t: TableNames<Tables>): Statement[] {
-  if (!event.streamId.startsWith(ORDER_STREAM_PREFIX)) return [];
-  const orderNo = event.streamId.slice(ORDER_STREAM_PREFIX.length);
-  const d = event.data as Record<string, string>;
-  if (event.type === 'OrderAccepted') {
-    return [
-      {
-        text: `insert into ${t.fulfilment_jobs} (order_no, next_attempt_at, accepted_at) values ($1, $2, $2) on conflict do nothing`,
-        values: [orderNo, d.at],
-      },
-    ];
+function applyFulfilmentEvent(ledgerEvent: LedgerEvent, t: TableNames<Tables>): Statement[] {
+  if (ledgerEvent.stream !== 'order') return [];
+  const { orderNo, event } = ledgerEvent;
+  switch (event.type) {
+    case 'OrderAccepted':
+      return [
+        {
+          text: `insert into ${t.fulfilment_jobs} (order_no, next_attempt_at, accepted_at) values ($1, $2, $2) on conflict do nothing`,
+          values: [orderNo, event.data.at],
+        },
+      ];
+    // The upstream has nothing more to do for the order.
+    case 'OrderResultUnknown':
+    case 'OrderDeliveryConfirmed':
+    case 'OrderDeliveryFailed':
+    case 'OrderResolved':
+    case 'OrderSucceeded':
+    case 'OrderFailed':
+      return [{ text: `update ${t.fulfilment_jobs} set done = true, lease_until = null where order_no = $1`, values: [orderNo] }];
+    // Before acceptance there is no job; a send is the job's own doing.
+    case 'OrderPlaced':
+    case 'OrderRefused':
+    case 'OrderSentUpstream':
+      return [];
+    default:
+      return assertNever(event);
   }
-  if (DONE.has(event.type)) return [{ text: `update ${t.fulfilment_jobs} set done = true, lease_until = null where order_no = $1`, values: [orderNo] }];
-  return [];
 }

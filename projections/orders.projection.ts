@@ -1,5 +1,5 @@
-import { RecordedEvent } from '../src/ledger/ports/event-store.port';
-import { ORDER_STREAM_PREFIX } from '../src/ledger/streams';
+import { assertNever } from '../src/shared/decider';
+import { LedgerEvent } from './ledger-event';
 import { Projection, SqlValue, Statement, TableNames } from './projection';
 
 type Tables = 'rm_orders';
@@ -49,16 +49,16 @@ export const ordersProjection: Projection<Tables> = {
   apply: applyOrderEvent,
 };
 
-function applyOrderEvent(event: RecordedEvent, t: TableNames<Tables>): Statement[] {
-  if (!event.streamId.startsWith(ORDER_STREAM_PREFIX)) return [];
-  const orderNo = event.streamId.slice(ORDER_STREAM_PREFIX.length);
-  const d = event.data as Record<string, string>;
+function applyOrderEvent(ledgerEvent: LedgerEvent, t: TableNames<Tables>): Statement[] {
+  if (ledgerEvent.stream !== 'order') return [];
+  const { orderNo, event } = ledgerEvent;
   const update = (set: string, values: SqlValue[] = []): Statement[] => [
-    { text: `update ${t.rm_orders} set ${set}, updated_at = $2 where order_no = $1`, values: [orderNo, d.at, ...values] },
+    { text: `update ${t.rm_orders} set ${set}, updated_at = $2 where order_no = $1`, values: [orderNo, event.data.at, ...values] },
   ];
 
   switch (event.type) {
-    case 'OrderPlaced':
+    case 'OrderPlaced': {
+      const d = event.data;
       // A new attempt after a refusal replaces the refused one.
       return [
         {
@@ -71,28 +71,31 @@ function applyOrderEvent(event: RecordedEvent, t: TableNames<Tables>): Statement
           values: [orderNo, d.merchantId, d.outTradeNo, d.attempt, d.skuId, d.accountId, JSON.stringify(d.accountFields), d.amount, d.currency, d.at],
         },
       ];
+    }
     case 'OrderAccepted':
       return update(`stage = 'accepted', accepted_at = $2`);
     case 'OrderRefused':
-      return update(`stage = 'refused', refusal_code = $3`, [d.code]);
+      return update(`stage = 'refused', refusal_code = $3`, [event.data.code]);
     case 'OrderSentUpstream':
-      return update(`stage = 'sent', upstream_attempts = $3`, [d.upstreamAttempt]);
+      return update(`stage = 'sent', upstream_attempts = $3`, [event.data.upstreamAttempt]);
     case 'OrderResultUnknown':
-      return update(`stage = 'unknown', result_unknown_at = $2, unknown_reason = $3, unknown_evidence = $4`, [d.reason, d.evidence ?? null]);
+      return update(`stage = 'unknown', result_unknown_at = $2, unknown_reason = $3, unknown_evidence = $4`, [event.data.reason, event.data.evidence ?? null]);
     case 'OrderDeliveryConfirmed':
       return update(`stage = 'succeeding'`);
     case 'OrderDeliveryFailed':
-      return update(`stage = 'failing', fail_code = $3, fail_reason = $4`, [d.failCode, d.failReason]);
+      return update(`stage = 'failing', fail_code = $3, fail_reason = $4`, [event.data.failCode, event.data.failReason]);
     case 'OrderResolved':
       return update(
-        d.outcome === 'success' ? `stage = 'succeeding', resolved_by = $3, resolution_note = $4` : `stage = 'failing', resolved_by = $3, resolution_note = $4`,
-        [d.resolvedBy, d.note],
+        event.data.outcome === 'success'
+          ? `stage = 'succeeding', resolved_by = $3, resolution_note = $4`
+          : `stage = 'failing', resolved_by = $3, resolution_note = $4`,
+        [event.data.resolvedBy, event.data.note],
       );
     case 'OrderSucceeded':
       return update(`stage = 'succeeded', completed_at = $2`);
     case 'OrderFailed':
-      return update(`stage = 'failed', completed_at = $2, fail_code = $3, fail_reason = $4`, [d.failCode, d.failReason]);
+      return update(`stage = 'failed', completed_at = $2, fail_code = $3, fail_reason = $4`, [event.data.failCode, event.data.failReason]);
     default:
-      throw new Error(`orders projection: unknown event type ${event.type} in ${event.streamId}`);
+      return assertNever(event);
   }
 }

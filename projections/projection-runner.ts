@@ -2,6 +2,7 @@ import { escapeLiteral, Pool, QueryResult } from 'pg';
 import { comparePositions, EventStore, GlobalPosition, RecordedEvent, START, Subscription } from '../src/ledger/ports/event-store.port';
 import { Migration } from '../src/infrastructure/postgres/migrations';
 import { checkpointMigration, lockCheckpoint } from './checkpoints';
+import { decodeLedgerEvent } from './ledger-event';
 import { liveTables, Projection, Statement, TableNames } from './projection';
 import { inlineStatements } from './statement-batch';
 
@@ -29,6 +30,8 @@ export interface ProjectionTarget {
  * instances (or a rebuild's swap) race for it. Returns each target's position.
  */
 export async function applyBatch(pool: Pool, targets: readonly ProjectionTarget[], events: readonly RecordedEvent[]): Promise<GlobalPosition[]> {
+  // Decoded once for every target.
+  const decoded = events.map(decodeLedgerEvent);
   const client = await pool.connect();
   try {
     const names = targets.map((t) => escapeLiteral(t.checkpoint));
@@ -42,10 +45,14 @@ export async function applyBatch(pool: Pool, targets: readonly ProjectionTarget[
     const statements: Statement[] = [];
     const reached = targets.map(({ projection, checkpoint, tables }) => {
       const from = checkpoints.get(checkpoint)!;
-      const fresh = events.filter((e) => comparePositions(e.position, from) > 0);
-      if (fresh.length === 0) return from;
-      for (const event of fresh) statements.push(...projection.apply(event, tables));
-      const to = fresh[fresh.length - 1].position;
+      let to: GlobalPosition | undefined;
+      for (const [i, recorded] of events.entries()) {
+        if (comparePositions(recorded.position, from) <= 0) continue;
+        const event = decoded[i];
+        if (event) statements.push(...projection.apply(event, tables));
+        to = recorded.position;
+      }
+      if (to === undefined) return from;
       statements.push({
         text: 'update projection_checkpoints set position_commit = $2, position_prepare = $3, updated_at = now() where name = $1',
         values: [checkpoint, to.commit, to.prepare],
@@ -62,16 +69,10 @@ export async function applyBatch(pool: Pool, targets: readonly ProjectionTarget[
   }
 }
 
-interface Waiter {
-  position: GlobalPosition;
-  resolve(): void;
-}
-
 /** Runs each projection as a checkpointed subscription on the event store. */
 export class ProjectionRunner {
   private readonly subscriptions: Subscription[] = [];
   private readonly reached = new Map<string, GlobalPosition>();
-  private readonly waiters = new Map<string, Set<Waiter>>();
   private readonly appliedListeners: ((events: readonly RecordedEvent[]) => void)[] = [];
 
   constructor(
@@ -95,7 +96,7 @@ export class ProjectionRunner {
       } finally {
         client.release();
       }
-      this.advanceTo(projection.name, positions[positions.length - 1]);
+      this.reached.set(projection.name, positions[positions.length - 1]);
     }
     if (this.projections.length === 0) return;
     const targets = this.projections.map((projection) => ({ projection, checkpoint: projection.name, tables: liveTables(projection) }));
@@ -108,7 +109,7 @@ export class ProjectionRunner {
           const reached = await applyBatch(this.pool, targets, events);
           const last = events[events.length - 1].position;
           for (const [i, { projection }] of targets.entries()) {
-            this.advanceTo(projection.name, comparePositions(reached[i], last) > 0 ? reached[i] : last);
+            this.reached.set(projection.name, comparePositions(reached[i], last) > 0 ? reached[i] : last);
           }
           for (const listener of this.appliedListeners) listener(events);
         },
@@ -131,39 +132,5 @@ export class ProjectionRunner {
 
   position(name: string): GlobalPosition {
     return this.reached.get(name) ?? START;
-  }
-
-  /** Resolves once every projection has applied the event at `position` (read your own writes). */
-  async waitFor(position: GlobalPosition, timeoutMs = 5000): Promise<boolean> {
-    const results = await Promise.all(this.projections.map((p) => this.waitForOne(p.name, position, timeoutMs)));
-    return results.every(Boolean);
-  }
-
-  private waitForOne(name: string, position: GlobalPosition, timeoutMs: number): Promise<boolean> {
-    if (comparePositions(this.position(name), position) >= 0) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const set = this.waiters.get(name) ?? new Set<Waiter>();
-      this.waiters.set(name, set);
-      const waiter: Waiter = {
-        position,
-        resolve: () => {
-          clearTimeout(timer);
-          set.delete(waiter);
-          resolve(true);
-        },
-      };
-      const timer = setTimeout(() => {
-        set.delete(waiter);
-        resolve(false);
-      }, timeoutMs);
-      set.add(waiter);
-    });
-  }
-
-  private advanceTo(name: string, position: GlobalPosition): void {
-    this.reached.set(name, position);
-    for (const waiter of this.waiters.get(name) ?? []) {
-      if (comparePositions(position, waiter.position) >= 0) waiter.resolve();
-    }
   }
 }

@@ -1,4 +1,4 @@
-import { RecordedEvent } from '../src/ledger/ports/event-store.port';
+import { LedgerEvent } from './ledger-event';
 
 /** Physical table names, keyed by the projection's logical names; a rebuild uses fresh ones. */
 export type TableNames<K extends string = string> = Readonly<Record<K, string>>;
@@ -13,7 +13,9 @@ export type SqlValue = string | number | bigint | boolean | null | undefined;
 
 /**
  * A read model: the tables it owns and, per event, the statements that apply
- * it. `apply` only says what to write; the runner sends the statements of a
+ * it. `apply` takes the decoded, typed event (a switch over its type ends in
+ * a `never` check, so a new event type is a compile error until every
+ * projection says what it does with it) and only says what to write; the runner sends the statements of a
  * whole batch of events, for every projection, in one round trip and one
  * transaction that also moves each projection's checkpoint.
  */
@@ -27,7 +29,7 @@ export interface Projection<K extends string = string> {
    * copies never clash.
    */
   readonly schema: readonly ((t: TableNames<K>) => string)[];
-  apply(event: RecordedEvent, t: TableNames<K>): readonly Statement[];
+  apply(event: LedgerEvent, t: TableNames<K>): readonly Statement[];
 }
 
 export const liveTables = <K extends string>(projection: Projection<K>): TableNames<K> =>

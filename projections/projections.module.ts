@@ -1,7 +1,11 @@
 import { Global, Injectable, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Pool } from 'pg';
+import { PG_POOL } from '../src/infrastructure/infrastructure.tokens';
+import { RECOVERY_CANDIDATES } from '../src/ledger/ports/recovery-candidates.port';
 import { fedProjections } from './all-projections';
 import { ProjectionRunner } from './projection-runner';
 import { projectionRunnerProvider } from './projection-runner.provider';
+import { ReadModelRecoveryCandidates } from './recovery-candidates.queries';
 
 @Injectable()
 class ProjectionLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
@@ -18,7 +22,11 @@ class ProjectionLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
 
 @Global()
 @Module({
-  providers: [projectionRunnerProvider(ProjectionRunner, fedProjections, 'Projections'), ProjectionLifecycle],
-  exports: [ProjectionRunner],
+  providers: [
+    projectionRunnerProvider(ProjectionRunner, fedProjections, 'Projections'),
+    ProjectionLifecycle,
+    { provide: RECOVERY_CANDIDATES, inject: [PG_POOL], useFactory: (pool: Pool) => new ReadModelRecoveryCandidates(pool) },
+  ],
+  exports: [ProjectionRunner, RECOVERY_CANDIDATES],
 })
 export class ProjectionsModule {}

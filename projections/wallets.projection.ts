@@ -1,7 +1,7 @@
 import { RecordedEvent } from '../src/ledger/ports/event-store.port';
-import { decodeEvent } from '../src/ledger/event-codec';
-import { WALLET_STREAM_PREFIX } from '../src/ledger/streams';
 import { WalletEvent, walletMovement } from '../src/ledger/wallet/wallet.decider';
+import { assertNever } from '../src/shared/decider';
+import { LedgerEvent } from './ledger-event';
 import { Projection, Statement, TableNames } from './projection';
 
 type Tables = 'rm_wallets' | 'rm_wallet_holds' | 'rm_statement_lines' | 'rm_wallet_snapshots';
@@ -83,70 +83,99 @@ export const walletsProjection: Projection<Tables> = {
   apply: applyWalletEvent,
 };
 
-function applyWalletEvent(event: RecordedEvent, t: TableNames<Tables>): Statement[] {
-  if (!event.streamId.startsWith(WALLET_STREAM_PREFIX)) return [];
-  const merchantId = event.streamId.slice(WALLET_STREAM_PREFIX.length);
-  const d = event.data as Record<string, string>;
+/** The events that move money: each is a statement line. */
+type Movement = Exclude<WalletEvent, { type: 'WalletOpened' }>;
 
-  if (event.type === 'WalletOpened') {
-    return [
-      {
-        text: `insert into ${t.rm_wallets} (merchant_id, currency, balance, frozen, available, revision, opened_at, updated_at)
-               values ($1, $2, 0, 0, 0, $3, $4, $4)`,
-        values: [merchantId, d.currency, event.revision, d.at],
-      },
-    ];
-  }
-  const { balance: balanceDelta, frozen: frozenDelta } = walletMovement(decodeEvent<WalletEvent>(event));
-  const hold: Statement =
-    event.type === 'FundsFrozen'
-      ? {
-          text: `insert into ${t.rm_wallet_holds} (merchant_id, order_no, attempt, amount, frozen_at) values ($1, $2, $3, $4, $5)`,
-          values: [merchantId, d.orderNo, d.attempt, d.amount, d.at],
-        }
-      : { text: `delete from ${t.rm_wallet_holds} where merchant_id = $1 and order_no = $2 and attempt = $3`, values: [merchantId, d.orderNo, d.attempt] };
-  return [
-    // The balance and the statement line that reports it, in one statement. A movement before
-    // WalletOpened finds no wallet row: the line's balance is then null and the insert fails loudly.
-    {
-      text: `with moved as (
-               update ${t.rm_wallets} set balance = balance + $2, frozen = frozen + $3, available = balance + $2 - (frozen + $3),
-                 revision = $4::bigint, updated_at = $13::timestamptz
-               where merchant_id = $1 returning balance, frozen)
-             insert into ${t.rm_statement_lines} (merchant_id, revision, position_commit, position_prepare, entry_type, order_no,
-               attempt, reference, reason, amount, balance_after, frozen_after, available_after, occurred_at)
-             select $1, $4::bigint, $5::bigint, $6::bigint, $7, $8, $9::int, $10, $11, $12::bigint,
-                    moved.balance, moved.frozen, moved.balance - moved.frozen, $13::timestamptz
-             from (values (1)) as one left join moved on true`,
-      values: [
-        merchantId,
-        balanceDelta,
-        frozenDelta,
-        event.revision,
-        event.position.commit,
-        event.position.prepare,
-        event.type,
-        d.orderNo ?? null,
-        d.attempt ?? null,
-        d.reference ?? null,
-        d.reason ?? null,
-        d.amount,
-        d.at,
-      ],
-    },
-    ...(event.type === 'FundsDeposited' ? [] : [hold]),
-    ...snapshotAfter(event, merchantId, t),
+/** What a statement line says of its movement besides the amounts. */
+interface LineDetails {
+  orderNo?: string;
+  attempt?: number;
+  reference?: string;
+  reason?: string;
+}
+
+function applyWalletEvent(ledgerEvent: LedgerEvent, t: TableNames<Tables>): Statement[] {
+  if (ledgerEvent.stream !== 'wallet') return [];
+  const { merchantId, event, recorded } = ledgerEvent;
+  const moved = (movement: Movement, details: LineDetails, holds: Statement[]): Statement[] => [
+    statementLine(merchantId, movement, recorded, details, t),
+    ...holds,
+    ...snapshotAfter(recorded, merchantId, t),
   ];
+  switch (event.type) {
+    case 'WalletOpened':
+      return [
+        {
+          text: `insert into ${t.rm_wallets} (merchant_id, currency, balance, frozen, available, revision, opened_at, updated_at)
+               values ($1, $2, 0, 0, 0, $3, $4, $4)`,
+          values: [merchantId, event.data.currency, recorded.revision, event.data.at],
+        },
+      ];
+    case 'FundsDeposited':
+      return moved(event, { reference: event.data.reference }, []);
+    case 'FundsFrozen': {
+      const { orderNo, attempt, amount, at } = event.data;
+      return moved(event, { orderNo, attempt }, [
+        {
+          text: `insert into ${t.rm_wallet_holds} (merchant_id, order_no, attempt, amount, frozen_at) values ($1, $2, $3, $4, $5)`,
+          values: [merchantId, orderNo, attempt, amount, at],
+        },
+      ]);
+    }
+    case 'FrozenFundsDeducted':
+    case 'FrozenFundsReleased': {
+      const { orderNo, attempt, reason } = event.data;
+      return moved(event, { orderNo, attempt, reason }, [
+        { text: `delete from ${t.rm_wallet_holds} where merchant_id = $1 and order_no = $2 and attempt = $3`, values: [merchantId, orderNo, attempt] },
+      ]);
+    }
+    default:
+      return assertNever(event);
+  }
+}
+
+/**
+ * The balance and the statement line that reports it, in one statement. A movement before
+ * WalletOpened finds no wallet row: the line's balance is then null and the insert fails loudly.
+ */
+function statementLine(merchantId: string, event: Movement, recorded: RecordedEvent, details: LineDetails, t: TableNames<Tables>): Statement {
+  const { balance: balanceDelta, frozen: frozenDelta } = walletMovement(event);
+  return {
+    text: `with moved as (
+             update ${t.rm_wallets} set balance = balance + $2, frozen = frozen + $3, available = balance + $2 - (frozen + $3),
+               revision = $4::bigint, updated_at = $13::timestamptz
+             where merchant_id = $1 returning balance, frozen)
+           insert into ${t.rm_statement_lines} (merchant_id, revision, position_commit, position_prepare, entry_type, order_no,
+             attempt, reference, reason, amount, balance_after, frozen_after, available_after, occurred_at)
+           select $1, $4::bigint, $5::bigint, $6::bigint, $7, $8, $9::int, $10, $11, $12::bigint,
+                  moved.balance, moved.frozen, moved.balance - moved.frozen, $13::timestamptz
+           from (values (1)) as one left join moved on true`,
+    values: [
+      merchantId,
+      balanceDelta,
+      frozenDelta,
+      recorded.revision,
+      recorded.position.commit,
+      recorded.position.prepare,
+      event.type,
+      details.orderNo ?? null,
+      details.attempt ?? null,
+      details.reference ?? null,
+      details.reason ?? null,
+      event.data.amount,
+      event.data.at,
+    ],
+  };
 }
 
 /** At a snapshot revision, the wallet as the statements before this one left it. An event stored without its chain link has no hash to anchor a snapshot on. */
-function snapshotAfter(event: RecordedEvent, merchantId: string, t: TableNames<Tables>): Statement[] {
-  if (!isSnapshotRevision(event.revision) || typeof event.metadata.hash !== 'string') return [];
+function snapshotAfter(recorded: RecordedEvent, merchantId: string, t: TableNames<Tables>): Statement[] {
+  if (!isSnapshotRevision(recorded.revision) || typeof recorded.metadata.hash !== 'string') return [];
   return [
     {
       text: `insert into ${t.rm_wallet_snapshots} (merchant_id, revision, position_commit, position_prepare, recorded_at, event_hash, balance, frozen)
              select merchant_id, $2::bigint, $3::bigint, $4::bigint, $5::timestamptz, $6, balance, frozen from ${t.rm_wallets} where merchant_id = $1`,
-      values: [merchantId, event.revision, event.position.commit, event.position.prepare, event.createdAt.toISOString(), event.metadata.hash],
+      values: [merchantId, recorded.revision, recorded.position.commit, recorded.position.prepare, recorded.createdAt.toISOString(), recorded.metadata.hash],
     },
   ];
 }

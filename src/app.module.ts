@@ -12,6 +12,7 @@ import { MerchantsModule } from './merchants/merchants.module';
 import { Metrics } from './infrastructure/metrics/metrics';
 import { ObservabilityModule } from './observability/observability.module';
 import { ApiDocsModule } from './api-docs/api-docs.module';
+import { allMigrations } from './schema';
 
 @Module({})
 export class AppModule {
@@ -19,7 +20,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        InfrastructureModule.forRoot(config, metrics),
+        InfrastructureModule.forRoot({ config, metrics, migrations: allMigrations(config) }),
         ProjectionsModule,
         LedgerModule,
         MerchantsModule,

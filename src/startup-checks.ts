@@ -1,8 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { AppConfig } from './config/config';
 import { createPool, ensureDatabase } from './infrastructure/postgres/connection';
-import { AppSecretCipher } from './merchants/app-secret.cipher';
-import { someOf, surveySecrets } from './merchants/stored-secrets';
+import { AppSecretCipher, someOf, surveySecrets } from './merchants';
 import { StartupError } from './shared/startup-error';
 
 /**

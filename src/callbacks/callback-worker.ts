@@ -4,8 +4,8 @@ import { EventStore } from '../ledger/ports/event-store.port';
 import { loadAggregate } from '../ledger/command-handling';
 import { orderDecider, OrderState } from '../ledger/order/order.decider';
 import { orderStream } from '../ledger/streams';
-import { signatureOf, stringToSign } from '../merchant-api/gateway/signature';
-import { AppSecretCipher } from '../merchants/app-secret.cipher';
+import { signatureOf, stringToSign } from '../shared/signature';
+import { CallbackRecipient, CallbackRecipients } from '../merchants';
 import { formatAmount } from '../shared/money';
 import { isoTimestamp } from '../shared/clock';
 import { JobDispatcher } from '../infrastructure/jobs/job-dispatcher';
@@ -79,17 +79,11 @@ export function callbackPayload(state: OrderState) {
  * gets at most `perMerchant` callbacks in flight from an instance, so one slow
  * or dead endpoint cannot hold up the others.
  */
-interface CallbackMerchant {
-  api_key: string;
-  app_secret_enc: Buffer;
-  callback_url: string | null;
-}
-
 export class CallbackWorker {
   private readonly dispatcher: JobDispatcher<Delivery>;
   private readonly perMerchant = new Map<string, number>();
   /** Callbacks sent together read their merchants (URL and secret, current at each attempt) in one statement. */
-  private readonly merchants = new StatementBatcher<string, CallbackMerchant | undefined>((ids) => this.merchantsOf(ids), {
+  private readonly merchants = new StatementBatcher<string, CallbackRecipient | undefined>((ids) => this.recipients.byIds(ids), {
     maxBatch: 200,
     maxInFlight: 2,
   });
@@ -110,7 +104,7 @@ export class CallbackWorker {
   constructor(
     private readonly pool: Pool,
     private readonly store: EventStore,
-    private readonly cipher: AppSecretCipher,
+    private readonly recipients: CallbackRecipients,
     private readonly options: CallbackOptions,
     private readonly send: typeof sendCallback = sendCallback,
     log: (message: string, error?: unknown) => void = () => undefined,
@@ -186,7 +180,7 @@ export class CallbackWorker {
     const attempt = delivery.attempts_made + 1;
     const maxAttempts = delivery.max_attempts ?? 1 + delays.length;
     const merchant = await this.merchants.run(merchantId);
-    const url = merchant?.callback_url ?? null;
+    const url = merchant?.callbackUrl ?? null;
 
     // Write the attempt down first. If this process dies while sending, the
     // attempt stays counted and the next one is already due.
@@ -271,15 +265,6 @@ export class CallbackWorker {
     return results.map(() => undefined);
   }
 
-  private async merchantsOf(ids: readonly string[]): Promise<(CallbackMerchant | undefined)[]> {
-    const { rows } = await this.pool.query<CallbackMerchant & { merchant_id: string }>(
-      'select merchant_id, api_key, app_secret_enc, callback_url from merchants where merchant_id = any($1)',
-      [[...new Set(ids)]],
-    );
-    const byId = new Map(rows.map((row) => [row.merchant_id, row]));
-    return ids.map((id) => byId.get(id));
-  }
-
   /**
    * A refused address is a setting to fix, not a fault of the merchant's
    * endpoint, and without this line it would show only in the delivery log.
@@ -297,7 +282,7 @@ export class CallbackWorker {
   }
 
   /** Signed like a merchant request, with the merchant's own secret, over the callback URL's path. */
-  private sendSigned(url: string, merchant: { api_key: string; app_secret_enc: Buffer }, payload: object): Promise<CallbackAttemptResult> {
+  private sendSigned(url: string, merchant: CallbackRecipient, payload: object): Promise<CallbackAttemptResult> {
     const body = JSON.stringify(payload);
     const timestamp = String(Math.floor(Date.now() / 1000));
     const nonce = randomBytes(16).toString('hex');
@@ -307,13 +292,13 @@ export class CallbackWorker {
     } catch {
       return Promise.resolve({ acknowledged: false, statusCode: null, latencyMs: 0, replyExcerpt: '', error: 'the callback_url is not a URL' });
     }
-    const signature = signatureOf(this.cipher.decrypt(merchant.app_secret_enc), stringToSign(timestamp, nonce, path, Buffer.from(body)));
+    const signature = signatureOf(merchant.appSecret(), stringToSign(timestamp, nonce, path, Buffer.from(body)));
     return this.send({
       url,
       body,
       timeoutMs: this.options.timeoutMs,
       allowPrivateNetworks: this.options.allowPrivateNetworks,
-      headers: { 'X-Api-Key': merchant.api_key, 'X-Timestamp': timestamp, 'X-Nonce': nonce, 'X-Signature': signature },
+      headers: { 'X-Api-Key': merchant.apiKey, 'X-Timestamp': timestamp, 'X-Nonce': nonce, 'X-Signature': signature },
     });
   }
 }

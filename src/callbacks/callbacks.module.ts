@@ -5,7 +5,7 @@ import { instanceId } from '../infrastructure/jobs/instance-id';
 import { AppConfig } from '../config/config';
 import { EVENT_STORE, EventStore } from '../ledger/ports/event-store.port';
 import { APP_CONFIG, PG_POOL } from '../infrastructure/infrastructure.tokens';
-import { AppSecretCipher } from '../merchants/app-secret.cipher';
+import { CallbackRecipients } from '../merchants';
 import { CallbackLog } from './callback-log';
 import { CallbackWorker } from './callback-worker';
 import { logFailure } from '../infrastructure/logging/log-failure';
@@ -36,13 +36,13 @@ class CallbackLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
   providers: [
     {
       provide: CallbackWorker,
-      inject: [PG_POOL, EVENT_STORE, AppSecretCipher, APP_CONFIG, METRICS],
-      useFactory: (pool: Pool, store: EventStore, cipher: AppSecretCipher, config: AppConfig, metrics: Metrics) => {
+      inject: [PG_POOL, EVENT_STORE, CallbackRecipients, APP_CONFIG, METRICS],
+      useFactory: (pool: Pool, store: EventStore, recipients: CallbackRecipients, config: AppConfig, metrics: Metrics) => {
         const logger = new Logger('Callbacks');
         return new CallbackWorker(
           pool,
           store,
-          cipher,
+          recipients,
           {
             retryDelaysMs: config.callbackRetryDelaysMs,
             timeoutMs: config.callbackTimeoutMs,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { PoolConfig } from 'pg';
-import { connectionConfig } from '../infrastructure/postgres/connection';
+import { connectionConfig } from './database-connection';
 
 /** Every setting of the service, read once from the environment at start-up. */
 export interface AppConfig {

@@ -1,9 +1,7 @@
 import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { timingSafeEqual } from 'node:crypto';
-import { ConsoleSessions, SESSION_LIFETIME_SECONDS } from '../back-office/auth/console-sessions';
-import { arrivedOverTls, CSRF_HEADER, sessionCookie, sessionCookieHeader } from '../back-office/auth/session-cookie';
-import { StaffAuthenticator } from '../back-office/auth/staff-authenticator';
+import { arrivedOverTls, ConsoleSessions, CSRF_HEADER, SESSION_LIFETIME_SECONDS, sessionCookie, sessionCookieHeader, StaffAuthenticator } from '../back-office';
 import { AppConfig } from '../config/config';
 import { ApiError, successEnvelope } from '../infrastructure/http/api-error';
 import { readRawBody } from '../infrastructure/http/raw-body';

@@ -7,6 +7,7 @@ import { AppConfig } from '../config/config';
 import { EVENT_STORE, EventStore } from '../ledger/ports/event-store.port';
 import { APP_CONFIG, PG_POOL } from '../infrastructure/infrastructure.tokens';
 import { LedgerModule } from '../ledger/ledger.module';
+import { SkuRoutes } from '../merchants';
 import { PostgresSimulatorStore } from './simulator/simulator-store';
 import { startUpstreamSimulator, UpstreamSimulator } from './simulator/upstream-simulator';
 import { HttpUpstream } from './upstream/http-upstream';
@@ -65,14 +66,15 @@ class FulfilmentLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
     },
     {
       provide: FulfilmentWorker,
-      inject: [PG_POOL, EVENT_STORE, CommandBus, UPSTREAM, APP_CONFIG],
-      useFactory: (pool: Pool, store: EventStore, commands: CommandBus, upstream: UpstreamProvider, config: AppConfig) => {
+      inject: [PG_POOL, EVENT_STORE, CommandBus, UPSTREAM, SkuRoutes, APP_CONFIG],
+      useFactory: (pool: Pool, store: EventStore, commands: CommandBus, upstream: UpstreamProvider, skuRoutes: SkuRoutes, config: AppConfig) => {
         const logger = new Logger('Fulfilment');
         return new FulfilmentWorker(
           pool,
           store,
           commands,
           upstream,
+          skuRoutes,
           {
             concurrency: config.fulfilmentConcurrency,
             maxAttempts: config.fulfilmentMaxAttempts,

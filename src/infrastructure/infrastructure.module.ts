@@ -1,13 +1,12 @@
 import { Injectable, DynamicModule, Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { Pool } from 'pg';
 import { AppConfig } from '../config/config';
-import { allMigrations } from '../schema';
 import { EsdbEventStore } from './event-store/esdb-event-store';
 import { EVENT_STORE, EventStore } from '../ledger/ports/event-store.port';
 import { PostgresEventStore } from './event-store/postgres-event-store';
-import { APP_CONFIG, PG_POOL } from './infrastructure.tokens';
+import { APP_CONFIG, MIGRATIONS, PG_POOL } from './infrastructure.tokens';
 import { createPool } from './postgres/connection';
-import { migrate } from './postgres/migrations';
+import { migrate, Migration } from './postgres/migrations';
 import { MeteredEventStore } from './metrics/metered-event-store';
 import { METRICS, Metrics } from './metrics/metrics';
 
@@ -26,23 +25,32 @@ class InfrastructureShutdown implements OnApplicationShutdown {
   }
 }
 
+/** What the application hands down: infrastructure knows no capability, so it is told every table to create. */
+export interface InfrastructureOptions {
+  config: AppConfig;
+  metrics: Metrics;
+  /** Every table the service owns, in order: the app module collects them (src/schema.ts). */
+  migrations: readonly Migration[];
+}
+
 @Global()
 @Module({})
 export class InfrastructureModule {
-  static forRoot(config: AppConfig, metrics: Metrics): DynamicModule {
+  static forRoot({ config, metrics, migrations }: InfrastructureOptions): DynamicModule {
     const logger = new Logger('Infrastructure');
     return {
       module: InfrastructureModule,
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: METRICS, useValue: metrics },
+        { provide: MIGRATIONS, useValue: migrations },
         {
           provide: PG_POOL,
           // The database was checked (or created) before start-up: see startup-checks.ts.
           useFactory: async () => {
             const pool = createPool(config.database);
             metrics.watchPool('main', pool);
-            const applied = await migrate(pool, allMigrations(config));
+            const applied = await migrate(pool, migrations);
             if (applied.length > 0) logger.log(`applied migrations: ${applied.join(', ')}`);
             return pool;
           },
@@ -63,7 +71,7 @@ export class InfrastructureModule {
         },
         InfrastructureShutdown,
       ],
-      exports: [APP_CONFIG, PG_POOL, EVENT_STORE, METRICS],
+      exports: [APP_CONFIG, PG_POOL, EVENT_STORE, METRICS, MIGRATIONS],
     };
   }
 }

@@ -1,9 +1,9 @@
 import { Injectable, Inject, Logger, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
-import { Pool } from 'pg';
 import { AppConfig } from '../config/config';
 import { EVENT_STORE, EventStore } from './ports/event-store.port';
-import { APP_CONFIG, PG_POOL } from '../infrastructure/infrastructure.tokens';
+import { RECOVERY_CANDIDATES, RecoveryCandidates } from './ports/recovery-candidates.port';
+import { APP_CONFIG } from '../infrastructure/infrastructure.tokens';
 import { Clock, systemClock } from '../shared/clock';
 import {
   MarkResultUnknownHandler,
@@ -72,8 +72,8 @@ class OrderRecoverySchedule implements OnApplicationBootstrap, OnModuleDestroy {
     },
     {
       provide: OrderRecovery,
-      inject: [PG_POOL, EVENT_STORE, OrderWorkflow],
-      useFactory: (pool: Pool, store: EventStore, workflow: OrderWorkflow) => new OrderRecovery(pool, store, workflow),
+      inject: [RECOVERY_CANDIDATES, EVENT_STORE, OrderWorkflow],
+      useFactory: (candidates: RecoveryCandidates, store: EventStore, workflow: OrderWorkflow) => new OrderRecovery(candidates, store, workflow),
     },
     OrderRecoverySchedule,
     OpenWalletHandler,

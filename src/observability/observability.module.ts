@@ -2,12 +2,12 @@ import { Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicati
 import type { Server } from 'node:http';
 import { Pool } from 'pg';
 import { AppConfig } from '../config/config';
-import { HealthController } from '../health/health.controller';
-import { Readiness } from '../health/readiness';
+import { HealthController } from './health/health.controller';
+import { Readiness } from './health/readiness';
 import { EVENT_STORE, EventStore } from '../ledger/ports/event-store.port';
-import { APP_CONFIG, PG_POOL } from '../infrastructure/infrastructure.tokens';
+import { APP_CONFIG, MIGRATIONS, PG_POOL } from '../infrastructure/infrastructure.tokens';
+import { Migration } from '../infrastructure/postgres/migrations';
 import { METRICS, Metrics } from '../infrastructure/metrics/metrics';
-import { allMigrations } from '../schema';
 import { ProjectionRunner } from '../../projections/projection-runner';
 import { listeningAddress } from './listening-address';
 import { MetricsController } from './metrics.controller';
@@ -60,12 +60,12 @@ class MetricsListener implements OnApplicationBootstrap, OnApplicationShutdown {
     },
     {
       provide: Readiness,
-      inject: [PG_POOL, EVENT_STORE, APP_CONFIG, ProjectionRunner],
-      useFactory: (pool: Pool, store: EventStore, config: AppConfig, projections: ProjectionRunner) =>
+      inject: [PG_POOL, EVENT_STORE, APP_CONFIG, MIGRATIONS, ProjectionRunner],
+      useFactory: (pool: Pool, store: EventStore, config: AppConfig, migrations: readonly Migration[], projections: ProjectionRunner) =>
         new Readiness(
           pool,
           store,
-          allMigrations(config),
+          migrations,
           projections.projections.map((p) => p.name),
           config.readyMaxLagMs,
         ),

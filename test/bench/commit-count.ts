@@ -17,7 +17,7 @@
  * system has its own database.
  */
 import { Client } from 'pg';
-import { connectionConfig } from '../../src/infrastructure/postgres/connection';
+import { connectionConfig } from '../../src/config/database-connection';
 import { log } from './clean-up';
 import { Measurement } from './measure';
 import { sleep } from './processes';

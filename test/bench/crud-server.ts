@@ -20,7 +20,8 @@
 import http from 'node:http';
 import { PoolClient } from 'pg';
 import { TIMESTAMP_TOLERANCE_SECONDS } from '../../src/merchant-client/signing';
-import { connectionConfig, createPool } from '../../src/infrastructure/postgres/connection';
+import { connectionConfig } from '../../src/config/database-connection';
+import { createPool } from '../../src/infrastructure/postgres/connection';
 import { isoTimestamp } from '../../src/shared/clock';
 import { formatAmount } from '../../src/shared/money';
 import { checkSignature, listen, parseObject, readBody, refuse, reply } from './signed-http';

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectionConfig } from '../../src/infrastructure/postgres/connection';
+import { connectionConfig } from '../../src/config/database-connection';
 import { chooseDatabase } from '../../src/infrastructure/postgres/embedded/local-database';
 import { developmentSecrets } from '../../src/config/development-secrets';
 import { StartupError } from '../../src/shared/startup-error';

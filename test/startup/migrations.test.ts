@@ -3,7 +3,8 @@ import { Client, PoolConfig } from 'pg';
 import { allProjections } from '../../projections/all-projections';
 import { projectionMigrations } from '../../projections/projection-runner';
 import { eventStoreMigrations } from '../../src/infrastructure/event-store/postgres-event-store';
-import { connectionConfig, createPool, ensureDatabase, quoteIdentifier } from '../../src/infrastructure/postgres/connection';
+import { connectionConfig } from '../../src/config/database-connection';
+import { createPool, ensureDatabase, quoteIdentifier } from '../../src/infrastructure/postgres/connection';
 import { migrate, Migration } from '../../src/infrastructure/postgres/migrations';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 

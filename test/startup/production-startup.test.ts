@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { connectionConfig, quoteIdentifier } from '../../src/infrastructure/postgres/connection';
+import { connectionConfig } from '../../src/config/database-connection';
+import { quoteIdentifier } from '../../src/infrastructure/postgres/connection';
 import { ChildService, runServiceUntilExit, ServiceExit, spawnService } from '../support/child-service';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client, PoolConfig } from 'pg';
-import { connectionConfig, quoteIdentifier } from '../../src/infrastructure/postgres/connection';
+import { connectionConfig } from '../../src/config/database-connection';
+import { quoteIdentifier } from '../../src/infrastructure/postgres/connection';
 import { RunningService, startService } from '../support/service';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 

@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { Pool } from 'pg';
 import { bootstrap } from '../../src/main';
 import { loadConfig } from '../../src/config/config';
-import { EVENT_STORE, EventStore, GlobalPosition, RecordedEvent, START } from '../../src/ledger/ports/event-store.port';
+import { comparePositions, EVENT_STORE, EventStore, GlobalPosition, RecordedEvent, START } from '../../src/ledger/ports/event-store.port';
 import { PG_POOL } from '../../src/infrastructure/infrastructure.tokens';
 import { OrderRecovery } from '../../src/ledger/process-manager/order-recovery';
 import { ProjectionRunner } from '../../projections/projection-runner';
@@ -53,10 +53,19 @@ export async function startService(db: Pick<TestDatabase, 'env'>, env: Record<st
     recovery: app.get(OrderRecovery),
     async catchUp() {
       const head = await lastPosition(store);
-      if (!(await projections.waitFor(head, 30000))) throw new Error('projections did not catch up within 30 s');
+      if (!(await projectionsReach(projections, head, 30000))) throw new Error('projections did not catch up within 30 s');
     },
     stop: () => app.close(),
   };
+}
+
+/** Whether every projection of this instance has applied the event at `position` within the time given. */
+export async function projectionsReach(runner: ProjectionRunner, position: GlobalPosition, timeoutMs: number): Promise<boolean> {
+  const reached = () => runner.projections.every((p) => comparePositions(runner.position(p.name), position) >= 0);
+  for (const deadline = Date.now() + timeoutMs; !reached(); await new Promise((r) => setTimeout(r, 10))) {
+    if (Date.now() > deadline) return false;
+  }
+  return true;
 }
 
 /**

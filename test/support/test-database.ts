@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client, Pool, PoolConfig } from 'pg';
-import { connectionConfig, createPool, quoteIdentifier } from '../../src/infrastructure/postgres/connection';
+import { connectionConfig } from '../../src/config/database-connection';
+import { createPool, quoteIdentifier } from '../../src/infrastructure/postgres/connection';
 
 export interface TestDatabase {
   readonly name: string;

@@ -1,5 +1,5 @@
 import { Get, HttpCode, Param, Post } from '@nestjs/common';
-import { CallbackLog } from '../../callbacks/callback-log';
+import { CallbackLog } from '../../callbacks';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { AuditTrail } from '../audit/audit-trail';
 import { CurrentStaff } from '../auth/current-staff.decorator';

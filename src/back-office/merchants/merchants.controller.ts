@@ -2,7 +2,7 @@ import { Body, Delete, Get, HttpCode, Inject, Logger, Param, Patch, Post, Query,
 import { CommandBus } from '@nestjs/cqrs';
 import { OpenWallet } from '../../ledger/commands/ledger.commands';
 import { AppConfig } from '../../config/config';
-import { refusedCallbackHost } from '../../callbacks/delivery/address-policy';
+import { refusedCallbackHost } from '../../callbacks';
 import { ApiError, successEnvelope, Warning } from '../../infrastructure/http/api-error';
 import { APP_CONFIG } from '../../infrastructure/infrastructure.tokens';
 import { parseAmount } from '../../shared/money';

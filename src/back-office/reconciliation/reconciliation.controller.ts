@@ -1,7 +1,7 @@
 import { Body, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { Pool } from 'pg';
-import { UPSTREAM, UpstreamProvider } from '../../fulfilment/upstream/upstream.port';
+import { UPSTREAM, UpstreamProvider } from '../../fulfilment';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { EVENT_STORE, EventStore, formatPosition } from '../../ledger/ports/event-store.port';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';

@@ -1,6 +1,5 @@
 import { ConfigError } from '../../config/config';
-import { AppSecretCipher } from '../../merchants/app-secret.cipher';
-import { resealSecrets, someOf } from '../../merchants/stored-secrets';
+import { AppSecretCipher, resealSecrets, someOf } from '../../merchants';
 import { noMorePositionals } from '../cli-arguments';
 import { CliCommand, EXIT } from '../cli-command';
 

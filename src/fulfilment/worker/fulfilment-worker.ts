@@ -9,6 +9,7 @@ import { orderStream } from '../../ledger/streams';
 import { formatAmount } from '../../shared/money';
 import { JobDispatcher } from '../../infrastructure/jobs/job-dispatcher';
 import { StatementBatcher } from '../../infrastructure/postgres/statement-batcher';
+import { SkuRoutes } from '../../merchants';
 import { UpstreamProvider } from '../upstream/upstream.port';
 
 export interface FulfilmentOptions {
@@ -36,13 +37,14 @@ export class FulfilmentWorker {
   private readonly dispatcher: JobDispatcher<Job>;
   /** Jobs ending together are marked done in one statement, and look their routes up in one. */
   private readonly finished = new StatementBatcher<string, void>((orderNos) => this.markDone(orderNos), { maxBatch: 500, maxInFlight: 1 });
-  private readonly routes = new StatementBatcher<string, string | null>((skuIds) => this.routesOf(skuIds), { maxBatch: 500, maxInFlight: 2 });
+  private readonly routes = new StatementBatcher<string, string | null>((skuIds) => this.skuRoutes.of(skuIds), { maxBatch: 500, maxInFlight: 2 });
 
   constructor(
     private readonly pool: Pool,
     private readonly store: EventStore,
     private readonly commands: CommandBus,
     private readonly upstream: UpstreamProvider,
+    private readonly skuRoutes: SkuRoutes,
     private readonly options: FulfilmentOptions,
     private readonly log: (message: string, error?: unknown) => void = () => undefined,
   ) {
@@ -152,14 +154,6 @@ export class FulfilmentWorker {
       this.options.instanceId,
     ]);
     return orderNos.map(() => undefined);
-  }
-
-  private async routesOf(skuIds: readonly string[]): Promise<(string | null)[]> {
-    const { rows } = await this.pool.query<{ sku_id: string; route: string | null }>('select sku_id, route from skus where sku_id = any($1)', [
-      [...new Set(skuIds)],
-    ]);
-    const routes = new Map(rows.map((row) => [row.sku_id, row.route]));
-    return skuIds.map((skuId) => routes.get(skuId) ?? null);
   }
 
   private async retryLater(job: Job, reason: string): Promise<void> {

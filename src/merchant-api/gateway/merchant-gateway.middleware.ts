@@ -3,7 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { BlockList } from 'node:net';
 import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../infrastructure/infrastructure.tokens';
-import { MerchantCredentials, MerchantDirectory } from '../../merchants/merchant-directory';
+import { MerchantCredentials, MerchantDirectory } from '../../merchants';
 import { ApiError, ON_UNEXPECTED_ERROR } from '../../infrastructure/http/api-error';
 import { readRawBody } from '../../infrastructure/http/raw-body';
 import { parseJsonObject } from '../../infrastructure/http/strict-json';
@@ -13,7 +13,7 @@ import { METRICS, Metrics } from '../../infrastructure/metrics/metrics';
 import { MAX_BODY_BYTES } from '../../shared/limits';
 import { MERCHANT_REQUEST, MerchantRequest } from './merchant-request';
 import { ReplayGuard } from './replay-guard';
-import { signatureMatches, stringToSign } from './signature';
+import { signatureMatches, stringToSign } from '../../shared/signature';
 import { isAllowed, parseAllowList, sourceAddress } from './source-address';
 import { V2_PATHS, V2_ROUTES } from '../routes.public';
 

@@ -11,7 +11,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { Pool } from 'pg';
 import { PostgresEventStore } from '../../../src/infrastructure/event-store/postgres-event-store';
-import { connectionConfig, createPool } from '../../../src/infrastructure/postgres/connection';
+import { connectionConfig } from '../../../src/config/database-connection';
+import { createPool } from '../../../src/infrastructure/postgres/connection';
 import { AUDIT_ITEMS, AuditBenchLedger, ItemResult } from './audit-items';
 
 export interface MeasuredItem {

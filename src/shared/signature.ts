@@ -1,3 +1,8 @@
+/**
+ * The service's side of request signing (spec §5): the merchant API checks
+ * requests with it and the callback worker signs callbacks. src/merchant-client
+ * keeps its own copy on purpose: merchants take that folder as it is.
+ */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** The four lines a request is signed over: timestamp, nonce, path, raw body. */

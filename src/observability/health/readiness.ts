@@ -1,8 +1,8 @@
 import type { Pool } from 'pg';
-import { EventStore, START } from '../ledger/ports/event-store.port';
-import { isDatabaseUnavailable } from '../infrastructure/postgres/connection';
-import { Migration } from '../infrastructure/postgres/migrations';
-import { projectionLags } from '../observability/projection-lag';
+import { EventStore, START } from '../../ledger/ports/event-store.port';
+import { isDatabaseUnavailable } from '../../infrastructure/postgres/connection';
+import { Migration } from '../../infrastructure/postgres/migrations';
+import { projectionLags } from '../projection-lag';
 
 /** A check that has not answered by then has failed: a probe must answer before its own timeout. */
 const CHECK_TIMEOUT_MS = 2000;

@@ -1,10 +1,10 @@
 import { Controller, Get, Inject, Logger, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { AppConfig } from '../config/config';
-import { failureEnvelope, successEnvelope } from '../infrastructure/http/api-error';
-import { formatPosition } from '../ledger/ports/event-store.port';
-import { APP_CONFIG } from '../infrastructure/infrastructure.tokens';
-import { ProjectionRunner } from '../../projections/projection-runner';
+import { AppConfig } from '../../config/config';
+import { failureEnvelope, successEnvelope } from '../../infrastructure/http/api-error';
+import { formatPosition } from '../../ledger/ports/event-store.port';
+import { APP_CONFIG } from '../../infrastructure/infrastructure.tokens';
+import { ProjectionRunner } from '../../../projections/projection-runner';
 import { Readiness } from './readiness';
 
 @Controller('health')

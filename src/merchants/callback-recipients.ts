@@ -1,0 +1,33 @@
+import { Pool } from 'pg';
+import { AppSecretCipher } from './app-secret.cipher';
+
+/** What a callback needs of its merchant, current at each attempt: where to send it and what to sign it with. */
+export interface CallbackRecipient {
+  apiKey: string;
+  callbackUrl: string | null;
+  /** Opened only when a callback is signed: a merchant without a callback_url never needs it. */
+  appSecret(): string;
+}
+
+/** The merchants that callbacks go to, read from provisioning. */
+export class CallbackRecipients {
+  constructor(
+    private readonly pool: Pool,
+    private readonly cipher: AppSecretCipher,
+  ) {}
+
+  /** One statement for many merchants (callbacks sent together read theirs at once); undefined for an unknown id. */
+  async byIds(merchantIds: readonly string[]): Promise<(CallbackRecipient | undefined)[]> {
+    const { rows } = await this.pool.query<{ merchant_id: string; api_key: string; app_secret_enc: Buffer; callback_url: string | null }>(
+      'select merchant_id, api_key, app_secret_enc, callback_url from merchants where merchant_id = any($1)',
+      [[...new Set(merchantIds)]],
+    );
+    const byId = new Map(
+      rows.map((row): [string, CallbackRecipient] => [
+        row.merchant_id,
+        { apiKey: row.api_key, callbackUrl: row.callback_url, appSecret: () => this.cipher.decrypt(row.app_secret_enc) },
+      ]),
+    );
+    return merchantIds.map((id) => byId.get(id));
+  }
+}
