@@ -1,20 +1,20 @@
 import { Controller, Post, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Response } from 'express';
-import { SubmitOrder } from '../../ledger/commands/ledger.commands';
 import { sameTarget } from '../../ledger/order/order.decider';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { CatalogueReader, PricedSku } from '../catalogue.reader';
 import { Merchant, MerchantRequest } from '../gateway/merchant-request';
 import { presentOrder } from '../order.presenter';
-import { SUBMIT_FIELDS, SubmitOrderDto } from '../orders/order.dto';
 import { factsOf, OrderReader } from '../orders/order-reader';
 import { validateBody } from '../validation/validate-body';
+import { SubmitOrder } from './submit-order.command';
+import { SUBMIT_FIELDS, SubmitOrderDto } from './submit-order.dto';
 
 const REFUSAL_STATUS: Record<string, number> = { INSUFFICIENT_BALANCE: 402, OUT_TRADE_NO_CONFLICT: 409 };
 
 @Controller()
-export class SubmitController {
+export class SubmitOrderController {
   constructor(
     private readonly commands: CommandBus,
     private readonly catalogue: CatalogueReader,
