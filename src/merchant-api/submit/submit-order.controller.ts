@@ -3,6 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import type { Response } from 'express';
 import { sameTarget } from '../../ledger/order/order.decider';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
+import { CommandRefusedError } from '../../shared/command-refused';
 import { CatalogueReader, PricedSku } from '../catalogue.reader';
 import { Merchant, MerchantRequest } from '../gateway/merchant-request';
 import { presentOrder } from '../order.presenter';
@@ -10,8 +11,6 @@ import { factsOf, OrderReader } from '../orders/order-reader';
 import { validateBody } from '../validation/validate-body';
 import { SubmitOrder } from './submit-order.command';
 import { SUBMIT_FIELDS, SubmitOrderDto } from './submit-order.dto';
-
-const REFUSAL_STATUS: Record<string, number> = { INSUFFICIENT_BALANCE: 402, OUT_TRADE_NO_CONFLICT: 409 };
 
 @Controller()
 export class SubmitOrderController {
@@ -47,9 +46,8 @@ export class SubmitOrderController {
         currency,
       }),
     );
-    if (result.outcome === 'refused') {
-      throw new ApiError(REFUSAL_STATUS[result.code] ?? 409, result.code, result.message);
-    }
+    // Reported like every other command's refusal: the exception filter maps the code to its status.
+    if (result.outcome === 'refused') throw new CommandRefusedError(result.code, result.message);
     const view = presentOrder(factsOf(result.order)!);
     response.status(result.outcome === 'accepted' ? 202 : 200);
     return successEnvelope(result.outcome === 'accepted' ? 'ACCEPTED' : 'DUPLICATE', view);
