@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AuditingModule } from '../auditing/auditing.module';
 import { CallbacksModule } from '../callbacks/callbacks.module';
 import { FulfilmentModule } from '../fulfilment/fulfilment.module';
+import { LedgerModule } from '../ledger/ledger.module';
 import { MerchantsModule } from '../merchants/merchants.module';
 import { AuditTrail } from './audit/audit-trail';
 import { ConsoleSessions } from './auth/console-sessions';
@@ -16,25 +17,35 @@ import { CallbacksController } from './callbacks/callbacks.controller';
 import { CatalogueController } from './catalogue/catalogue.controller';
 import { CatalogueRepository } from './catalogue/catalogue.repository';
 import { JsonBodyInterceptor } from './http/json-body.interceptor';
-import { DepositsService } from './merchants/deposits.service';
+import { DepositFundsController } from './merchants/deposit-funds.controller';
+import { DepositFundsHandler } from './merchants/deposit-funds.handler';
+import { DepositFundsService } from './merchants/deposit-funds.service';
 import { MerchantsController } from './merchants/merchants.controller';
 import { MerchantsRepository } from './merchants/merchants.repository';
+import { OpenWalletHandler } from './merchants/open-wallet.handler';
 import { StatusController } from './operations/status.controller';
 import { StatusReader } from './operations/status.reader';
 import { OrdersController } from './orders/orders.controller';
 import { OrdersReader } from './orders/orders.reader';
+import { OrderDetailReader } from './reconciliation/order-detail.reader';
 import { ReconciliationController } from './reconciliation/reconciliation.controller';
+import { ReconciliationQueueReader } from './reconciliation/reconciliation-queue.reader';
+import { ResolveOrderController } from './reconciliation/resolve-order.controller';
+import { ResolveOrderHandler } from './reconciliation/resolve-order.handler';
+import { ResolveOrderService } from './reconciliation/resolve-order.service';
 import { StaffController } from './staff/staff.controller';
 import { StaffRepository } from './staff/staff.repository';
 
 /** The back office: /admin/v1/*, staff bearer tokens with roles; see docs/back-office-api.md. */
 @Module({
-  imports: [MerchantsModule, FulfilmentModule, CallbacksModule, AuditingModule],
+  imports: [LedgerModule, MerchantsModule, FulfilmentModule, CallbacksModule, AuditingModule],
   controllers: [
     StaffController,
     MerchantsController,
+    DepositFundsController,
     CatalogueController,
     ReconciliationController,
+    ResolveOrderController,
     CallbacksController,
     WalletHistoryController,
     VerificationController,
@@ -49,7 +60,13 @@ import { StaffRepository } from './staff/staff.repository';
     JsonBodyInterceptor,
     StaffRepository,
     MerchantsRepository,
-    DepositsService,
+    OpenWalletHandler,
+    DepositFundsService,
+    DepositFundsHandler,
+    ReconciliationQueueReader,
+    OrderDetailReader,
+    ResolveOrderService,
+    ResolveOrderHandler,
     CatalogueRepository,
     RebuildRuns,
     AuditTrail,

@@ -1,5 +1,5 @@
-import { EventStore, ExpectedRevision, GlobalPosition, NO_STREAM, WrongExpectedRevisionError } from './ports/event-store.port';
-import { Decider, Decision } from '../shared/decider';
+import { EventStore, ExpectedRevision, NO_STREAM, WrongExpectedRevisionError } from './ports/event-store.port';
+import { Decider, Decision, fold } from '../shared/decider';
 import { decodeEvent, DomainEvent, encodeEvent } from './event-codec';
 
 export interface Loaded<State> {
@@ -14,8 +14,10 @@ export async function loadAggregate<State, Event extends DomainEvent>(
   decider: Pick<Decider<State, unknown, Event, string>, 'initialState' | 'evolve'>,
 ): Promise<Loaded<State>> {
   const recorded = await store.readStream(streamId);
-  let state = decider.initialState();
-  for (const event of recorded) state = decider.evolve(state, decodeEvent<Event>(event));
+  const state = fold(
+    decider,
+    recorded.map((event) => decodeEvent<Event>(event)),
+  );
   return { state, revision: recorded.length === 0 ? NO_STREAM : recorded[recorded.length - 1].revision };
 }
 
@@ -25,7 +27,6 @@ export interface Handled<State, Event, Code extends string> {
   state: State;
   /** Expected revision for the next append to the stream. */
   revision: ExpectedRevision;
-  position?: GlobalPosition;
 }
 
 /**
@@ -58,7 +59,6 @@ export async function handleCommand<State, Command, Event extends DomainEvent, C
         decision,
         state: decision.events.reduce(decider.evolve, state),
         revision: result.nextExpectedRevision,
-        position: result.position,
       };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError) || conflicts >= maxConflicts) throw error;

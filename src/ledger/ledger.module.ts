@@ -5,15 +5,6 @@ import { EVENT_STORE, EventStore } from './ports/event-store.port';
 import { RECOVERY_CANDIDATES, RecoveryCandidates } from './ports/recovery-candidates.port';
 import { APP_CONFIG } from '../infrastructure/infrastructure.tokens';
 import { Clock, systemClock } from '../shared/clock';
-import {
-  MarkResultUnknownHandler,
-  RecordUpstreamAttemptHandler,
-  ReleaseFundsHandler,
-  ResolveOrderHandler,
-  SettleOrderHandler,
-  SubmitOrderHandler,
-} from './commands/order.handlers';
-import { DepositFundsHandler, OpenWalletHandler } from './commands/wallet.handlers';
 import { CLOCK } from './ledger.tokens';
 import { OrderWorkflow } from './order/order-workflow';
 import { OrderRecovery } from './process-manager/order-recovery';
@@ -76,15 +67,8 @@ class OrderRecoverySchedule implements OnApplicationBootstrap, OnModuleDestroy {
       useFactory: (candidates: RecoveryCandidates, store: EventStore, workflow: OrderWorkflow) => new OrderRecovery(candidates, store, workflow),
     },
     OrderRecoverySchedule,
-    OpenWalletHandler,
-    DepositFundsHandler,
-    SubmitOrderHandler,
-    SettleOrderHandler,
-    ReleaseFundsHandler,
-    MarkResultUnknownHandler,
-    ResolveOrderHandler,
-    RecordUpstreamAttemptHandler,
   ],
-  exports: [OrderWorkflow, OrderRecovery, WalletWriter],
+  // The command handlers live in the capabilities that send their commands: they need these.
+  exports: [CLOCK, OrderWorkflow, OrderRecovery, WalletWriter],
 })
 export class LedgerModule {}

@@ -25,7 +25,8 @@ import { ReplayGuard } from './gateway/replay-guard';
 import { OrderReader } from './orders/order.reader';
 import { ProductsController } from './products/products.controller';
 import { QueryController } from './query/query.controller';
-import { SubmitController } from './submit/submit.controller';
+import { SubmitOrderController } from './submit/submit-order.controller';
+import { SubmitOrderHandler } from './submit/submit-order.handler';
 import { VerifySignatureController } from './verify-signature/verify-signature.controller';
 
 const REPLAY_POOL = Symbol('ReplayPool');
@@ -60,7 +61,7 @@ class NonceHousekeeping implements OnModuleInit, OnModuleDestroy, OnApplicationS
 /** The merchant API v2: /api/v2/*, signed requests. */
 @Module({
   imports: [LedgerModule],
-  controllers: [ProductsController, SubmitController, QueryController, BalanceController, VerifySignatureController],
+  controllers: [ProductsController, SubmitOrderController, QueryController, BalanceController, VerifySignatureController],
   providers: [
     {
       provide: REPLAY_POOL,
@@ -86,6 +87,7 @@ class NonceHousekeeping implements OnModuleInit, OnModuleDestroy, OnApplicationS
     },
     NonceHousekeeping,
     MerchantGatewayMiddleware,
+    SubmitOrderHandler,
   ],
 })
 export class MerchantApiModule implements NestModule {

@@ -1,4 +1,5 @@
-import { MarkResultUnknown, SubmitOrder } from '../../src/ledger/commands/ledger.commands';
+import { MarkResultUnknown } from '../../src/fulfilment/outcomes/mark-result-unknown.command';
+import { SubmitOrder } from '../../src/merchant-api/submit/submit-order.command';
 import { openWallet, orderInput } from '../support/fixtures';
 import { serviceOnFreshDatabase } from '../support/service';
 import { adminClient, call, failure } from './admin-client';

@@ -1,4 +1,5 @@
-import { SettleOrder, ReleaseFunds } from '../../src/ledger/commands/ledger.commands';
+import { ConfirmDelivery } from '../../src/fulfilment/outcomes/confirm-delivery.command';
+import { RecordDeliveryFailure } from '../../src/fulfilment/outcomes/record-delivery-failure.command';
 import { verifyCallback } from '../../src/merchant-client/signing';
 import { adminClient } from '../back-office/admin-client';
 import { CALLBACK_ENV, callbackEndpoint, Reply } from '../support/callback-endpoint';
@@ -28,8 +29,8 @@ describe('callbacks: signed, acknowledged by the contract rule, retried on sched
       body: JSON.stringify({ out_trade_no: `CB-${++seq}`, sku_id: 'mlbb-86', account_id: '12345678', account_fields: { server_id: '3' } }),
     });
     const orderNo = reply.body.data.order_no as string;
-    if (outcome === 'success') await service.commands.execute(new SettleOrder(orderNo));
-    else await service.commands.execute(new ReleaseFunds(orderNo, 'INVALID_ACCOUNT', 'The account does not exist'));
+    if (outcome === 'success') await service.commands.execute(new ConfirmDelivery(orderNo));
+    else await service.commands.execute(new RecordDeliveryFailure(orderNo, 'INVALID_ACCOUNT', 'The account does not exist'));
     return orderNo;
   }
   const until = async (check: () => boolean, timeoutMs = 10_000) => {
@@ -178,7 +179,7 @@ describe('callbacks: the SSRF guard', () => {
         path: '/api/v2/topup/submit',
         body: JSON.stringify({ out_trade_no: 'SSRF-1', sku_id: 'mlbb-86', account_id: '1', account_fields: { server_id: '3' } }),
       });
-      await service.commands.execute(new SettleOrder(reply.body.data.order_no));
+      await service.commands.execute(new ConfirmDelivery(reply.body.data.order_no));
       const admin = adminClient(service.url);
       let log;
       for (let i = 0; i < 100; i++) {
@@ -211,7 +212,7 @@ describe('callbacks: one slow merchant does not hold up another', () => {
           path: '/api/v2/topup/submit',
           body: JSON.stringify({ out_trade_no: outTradeNo, sku_id: 'mlbb-86', account_id: '1', account_fields: { server_id: '3' } }),
         });
-        await service.commands.execute(new SettleOrder(reply.body.data.order_no));
+        await service.commands.execute(new ConfirmDelivery(reply.body.data.order_no));
         return reply.body.data.order_no as string;
       };
       for (let i = 0; i < 20; i++) await settle(slowMerchant, `SLOW-${i}`);

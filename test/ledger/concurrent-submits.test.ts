@@ -1,4 +1,5 @@
-import { SettleOrder, SubmitOrder } from '../../src/ledger/commands/ledger.commands';
+import { ConfirmDelivery } from '../../src/fulfilment/outcomes/confirm-delivery.command';
+import { SubmitOrder } from '../../src/merchant-api/submit/submit-order.command';
 import { checkEventInvariants, checkReadModels } from '../support/invariants';
 import { openWallet, orderInput, walletAmounts } from '../support/fixtures';
 import { RunningService, serviceOnFreshDatabase, startService } from '../support/service';
@@ -58,7 +59,7 @@ describe('two instances writing one hot wallet', () => {
           const instance = i % 2 ? a : b;
           const result = await instance.commands.execute(new SubmitOrder(orderInput(merchant, `TWO-${i}`)));
           // Half the accepted orders are settled at once, by the other instance: more writers on the wallet.
-          if (result.outcome === 'accepted' && i % 4 < 2) await (i % 2 ? b : a).commands.execute(new SettleOrder(result.order.order!.orderNo));
+          if (result.outcome === 'accepted' && i % 4 < 2) await (i % 2 ? b : a).commands.execute(new ConfirmDelivery(result.order.order!.orderNo));
           return result;
         }),
       );

@@ -1,5 +1,11 @@
 import { CommandBus } from '@nestjs/cqrs';
-import { DepositFunds, MarkResultUnknown, OpenWallet, ReleaseFunds, ResolveOrder, SettleOrder, SubmitOrder } from '../../src/ledger/commands/ledger.commands';
+import { DepositFunds } from '../../src/back-office/merchants/deposit-funds.command';
+import { OpenWallet } from '../../src/back-office/merchants/open-wallet.command';
+import { ResolveOrder } from '../../src/back-office/reconciliation/resolve-order.command';
+import { ConfirmDelivery } from '../../src/fulfilment/outcomes/confirm-delivery.command';
+import { MarkResultUnknown } from '../../src/fulfilment/outcomes/mark-result-unknown.command';
+import { RecordDeliveryFailure } from '../../src/fulfilment/outcomes/record-delivery-failure.command';
+import { SubmitOrder } from '../../src/merchant-api/submit/submit-order.command';
 import { CommandRefusedError } from '../../src/shared/command-refused';
 import { checkEventInvariants, checkReadModels } from '../support/invariants';
 import { openWallet, orderInput, walletAmounts } from '../support/fixtures';
@@ -106,32 +112,32 @@ describe('ledger commands against the running service', () => {
     }
     const wallet = (merchant: string) => walletAmounts(service.store, merchant);
 
-    it('SettleOrder deducts once and succeeds; repeating it changes nothing', async () => {
+    it('ConfirmDelivery deducts once and succeeds; repeating it changes nothing', async () => {
       const { merchant, orderNo } = await acceptedOrder('O-1');
-      expect((await commands.execute(new SettleOrder(orderNo))).stage).toBe('succeeded');
-      expect((await commands.execute(new SettleOrder(orderNo))).stage).toBe('succeeded');
+      expect((await commands.execute(new ConfirmDelivery(orderNo))).stage).toBe('succeeded');
+      expect((await commands.execute(new ConfirmDelivery(orderNo))).stage).toBe('succeeded');
       expect(await wallet(merchant)).toEqual([880n, 0n, 880n]);
-      await expect(commands.execute(new ReleaseFunds(orderNo, 'UPSTREAM_REJECTED', 'no'))).rejects.toMatchObject({
+      await expect(commands.execute(new RecordDeliveryFailure(orderNo, 'UPSTREAM_REJECTED', 'no'))).rejects.toMatchObject({
         code: 'ORDER_ALREADY_FINAL',
       });
     });
 
-    it('ReleaseFunds releases once and fails with the fail code', async () => {
+    it('RecordDeliveryFailure releases once and fails with the fail code', async () => {
       const { merchant, orderNo } = await acceptedOrder('O-2');
-      const failed = await commands.execute(new ReleaseFunds(orderNo, 'INVALID_ACCOUNT', 'The account does not exist'));
+      const failed = await commands.execute(new RecordDeliveryFailure(orderNo, 'INVALID_ACCOUNT', 'The account does not exist'));
       expect(failed).toMatchObject({ stage: 'failed', failCode: 'INVALID_ACCOUNT' });
-      expect((await commands.execute(new ReleaseFunds(orderNo, 'INVALID_ACCOUNT', 'again'))).stage).toBe('failed');
+      expect((await commands.execute(new RecordDeliveryFailure(orderNo, 'INVALID_ACCOUNT', 'again'))).stage).toBe('failed');
       expect(await wallet(merchant)).toEqual([1_000n, 0n, 1_000n]);
-      await expect(commands.execute(new SettleOrder(orderNo))).rejects.toMatchObject({ code: 'ORDER_ALREADY_FINAL' });
+      await expect(commands.execute(new ConfirmDelivery(orderNo))).rejects.toMatchObject({ code: 'ORDER_ALREADY_FINAL' });
     });
 
     it('an unknown result keeps the money frozen until staff resolve it', async () => {
       const { merchant, orderNo } = await acceptedOrder('O-3');
       expect((await commands.execute(new MarkResultUnknown(orderNo, 'timeout after sending'))).stage).toBe('unknown');
-      await expect(commands.execute(new ReleaseFunds(orderNo, 'UPSTREAM_REJECTED', 'late'))).rejects.toMatchObject({
+      await expect(commands.execute(new RecordDeliveryFailure(orderNo, 'UPSTREAM_REJECTED', 'late'))).rejects.toMatchObject({
         code: 'RESOLUTION_REQUIRED',
       });
-      await expect(commands.execute(new SettleOrder(orderNo))).rejects.toMatchObject({ code: 'RESOLUTION_REQUIRED' });
+      await expect(commands.execute(new ConfirmDelivery(orderNo))).rejects.toMatchObject({ code: 'RESOLUTION_REQUIRED' });
       expect(await wallet(merchant)).toEqual([1_000n, 120n, 880n]);
 
       const resolved = await commands.execute(new ResolveOrder(orderNo, 'failed', 'staff-1', 'upstream confirmed no delivery'));

@@ -1,6 +1,6 @@
 import { EventStore, RecordedEvent } from '../../src/ledger/ports/event-store.port';
 import { systemClock } from '../../src/shared/clock';
-import { DepositFunds } from '../../src/ledger/commands/ledger.commands';
+import { DepositFunds } from '../../src/back-office/merchants/deposit-funds.command';
 import { OrderWorkflow } from '../../src/ledger/order/order-workflow';
 import { orderStream, walletStream } from '../../src/ledger/streams';
 import { WalletWriter } from '../../src/ledger/wallet/wallet-writer';

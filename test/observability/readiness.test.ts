@@ -1,4 +1,5 @@
-import { DepositFunds, OpenWallet } from '../../src/ledger/commands/ledger.commands';
+import { DepositFunds } from '../../src/back-office/merchants/deposit-funds.command';
+import { OpenWallet } from '../../src/back-office/merchants/open-wallet.command';
 import { PrivatePostgres, startPrivatePostgres } from '../support/private-postgres';
 import { RunningService, startService } from '../support/service';
 

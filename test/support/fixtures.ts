@@ -4,7 +4,8 @@ import { EventStore } from '../../src/ledger/ports/event-store.port';
 import { loadAggregate } from '../../src/ledger/command-handling';
 import { walletStream } from '../../src/ledger/streams';
 import { walletDecider } from '../../src/ledger/wallet/wallet.decider';
-import { DepositFunds, OpenWallet } from '../../src/ledger/commands/ledger.commands';
+import { DepositFunds } from '../../src/back-office/merchants/deposit-funds.command';
+import { OpenWallet } from '../../src/back-office/merchants/open-wallet.command';
 import { SubmitOrderInput } from '../../src/ledger/order/order-workflow';
 
 export async function openWallet(commands: CommandBus, deposit: bigint, merchantId = `m-${randomUUID()}`): Promise<string> {

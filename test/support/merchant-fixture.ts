@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { DepositFunds, OpenWallet } from '../../src/ledger/commands/ledger.commands';
+import { DepositFunds } from '../../src/back-office/merchants/deposit-funds.command';
+import { OpenWallet } from '../../src/back-office/merchants/open-wallet.command';
 import { AppSecretCipher } from '../../src/merchants/app-secret.cipher';
 import { RunningService, TEST_ENV } from './service';
 

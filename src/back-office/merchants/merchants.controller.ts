@@ -1,11 +1,9 @@
 import { Body, Delete, Get, HttpCode, Inject, Logger, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { OpenWallet } from '../../ledger/commands/ledger.commands';
 import { AppConfig } from '../../config/config';
 import { refusedCallbackHost } from '../../callbacks';
 import { ApiError, successEnvelope, Warning } from '../../infrastructure/http/api-error';
 import { APP_CONFIG } from '../../infrastructure/infrastructure.tokens';
-import { parseAmount } from '../../shared/money';
 import { CurrentStaff } from '../auth/current-staff.decorator';
 import { Roles } from '../auth/roles.decorator';
 import type { StaffMember } from '../auth/staff-member';
@@ -13,12 +11,11 @@ import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
 import { choiceParameter, decodeCursor, page, pageSize, queryParameters, textParameter } from '../http/listing';
 import { BodyPipe } from '../http/validate-body';
-import { DepositDto } from './deposit.dto';
-import { DepositsService } from './deposits.service';
 import { newMerchantCredentials } from './merchant-credentials';
 import { CreateMerchantDto, DEFAULT_RATE_LIMIT, MERCHANT_STATUSES, RotateAppSecretDto, UpdateMerchantDto } from './merchant.dto';
 import { merchantView } from './merchant.view';
 import { MerchantsRepository } from './merchants.repository';
+import { OpenWallet } from './open-wallet.command';
 import { requestFields } from '../../infrastructure/logging/request-context';
 
 const notFound = (merchantId: string) => new ApiError(404, 'MERCHANT_NOT_FOUND', `No merchant ${merchantId}`);
@@ -30,7 +27,6 @@ export class MerchantsController {
 
   constructor(
     private readonly merchants: MerchantsRepository,
-    private readonly deposits: DepositsService,
     private readonly commands: CommandBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -128,11 +124,5 @@ export class MerchantsController {
     const row = await this.merchants.revokePreviousAppSecret(merchantId, by.staffId);
     if (!row) throw notFound(merchantId);
     return successEnvelope('OK', merchantView(row));
-  }
-
-  @Post(':merchant_id/deposits')
-  async deposit(@Param(PathIdsPipe) { merchant_id: merchantId }: PathIds, @Body(BodyPipe) body: DepositDto, @CurrentStaff() by: StaffMember) {
-    const amount = parseAmount(body.amount)!; // validated by DepositDto
-    return successEnvelope('OK', await this.deposits.deposit(merchantId, body.reference, amount, by.staffId));
   }
 }

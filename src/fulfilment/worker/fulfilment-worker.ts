@@ -2,7 +2,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { Pool } from 'pg';
 import { EventStore } from '../../ledger/ports/event-store.port';
 import { loadAggregate } from '../../ledger/command-handling';
-import { MarkResultUnknown, RecordUpstreamAttempt, ReleaseFunds, SettleOrder } from '../../ledger/commands/ledger.commands';
+import { OrderOutcomeCommand } from '../../ledger/commands/order-outcome.command';
 import { orderDecider, OrderState } from '../../ledger/order/order.decider';
 import { CommandRefusedError } from '../../shared/command-refused';
 import { orderStream } from '../../ledger/streams';
@@ -11,6 +11,10 @@ import { JobDispatcher } from '../../infrastructure/jobs/job-dispatcher';
 import { StatementBatcher } from '../../infrastructure/postgres/statement-batcher';
 import { SkuRoutes } from '../../merchants';
 import { UpstreamProvider } from '../upstream/upstream.port';
+import { ConfirmDelivery } from '../outcomes/confirm-delivery.command';
+import { MarkResultUnknown } from '../outcomes/mark-result-unknown.command';
+import { RecordDeliveryFailure } from '../outcomes/record-delivery-failure.command';
+import { RecordUpstreamAttempt } from '../outcomes/record-upstream-attempt.command';
 
 export interface FulfilmentOptions {
   concurrency: number;
@@ -93,12 +97,12 @@ export class FulfilmentWorker {
     if (state.stage !== 'accepted' && state.stage !== 'sent') return this.finish(job);
     const order = state.order!;
     if (job.attempts >= this.options.maxAttempts) {
-      await this.run(new ReleaseFunds(job.order_no, 'UPSTREAM_UNAVAILABLE', 'The upstream could not be reached; the top-up was never sent'));
+      await this.run(new RecordDeliveryFailure(job.order_no, 'UPSTREAM_UNAVAILABLE', 'The upstream could not be reached; the top-up was never sent'));
       return this.finish(job);
     }
     const route = await this.routeOf(order.skuId);
     if (route === null) {
-      await this.run(new ReleaseFunds(job.order_no, 'SKU_UNAVAILABLE', 'No upstream route can fulfil this SKU'));
+      await this.run(new RecordDeliveryFailure(job.order_no, 'SKU_UNAVAILABLE', 'No upstream route can fulfil this SKU'));
       return this.finish(job);
     }
     // Recorded before sending: if the order moved on meanwhile, nothing is sent.
@@ -114,10 +118,10 @@ export class FulfilmentWorker {
     });
     switch (outcome.kind) {
       case 'delivered':
-        await this.run(new SettleOrder(job.order_no));
+        await this.run(new ConfirmDelivery(job.order_no));
         return this.finish(job);
       case 'refused':
-        await this.run(new ReleaseFunds(job.order_no, outcome.failCode, outcome.failReason));
+        await this.run(new RecordDeliveryFailure(job.order_no, outcome.failCode, outcome.failReason));
         return this.finish(job);
       case 'unknown':
         await this.run(new MarkResultUnknown(job.order_no, outcome.reason, outcome.evidence));
@@ -128,7 +132,7 @@ export class FulfilmentWorker {
   }
 
   /** A command refused because the order moved on meanwhile (e.g. staff resolved it) is not an error here. */
-  private async run(command: SettleOrder | ReleaseFunds | MarkResultUnknown | RecordUpstreamAttempt): Promise<OrderState | undefined> {
+  private async run(command: OrderOutcomeCommand): Promise<OrderState | undefined> {
     try {
       return await this.commands.execute(command);
     } catch (error) {

@@ -6,7 +6,7 @@ import { requestContextOf, requestFields } from '../logging/request-context';
 import { ApiError, failureEnvelope, ON_UNEXPECTED_ERROR } from './api-error';
 import { ClientGoneError } from './raw-body';
 
-/** HTTP status of each business refusal code that can reach a client. */
+/** HTTP status of each business refusal code that can reach a client: the one map, for every command (submit included). */
 const REFUSAL_STATUS: Record<string, number> = {
   INSUFFICIENT_BALANCE: 402,
   OUT_TRADE_NO_CONFLICT: 409,

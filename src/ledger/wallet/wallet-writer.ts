@@ -1,4 +1,4 @@
-import { AppendResult, EventStore, GlobalPosition, NO_STREAM, StreamAppend, WrongExpectedRevisionError } from '../ports/event-store.port';
+import { AppendResult, EventStore, NO_STREAM, StreamAppend, WrongExpectedRevisionError } from '../ports/event-store.port';
 import { Decision } from '../../shared/decider';
 import { Minor } from '../../shared/money';
 import { encodeEvent } from '../event-codec';
@@ -10,7 +10,6 @@ export interface WalletOutcome {
   decision: Decision<WalletEvent, WalletRefusalCode>;
   balance: Minor;
   frozen: Minor;
-  position?: GlobalPosition;
   /** Where the companion's events went, when the command had one and its events were appended. */
   companion?: AppendResult;
 }
@@ -78,12 +77,6 @@ export class WalletWriter {
     return promise;
   }
 
-  /** Drops cached state, e.g. after the log was changed behind our back in tests. */
-  forget(merchantId: string): void {
-    const slot = this.slots.get(merchantId);
-    if (slot) slot.cached = undefined;
-  }
-
   private async drain(merchantId: string, slot: Slot): Promise<void> {
     slot.running = true;
     while (slot.queue.length > 0) {
@@ -114,7 +107,7 @@ export class WalletWriter {
       let state = slot.cached.state;
       slot.cached = undefined;
       const events: WalletEvent[] = [];
-      const outcomes: Omit<WalletOutcome, 'position'>[] = [];
+      const outcomes: WalletOutcome[] = [];
       const companions: { pending: number; append: Companion }[] = [];
       for (const [i, { command, companion }] of batch.entries()) {
         const decision = walletDecider.decide(command, state);
@@ -135,7 +128,6 @@ export class WalletWriter {
         current = true;
         if (tail.length > 0) continue;
       }
-      let position: GlobalPosition | undefined;
       let nextRevision = revision;
       let nextHash = lastHash;
       if (events.length > 0) {
@@ -151,7 +143,6 @@ export class WalletWriter {
             companions.length === 0
               ? [await this.store.append(streamId, chained, wallet.expected)]
               : await this.store.appendAtomically!([wallet, ...companions.map((c) => c.append)]);
-          position = results[0].position;
           nextRevision = results[0].nextExpectedRevision;
           companions.forEach((c, i) => (outcomes[c.pending].companion = results[i + 1]));
         } catch (error) {
@@ -172,7 +163,7 @@ export class WalletWriter {
         }
       }
       slot.cached = { state, revision: nextRevision, hash: nextHash };
-      batch.forEach((pending, i) => pending.resolve({ ...outcomes[i], position }));
+      batch.forEach((pending, i) => pending.resolve(outcomes[i]));
       return;
     }
   }

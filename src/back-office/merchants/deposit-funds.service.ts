@@ -2,17 +2,18 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { Pool } from 'pg';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
-import { DepositFunds, WalletSnapshot } from '../../ledger/commands/ledger.commands';
+import { WalletSnapshot } from '../../ledger/commands/wallet-snapshot';
 import { ApiError } from '../../infrastructure/http/api-error';
 import { formatAmount, Minor } from '../../shared/money';
 import { recordAudit } from '../audit/audit-trail';
 import { inTransaction } from '../../infrastructure/postgres/transactions';
+import { DepositFunds } from './deposit-funds.command';
 
 // Advisory-lock class for deposit references (the two-key form never meets the migration lock).
 const DEPOSIT_LOCK_CLASS = 727_002;
 
 @Injectable()
-export class DepositsService {
+export class DepositFundsService {
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
     private readonly commands: CommandBus,

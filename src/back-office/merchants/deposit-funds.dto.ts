@@ -1,6 +1,6 @@
 import { IsPositiveAmount, IsReference } from '../http/validators';
 
-export class DepositDto {
+export class DepositFundsDto {
   @IsPositiveAmount()
   amount!: string;
 

@@ -1,21 +1,20 @@
 import { Controller, Post, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Response } from 'express';
-import { SubmitOrder } from '../../ledger/commands/ledger.commands';
 import { sameTarget } from '../../ledger/order/order.decider';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
+import { CommandRefusedError } from '../../shared/command-refused';
 import { CatalogueReader, PricedSku } from '../catalogue.reader';
 import { Merchant, MERCHANT_BODY, MerchantRequest } from '../gateway/merchant-request';
 import { V2_ROUTES } from '../routes.public';
 import { presentOrder } from '../order.presenter';
-import { SubmitOrderDto } from '../orders/order.dto';
 import { factsOf, OrderReader } from '../orders/order.reader';
 import { validateBody } from '../../infrastructure/http/validate-body';
-
-const REFUSAL_STATUS: Record<string, number> = { INSUFFICIENT_BALANCE: 402, OUT_TRADE_NO_CONFLICT: 409 };
+import { SubmitOrder } from './submit-order.command';
+import { SubmitOrderDto } from './submit-order.dto';
 
 @Controller()
-export class SubmitController {
+export class SubmitOrderController {
   constructor(
     private readonly commands: CommandBus,
     private readonly catalogue: CatalogueReader,
@@ -48,9 +47,8 @@ export class SubmitController {
         currency,
       }),
     );
-    if (result.outcome === 'refused') {
-      throw new ApiError(REFUSAL_STATUS[result.code] ?? 409, result.code, result.message);
-    }
+    // Reported like every other command's refusal: the exception filter maps the code to its status.
+    if (result.outcome === 'refused') throw new CommandRefusedError(result.code, result.message);
     const view = presentOrder(factsOf(result.order)!);
     response.status(result.outcome === 'accepted' ? 202 : 200);
     return successEnvelope(result.outcome === 'accepted' ? 'ACCEPTED' : 'DUPLICATE', view);

@@ -1,0 +1,23 @@
+import { Body, Param, Post } from '@nestjs/common';
+import { successEnvelope } from '../../infrastructure/http/api-error';
+import { parseAmount } from '../../shared/money';
+import { CurrentStaff } from '../auth/current-staff.decorator';
+import { Roles } from '../auth/roles.decorator';
+import type { StaffMember } from '../auth/staff-member';
+import { BackOfficeController } from '../http/back-office-controller.decorator';
+import { PathIds, PathIdsPipe } from '../http/identifier';
+import { BodyPipe } from '../http/validate-body';
+import { DepositFundsDto } from './deposit-funds.dto';
+import { DepositFundsService } from './deposit-funds.service';
+
+@BackOfficeController('merchants')
+@Roles()
+export class DepositFundsController {
+  constructor(private readonly deposits: DepositFundsService) {}
+
+  @Post(':merchant_id/deposits')
+  async deposit(@Param(PathIdsPipe) { merchant_id: merchantId }: PathIds, @Body(BodyPipe) body: DepositFundsDto, @CurrentStaff() by: StaffMember) {
+    const amount = parseAmount(body.amount)!; // validated by DepositFundsDto
+    return successEnvelope('OK', await this.deposits.deposit(merchantId, body.reference, amount, by.staffId));
+  }
+}

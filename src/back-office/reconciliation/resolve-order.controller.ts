@@ -1,0 +1,28 @@
+import { Body, HttpCode, Param, Post } from '@nestjs/common';
+import { successEnvelope } from '../../infrastructure/http/api-error';
+import { CurrentStaff } from '../auth/current-staff.decorator';
+import { Roles } from '../auth/roles.decorator';
+import type { StaffMember } from '../auth/staff-member';
+import { BackOfficeController } from '../http/back-office-controller.decorator';
+import { PathIds, PathIdsPipe } from '../http/identifier';
+import { BodyPipe } from '../http/validate-body';
+import { OrderDetailReader } from './order-detail.reader';
+import { ResolveOrderDto } from './resolve-order.dto';
+import { ResolveOrderService } from './resolve-order.service';
+
+/** A person settles an order whose upstream result is unknown: it then settles or releases exactly like an upstream outcome. */
+@BackOfficeController()
+@Roles('reconciler')
+export class ResolveOrderController {
+  constructor(
+    private readonly resolutions: ResolveOrderService,
+    private readonly orders: OrderDetailReader,
+  ) {}
+
+  @Post('reconciliation/orders/:order_no/resolve')
+  @HttpCode(200)
+  async resolve(@Param(PathIdsPipe) { order_no: orderNo }: PathIds, @Body(BodyPipe) body: ResolveOrderDto, @CurrentStaff() by: StaffMember) {
+    await this.resolutions.resolve(orderNo, body.outcome, body.note, by.staffId);
+    return successEnvelope('OK', await this.orders.detail(orderNo));
+  }
+}

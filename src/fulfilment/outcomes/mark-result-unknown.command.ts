@@ -1,0 +1,9 @@
+import { OrderOutcomeCommand } from '../../ledger/commands/order-outcome.command';
+
+/** The upstream result is unknown: funds stay frozen until staff resolve it. */
+export class MarkResultUnknown extends OrderOutcomeCommand {
+  /** `evidence`: what the upstream said or did, for reconciliation staff. */
+  constructor(orderNo: string, reason: string, evidence?: string) {
+    super(orderNo, { type: 'MarkResultUnknown', reason, evidence });
+  }
+}

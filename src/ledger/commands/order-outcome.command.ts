@@ -1,0 +1,23 @@
+import { Command } from '@nestjs/cqrs';
+import { OrderCommand, OrderState } from '../order/order.decider';
+
+type Untimed<C> = C extends unknown ? Omit<C, 'at'> : never;
+
+/** The order decider's commands that record an upstream or staff outcome; the workflow issues the others itself. */
+export type OrderOutcome = Untimed<
+  Extract<OrderCommand, { type: 'RecordUpstreamAttempt' | 'MarkResultUnknown' | 'ConfirmDelivery' | 'RecordDeliveryFailure' | 'ResolveOrder' }>
+>;
+
+/**
+ * A bus command that is one of the order decider's outcome commands, under
+ * the decider's name. Its handler (orderOutcomeHandler) adds the time and
+ * lets the order workflow decide it and settle the wallet.
+ */
+export abstract class OrderOutcomeCommand extends Command<OrderState> {
+  protected constructor(
+    readonly orderNo: string,
+    readonly outcome: OrderOutcome,
+  ) {
+    super();
+  }
+}
