@@ -15,7 +15,6 @@ const CAPABILITIES = [
   'cli',
   'console',
   'fulfilment',
-  'health',
   'merchant-api',
   'merchant-client',
   'merchants',
