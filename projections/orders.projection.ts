@@ -1,8 +1,36 @@
+import type { OrderStage } from '../src/ledger/order/order.decider';
 import { assertNever } from '../src/shared/decider';
 import { LedgerEvent } from './ledger-event';
 import { Projection, SqlValue, Statement, TableNames } from './projection';
 
 type Tables = 'rm_orders';
+
+/** A row of rm_orders as `select *` returns it (bigint amount as text): the one type every reader of the table uses. */
+export interface OrderReadModelRow {
+  order_no: string;
+  merchant_id: string;
+  out_trade_no: string;
+  attempt: number;
+  stage: OrderStage;
+  sku_id: string;
+  account_id: string;
+  account_fields: Record<string, string>;
+  amount: string;
+  currency: string;
+  refusal_code: string | null;
+  upstream_attempts: number;
+  fail_code: string | null;
+  fail_reason: string | null;
+  resolved_by: string | null;
+  resolution_note: string | null;
+  unknown_reason: string | null;
+  unknown_evidence: string | null;
+  created_at: Date;
+  accepted_at: Date | null;
+  result_unknown_at: Date | null;
+  completed_at: Date | null;
+  updated_at: Date;
+}
 
 /**
  * Orders by order_no and by (merchant, out_trade_no), with the internal

@@ -8,7 +8,7 @@ import { signatureOf, stringToSign } from '../shared/signature';
 import { CallbackRecipient, CallbackRecipients } from '../merchants';
 import { formatAmount } from '../shared/money';
 import { isoTimestamp } from '../shared/clock';
-import { JobDispatcher } from '../infrastructure/jobs/job-dispatcher';
+import { DispatchedWorker, JobDispatcher } from '../infrastructure/jobs/job-dispatcher';
 import { StatementBatcher } from '../infrastructure/postgres/statement-batcher';
 import { CallbackAttemptResult, sendCallback } from './delivery/callback-sender';
 
@@ -79,8 +79,8 @@ export function callbackPayload(state: OrderState) {
  * gets at most `perMerchant` callbacks in flight from an instance, so one slow
  * or dead endpoint cannot hold up the others.
  */
-export class CallbackWorker {
-  private readonly dispatcher: JobDispatcher<Delivery>;
+export class CallbackWorker extends DispatchedWorker<Delivery> {
+  protected readonly dispatcher: JobDispatcher<Delivery>;
   private readonly perMerchant = new Map<string, number>();
   /** Callbacks sent together read their merchants (URL and secret, current at each attempt) in one statement. */
   private readonly merchants = new StatementBatcher<string, CallbackRecipient | undefined>((ids) => this.recipients.byIds(ids), {
@@ -110,6 +110,7 @@ export class CallbackWorker {
     log: (message: string, error?: unknown) => void = () => undefined,
     private readonly warn: (message: string) => void = () => undefined,
   ) {
+    super();
     this.dispatcher = new JobDispatcher({
       name: 'callbacks',
       concurrency: options.concurrency,
@@ -122,19 +123,6 @@ export class CallbackWorker {
       describe: (delivery) => `the callback for ${delivery.order_no}`,
       log,
     });
-  }
-
-  start(): void {
-    this.dispatcher.start();
-  }
-
-  stop(): Promise<void> {
-    return this.dispatcher.stop();
-  }
-
-  /** Work was just added: claim now rather than at the next poll. */
-  nudge(): void {
-    this.dispatcher.nudge();
   }
 
   private async claim(limit: number, saturated: string[]): Promise<Delivery[]> {

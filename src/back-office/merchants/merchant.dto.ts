@@ -8,6 +8,12 @@ export type MerchantStatus = (typeof MERCHANT_STATUSES)[number];
 export const DEFAULT_RATE_LIMIT = 100;
 const MAX_RATE_LIMIT = 100_000;
 
+/** Absent, or requests a second from 1 to MAX_RATE_LIMIT; the integer check's message wins, as if written first. */
+function RateLimitPerSecond(): PropertyDecorator {
+  const rules = [Optional(), IsInt({ message: 'rate_limit_per_second must be an integer' }), Min(1), Max(MAX_RATE_LIMIT)];
+  return (target, key) => [...rules].reverse().forEach((rule) => rule(target, key));
+}
+
 // Decorators run bottom-up: the type check is written first so that its message wins.
 export class CreateMerchantDto {
   @IsDisplayName()
@@ -25,10 +31,7 @@ export class CreateMerchantDto {
   @IsIpWhitelist()
   ip_whitelist?: string[];
 
-  @Optional()
-  @IsInt({ message: 'rate_limit_per_second must be an integer' })
-  @Min(1)
-  @Max(MAX_RATE_LIMIT)
+  @RateLimitPerSecond()
   rate_limit_per_second?: number;
 }
 
@@ -45,10 +48,7 @@ export class UpdateMerchantDto {
   @IsIn(MERCHANT_STATUSES, { message: 'status must be active or suspended' })
   status?: MerchantStatus;
 
-  @Optional()
-  @IsInt({ message: 'rate_limit_per_second must be an integer' })
-  @Min(1)
-  @Max(MAX_RATE_LIMIT)
+  @RateLimitPerSecond()
   rate_limit_per_second?: number;
 }
 

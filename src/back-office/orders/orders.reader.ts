@@ -2,27 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Pool } from 'pg';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { OrderStage } from '../../ledger/order/order.decider';
+import type { OrderReadModelRow } from '../../../projections/orders.projection';
 import { Conditions } from '../http/listing';
 
-/** A row of the orders read model (rm_orders), as the back office reads it. */
-export interface OrderRow {
-  order_no: string;
-  merchant_id: string;
-  out_trade_no: string;
-  stage: OrderStage;
-  sku_id: string;
-  account_id: string;
-  account_fields: Record<string, string>;
-  amount: string;
-  currency: string;
-  refusal_code: string | null;
-  upstream_attempts: number;
-  fail_code: string | null;
-  fail_reason: string | null;
-  resolved_by: string | null;
-  created_at: Date;
-  result_unknown_at: Date | null;
-  completed_at: Date | null;
+/** A row of the order search: the read model's row and its sort key. */
+export interface OrderRow extends OrderReadModelRow {
   /** created_at as Postgres prints it, full precision: the cursor's sort key. */
   sort_at: string;
 }

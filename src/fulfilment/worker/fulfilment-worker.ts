@@ -7,7 +7,7 @@ import { orderDecider, OrderState } from '../../ledger/order/order.decider';
 import { CommandRefusedError } from '../../shared/command-refused';
 import { orderStream } from '../../ledger/streams';
 import { formatAmount } from '../../shared/money';
-import { JobDispatcher } from '../../infrastructure/jobs/job-dispatcher';
+import { DispatchedWorker, JobDispatcher } from '../../infrastructure/jobs/job-dispatcher';
 import { StatementBatcher } from '../../infrastructure/postgres/statement-batcher';
 import { SkuRoutes } from '../../merchants';
 import { UpstreamProvider } from '../upstream/upstream.port';
@@ -37,8 +37,8 @@ interface Job {
  * a worker that dies mid-way leaves its lease to expire, and the next one
  * sends the same order again under the same idempotency key.
  */
-export class FulfilmentWorker {
-  private readonly dispatcher: JobDispatcher<Job>;
+export class FulfilmentWorker extends DispatchedWorker<Job> {
+  protected readonly dispatcher: JobDispatcher<Job>;
   /** Jobs ending together are marked done in one statement, and look their routes up in one. */
   private readonly finished = new StatementBatcher<string, void>((orderNos) => this.markDone(orderNos), { maxBatch: 500, maxInFlight: 1 });
   private readonly routes = new StatementBatcher<string, string | null>((skuIds) => this.skuRoutes.of(skuIds), { maxBatch: 500, maxInFlight: 2 });
@@ -52,6 +52,7 @@ export class FulfilmentWorker {
     private readonly options: FulfilmentOptions,
     private readonly log: (message: string, error?: unknown) => void = () => undefined,
   ) {
+    super();
     this.dispatcher = new JobDispatcher({
       name: 'fulfilment jobs',
       concurrency: options.concurrency,
@@ -61,19 +62,6 @@ export class FulfilmentWorker {
       describe: (job) => `fulfilling ${job.order_no}`,
       log,
     });
-  }
-
-  start(): void {
-    this.dispatcher.start();
-  }
-
-  stop(): Promise<void> {
-    return this.dispatcher.stop();
-  }
-
-  /** Work was just added: claim now rather than at the next poll. */
-  nudge(): void {
-    this.dispatcher.nudge();
   }
 
   private async claim(limit: number): Promise<Job[]> {

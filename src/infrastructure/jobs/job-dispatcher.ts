@@ -94,3 +94,21 @@ export class JobDispatcher<Job> {
     }
   }
 }
+
+/** A worker whose jobs a JobDispatcher claims and runs: starting, stopping and nudging it are the dispatcher's. */
+export abstract class DispatchedWorker<Job> {
+  protected abstract readonly dispatcher: JobDispatcher<Job>;
+
+  start(): void {
+    this.dispatcher.start();
+  }
+
+  stop(): Promise<void> {
+    return this.dispatcher.stop();
+  }
+
+  /** Work was just added: claim now rather than at the next poll. */
+  nudge(): void {
+    this.dispatcher.nudge();
+  }
+}

@@ -2,26 +2,11 @@ import { Pool } from 'pg';
 import { EventStore } from '../../ledger/ports/event-store.port';
 import { decodeEvent } from '../../ledger/event-codec';
 import { deriveOrderNo } from '../../ledger/order/order-number';
-import { merchantStatus, orderDecider, OrderEvent, OrderStage, OrderState } from '../../ledger/order/order.decider';
+import { merchantStatus, orderDecider, OrderEvent, OrderState } from '../../ledger/order/order.decider';
 import { withStreamTail } from '../../ledger/read-model-tail';
 import { orderStream } from '../../ledger/streams';
+import type { OrderReadModelRow } from '../../../projections/orders.projection';
 import { OrderFacts } from '../order.presenter';
-
-interface OrderRow {
-  order_no: string;
-  merchant_id: string;
-  out_trade_no: string;
-  stage: OrderStage;
-  sku_id: string;
-  account_id: string;
-  account_fields: Record<string, string>;
-  amount: string;
-  currency: string;
-  fail_code: string | null;
-  fail_reason: string | null;
-  created_at: Date;
-  completed_at: Date | null;
-}
 
 /**
  * Finds a merchant's order: from the read model (rm_orders), or, when the
@@ -42,7 +27,7 @@ export class OrderReader {
   }
 
   async find(merchantId: string, orderNo: string): Promise<OrderFacts | undefined> {
-    const { rows } = await this.pool.query<OrderRow>('select * from rm_orders where order_no = $1 and merchant_id = $2', [orderNo, merchantId]);
+    const { rows } = await this.pool.query<OrderReadModelRow>('select * from rm_orders where order_no = $1 and merchant_id = $2', [orderNo, merchantId]);
     const row = rows[0];
     const status = row && merchantStatus(row.stage);
     if (row && status) {
