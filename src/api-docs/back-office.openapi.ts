@@ -1,4 +1,4 @@
-import { adminPath } from '../back-office/routes.public';
+import { BACK_OFFICE_ROUTES, documentedPath } from '../back-office/routes.public';
 import {
   anyObject,
   array,
@@ -254,7 +254,7 @@ export function backOfficeDocument() {
       { name: 'Operations', description: 'Health probes, metrics and these documents: no staff token' },
     ],
     paths: {
-      [adminPath('staff')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.staff)]: {
         get: operation({
           summary: 'List staff members, newest first (never a token)',
           roles: ['admin'],
@@ -278,7 +278,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      [adminPath('staff/{staff_id}/token')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.staffToken)]: {
         post: operation({
           summary: 'Give a staff member a new token',
           description: 'The new token is in this reply only; the old one stops working from the next request.',
@@ -293,7 +293,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      [adminPath('staff/{staff_id}/disable')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.staffDisable)]: {
         post: operation({
           summary: 'Disable a staff member',
           description: 'The token stops working from the next request; disabling twice changes nothing more.',
@@ -308,7 +308,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      [adminPath('merchants')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.merchants)]: {
         get: operation({
           summary: 'List merchants, newest first',
           roles: ['admin', 'reconciler', 'auditor'],
@@ -335,7 +335,7 @@ export function backOfficeDocument() {
           responses: { 201: ok('The merchant, with its app secret', ref('Merchant')), ...refusals({}, { body: true }) },
         }),
       },
-      [adminPath('merchants/{merchant_id}')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.merchant)]: {
         get: operation({
           summary: 'Read a merchant',
           roles: ['reconciler', 'auditor'],
@@ -359,7 +359,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      [adminPath('merchants/{merchant_id}/app-secret')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.appSecret)]: {
         post: operation({
           summary: 'Rotate the app secret',
           description: 'The new secret is in this reply only; the replaced one keeps verifying for overlap_seconds.',
@@ -372,7 +372,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      [adminPath('merchants/{merchant_id}/app-secret/previous')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.previousAppSecret)]: {
         delete: operation({
           summary: "End a rotation's overlap early",
           roles: ['admin'],
@@ -380,7 +380,7 @@ export function backOfficeDocument() {
           responses: { 200: ok('The merchant', ref('Merchant')), ...refusals({ 404: { codes: ['MERCHANT_NOT_FOUND'], description: 'no such merchant' } }) },
         }),
       },
-      [adminPath('merchants/{merchant_id}/deposits')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.deposits)]: {
         post: operation({
           summary: 'Credit a wallet',
           description: 'The same reference with the same amount again moves no money.',
@@ -399,7 +399,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      [adminPath('products')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.products)]: {
         get: operation({
           summary: 'List products, in id order',
           roles: ['admin'],
@@ -407,7 +407,7 @@ export function backOfficeDocument() {
           responses: { 200: ok('A page of products', listOf('products', closed({ product_id: string(), name: string() }))), ...refusals({}) },
         }),
       },
-      [adminPath('skus')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.skus)]: {
         get: operation({
           summary: 'List SKUs, in id order',
           roles: ['admin'],
@@ -419,7 +419,7 @@ export function backOfficeDocument() {
           responses: { 200: ok('A page of SKUs', listOf('skus', sku)), ...refusals({}) },
         }),
       },
-      [adminPath('merchants/{merchant_id}/prices')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.prices)]: {
         get: operation({
           summary: "List a merchant's prices, in SKU order",
           roles: ['admin'],
@@ -444,7 +444,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      [adminPath('orders')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.orders)]: {
         get: operation({
           summary: 'Search orders, newest first',
           description: 'Submits the merchant API refused are listed too, with stage "refused", status null and their refusal_code.',
@@ -487,7 +487,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      [adminPath('status')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.status)]: {
         get: operation({
           summary: 'Whether the service keeps up: projections, fulfilment, callbacks, reconciliation',
           roles: ['admin'],
@@ -506,7 +506,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      [adminPath('products/{product_id}')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.product)]: {
         put: operation({
           summary: 'Create or replace a product',
           roles: ['admin'],
@@ -515,7 +515,7 @@ export function backOfficeDocument() {
           responses: { 200: ok('The product', closed({ product_id: string(), name: string() })), ...refusals({}, { body: true }) },
         }),
       },
-      [adminPath('skus/{sku_id}')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.sku)]: {
         put: operation({
           summary: 'Create or replace a SKU',
           roles: ['admin'],
@@ -537,7 +537,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      [adminPath('merchants/{merchant_id}/prices/{sku_id}')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.price)]: {
         put: operation({
           summary: "Set a merchant's price for a SKU",
           roles: ['admin'],
@@ -549,7 +549,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      [adminPath('reconciliation/orders')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.reconciliationQueue)]: {
         get: operation({
           summary: 'The queue of orders whose upstream result is unknown, oldest first',
           roles: ['reconciler'],
@@ -586,7 +586,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      [adminPath('orders/{order_no}')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.order)]: {
         get: operation({
           summary: 'An order as staff see it, with its whole history',
           roles: ['reconciler', 'auditor'],
@@ -594,7 +594,7 @@ export function backOfficeDocument() {
           responses: { 200: ok('The order', ref('OrderDetail')), ...refusals({ 404: { codes: ['ORDER_NOT_FOUND'], description: 'no such order' } }) },
         }),
       },
-      [adminPath('reconciliation/orders/{order_no}/resolve')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.resolveOrder)]: {
         post: operation({
           summary: 'Settle an unknown-result order',
           description: 'Who, when and why are recorded as an event; the order then settles or releases like an upstream outcome.',
@@ -616,7 +616,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      [adminPath('reconciliation/orders/{order_no}/requery')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.requeryOrder)]: {
         post: operation({
           summary: 'Ask the upstream what became of an order',
           description: 'Informs a person; settles nothing.',
@@ -635,7 +635,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      [adminPath('orders/{order_no}/callbacks')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.orderCallbacks)]: {
         get: operation({
           summary: "An order's callback delivery log",
           roles: ['reconciler'],
@@ -646,7 +646,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      [adminPath('orders/{order_no}/callbacks/redeliver')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.redeliverCallback)]: {
         post: operation({
           summary: 'Send the callback again now',
           roles: ['reconciler'],
@@ -657,7 +657,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      [adminPath('wallets/{merchant_id}/statement')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.statement)]: {
         get: operation({
           summary: "A page of a wallet's statement, replayed from the event store",
           description: 'The cursor for the next page is next_after_revision (also the X-Next-After-Revision header, absent on the last page).',
@@ -681,7 +681,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      [adminPath('wallets/{merchant_id}/statement/export')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.statementExport)]: {
         get: operation({
           summary: 'The whole statement as one streamed file',
           description: 'JSON without the envelope, or CSV, as an attachment.',
@@ -696,7 +696,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      [adminPath('wallets/{merchant_id}/chain')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.chain)]: {
         get: operation({
           summary: "The wallet's hash chain, checked link by link in the event store",
           roles: ['auditor'],
@@ -717,7 +717,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      [adminPath('wallets/{merchant_id}/balance')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.balanceAsOf)]: {
         get: operation({
           summary: 'The balance now, or as of an instant or a global position',
           roles: ['auditor'],
@@ -746,7 +746,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      [adminPath('audit/verify')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.verify)]: {
         post: operation({
           summary: 'Replay the log and compare it with the read models',
           description: 'Read-only. Without merchant_id, the whole log; scope "wallet" checks one wallet alone, "merchant" (the default) its orders too.',
@@ -770,7 +770,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      [adminPath('projections/rebuild')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.rebuild)]: {
         post: operation({
           summary: 'Rebuild the read models online',
           description:
@@ -784,7 +784,7 @@ export function backOfficeDocument() {
           },
         }),
       },
-      [adminPath('projections/rebuild/{rebuild_id}')]: {
+      [documentedPath(BACK_OFFICE_ROUTES.rebuildRun)]: {
         get: operation({
           summary: "A rebuild's progress",
           roles: ['admin'],

@@ -22,7 +22,7 @@ export async function recordAudit(client: Pool | PoolClient, entry: AuditEntry):
   ]);
 }
 
-/** For a change another module makes (the callback log's redelivery): the audit row alone, one statement of its own. */
+/** For a change recorded elsewhere (an event, the callback log): the audit row alone, one statement of its own. */
 @Injectable()
 export class AuditTrail {
   constructor(@Inject(PG_POOL) private readonly pool: Pool) {}

@@ -12,6 +12,7 @@ import { BACK_OFFICE_BODY } from '../http/validate-body';
 import { Optional } from '../../infrastructure/http/field-rules';
 import { RebuildRunner } from './rebuild-runner';
 import { RebuildRuns } from './rebuild-runs';
+import { BACK_OFFICE_ROUTES } from '../routes.public';
 
 const NAMES = allProjections.map((p) => p.name);
 
@@ -23,7 +24,7 @@ export class RebuildDto {
 }
 
 /** Online rebuilds of the read models, run in the background of the instance asked (RebuildRunner) and reported by any. */
-@BackOfficeController('projections')
+@BackOfficeController()
 @Roles('admin')
 export class RebuildController {
   constructor(
@@ -31,7 +32,7 @@ export class RebuildController {
     private readonly runs: RebuildRuns,
   ) {}
 
-  @Post('rebuild')
+  @Post(BACK_OFFICE_ROUTES.rebuild)
   @HttpCode(202)
   async start(@Body() body: unknown, @CurrentStaff() by: StaffMember) {
     const { projection } = await validateBody(RebuildDto, body === undefined ? {} : body, BACK_OFFICE_BODY);
@@ -41,7 +42,7 @@ export class RebuildController {
     return successEnvelope('ACCEPTED', { rebuild_id: outcome.started.rebuild_id, status: 'running' });
   }
 
-  @Get('rebuild/:rebuild_id')
+  @Get(BACK_OFFICE_ROUTES.rebuildRun)
   async status(@Param(PathIdsPipe) { rebuild_id: id }: PathIds) {
     const view = await this.runs.find(id);
     if (!view) throw new ApiError(404, 'REBUILD_NOT_FOUND', `No rebuild ${id}`);

@@ -9,6 +9,7 @@ import { validateBody } from '../../infrastructure/http/validate-body';
 import { BACK_OFFICE_BODY } from '../http/validate-body';
 import { IsIdentifier, Optional } from '../../infrastructure/http/field-rules';
 import { requestFields } from '../../infrastructure/logging/request-context';
+import { BACK_OFFICE_ROUTES } from '../routes.public';
 
 const SCOPES: readonly VerificationScope[] = ['merchant', 'wallet'];
 
@@ -32,14 +33,14 @@ const PROGRESS_EVERY_MS = 10_000;
  * auditors may run it). It runs inside the request: the whole log takes as
  * long as a replay does, and reports its progress in the service's log.
  */
-@BackOfficeController('audit')
+@BackOfficeController()
 @Roles('auditor')
 export class VerificationController {
   private readonly logger = new Logger('Verification');
 
   constructor(private readonly verification: ReadModelVerification) {}
 
-  @Post('verify')
+  @Post(BACK_OFFICE_ROUTES.verify)
   @HttpCode(200)
   async verify(@Body() body: unknown, @Req() request: object) {
     // An empty body means "everything", like {}.

@@ -19,6 +19,7 @@ import { Roles } from '../auth/roles.decorator';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
 import { requestFields } from '../../infrastructure/logging/request-context';
+import { BACK_OFFICE_ROUTES } from '../routes.public';
 
 const invalid = (field: string, message: string) => new ApiError(422, 'VALIDATION_FAILED', message, field);
 
@@ -52,7 +53,7 @@ function statementFormat(raw: string | undefined): StatementFormat {
  * time or as one streamed export, and the balance as it stood at any instant
  * or global position.
  */
-@BackOfficeController('wallets')
+@BackOfficeController()
 @Roles('auditor')
 export class WalletHistoryController {
   private readonly logger = new Logger('WalletHistory');
@@ -60,7 +61,7 @@ export class WalletHistoryController {
   constructor(private readonly history: WalletHistory) {}
 
   /** One page: `limit` lines (default STATEMENT_PAGE_SIZE) after the cursor `after_revision`. */
-  @Get(':merchant_id/statement')
+  @Get(BACK_OFFICE_ROUTES.statement)
   async statement(
     @Param(PathIdsPipe) { merchant_id: merchantId }: PathIds,
     @Res() response: Response,
@@ -82,7 +83,7 @@ export class WalletHistoryController {
   }
 
   /** The whole statement in the window, streamed as it is replayed: memory stays flat whatever the wallet's length. */
-  @Get(':merchant_id/statement/export')
+  @Get(BACK_OFFICE_ROUTES.statementExport)
   async export(
     @Param(PathIdsPipe) { merchant_id: merchantId }: PathIds,
     @Res() response: Response,
@@ -119,7 +120,7 @@ export class WalletHistoryController {
   }
 
   /** The wallet's hash chain, checked link by link in the event store. */
-  @Get(':merchant_id/chain')
+  @Get(BACK_OFFICE_ROUTES.chain)
   async chain(@Param(PathIdsPipe) { merchant_id: merchantId }: PathIds) {
     const status = await this.history.chain(merchantId);
     if (!status) throw new ApiError(404, 'WALLET_NOT_FOUND', `No wallet for merchant ${merchantId}`);
@@ -128,7 +129,7 @@ export class WalletHistoryController {
 
   /** From the nearest snapshot and the events after it; `replay=full` folds every event instead. */
   /** Clerks see it too: what a resolution will move is part of deciding it. */
-  @Get(':merchant_id/balance')
+  @Get(BACK_OFFICE_ROUTES.balanceAsOf)
   @Roles('auditor', 'reconciler')
   async balance(
     @Param(PathIdsPipe) { merchant_id: merchantId }: PathIds,

@@ -11,6 +11,7 @@ import { BodyPipe } from '../http/validate-body';
 import { DEFAULT_ROUTE, PutPriceDto, PutProductDto, PutSkuDto } from './catalogue.dto';
 import { CatalogueRepository } from './catalogue.repository';
 import { priceListView, priceView, productView, skuView } from './catalogue.view';
+import { BACK_OFFICE_ROUTES } from '../routes.public';
 
 /** PUT creates or replaces: the same request twice leaves the same catalogue. */
 @BackOfficeController()
@@ -18,7 +19,7 @@ import { priceListView, priceView, productView, skuView } from './catalogue.view
 export class CatalogueController {
   constructor(private readonly catalogue: CatalogueRepository) {}
 
-  @Get('products')
+  @Get(BACK_OFFICE_ROUTES.products)
   async listProducts(@Query() query: Record<string, unknown>) {
     const q = queryParameters(query, ['name']);
     const limit = pageSize(q.limit);
@@ -27,7 +28,7 @@ export class CatalogueController {
     return successEnvelope('OK', { products: shown.map(productView), next_cursor });
   }
 
-  @Get('skus')
+  @Get(BACK_OFFICE_ROUTES.skus)
   async listSkus(@Query() query: Record<string, unknown>) {
     const q = queryParameters(query, ['product_id', 'on_shelf', 'name']);
     const limit = pageSize(q.limit);
@@ -45,7 +46,7 @@ export class CatalogueController {
     return successEnvelope('OK', { skus: shown.map(skuView), next_cursor });
   }
 
-  @Get('merchants/:merchant_id/prices')
+  @Get(BACK_OFFICE_ROUTES.prices)
   async listPrices(@Param(PathIdsPipe) { merchant_id: merchantId }: PathIds, @Query() query: Record<string, unknown>) {
     const q = queryParameters(query, []);
     const limit = pageSize(q.limit);
@@ -55,12 +56,12 @@ export class CatalogueController {
     return successEnvelope('OK', { prices: shown.map(priceListView), next_cursor });
   }
 
-  @Put('products/:product_id')
+  @Put(BACK_OFFICE_ROUTES.product)
   async putProduct(@Param(PathIdsPipe) { product_id: productId }: PathIds, @Body(BodyPipe) body: PutProductDto, @CurrentStaff() by: StaffMember) {
     return successEnvelope('OK', productView(await this.catalogue.putProduct(productId, body.name, by.staffId)));
   }
 
-  @Put('skus/:sku_id')
+  @Put(BACK_OFFICE_ROUTES.sku)
   async putSku(@Param(PathIdsPipe) { sku_id: skuId }: PathIds, @Body(BodyPipe) body: PutSkuDto, @CurrentStaff() by: StaffMember) {
     const sku = {
       product_id: body.product_id,
@@ -73,7 +74,7 @@ export class CatalogueController {
     return successEnvelope('OK', skuView(await this.catalogue.putSku(skuId, sku, by.staffId)));
   }
 
-  @Put('merchants/:merchant_id/prices/:sku_id')
+  @Put(BACK_OFFICE_ROUTES.price)
   async putPrice(@Param(PathIdsPipe) { merchant_id: merchantId, sku_id: skuId }: PathIds, @Body(BodyPipe) body: PutPriceDto, @CurrentStaff() by: StaffMember) {
     const price = parseAmount(body.price)!; // validated by PutPriceDto
     return successEnvelope('OK', priceView(await this.catalogue.putPrice(merchantId, skuId, price, by.staffId)));

@@ -9,13 +9,14 @@ import { PathIds, PathIdsPipe } from '../http/identifier';
 import { BodyPipe } from '../http/validate-body';
 import { DepositFundsDto } from './deposit-funds.dto';
 import { DepositFundsService } from './deposit-funds.service';
+import { BACK_OFFICE_ROUTES } from '../routes.public';
 
-@BackOfficeController('merchants')
+@BackOfficeController()
 @Roles()
 export class DepositFundsController {
   constructor(private readonly deposits: DepositFundsService) {}
 
-  @Post(':merchant_id/deposits')
+  @Post(BACK_OFFICE_ROUTES.deposits)
   async deposit(@Param(PathIdsPipe) { merchant_id: merchantId }: PathIds, @Body(BodyPipe) body: DepositFundsDto, @CurrentStaff() by: StaffMember) {
     const amount = parseAmount(body.amount)!; // validated by DepositFundsDto
     return successEnvelope('OK', await this.deposits.deposit(merchantId, body.reference, amount, by.staffId));

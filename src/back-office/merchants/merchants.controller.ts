@@ -17,10 +17,11 @@ import { merchantView } from './merchant.view';
 import { MerchantsRepository } from './merchants.repository';
 import { OpenWallet } from './open-wallet.command';
 import { requestFields } from '../../infrastructure/logging/request-context';
+import { BACK_OFFICE_ROUTES } from '../routes.public';
 
 const notFound = (merchantId: string) => new ApiError(404, 'MERCHANT_NOT_FOUND', `No merchant ${merchantId}`);
 
-@BackOfficeController('merchants')
+@BackOfficeController()
 @Roles()
 export class MerchantsController {
   private readonly logger = new Logger('Merchants');
@@ -39,7 +40,7 @@ export class MerchantsController {
    * another one: enough concurrent requests would exhaust the pool and stall.
    * The app secret is in this reply only; the service keeps it encrypted.
    */
-  @Post()
+  @Post(BACK_OFFICE_ROUTES.merchants)
   async create(@Body(BodyPipe) body: CreateMerchantDto, @CurrentStaff() by: StaffMember, @Req() request: object) {
     const credentials = newMerchantCredentials();
     const merchant = {
@@ -59,7 +60,7 @@ export class MerchantsController {
   }
 
   /** Newest first, `name` a case-insensitive substring. Every role may read merchants, to find the one a ticket or statement is about. */
-  @Get()
+  @Get(BACK_OFFICE_ROUTES.merchants)
   @Roles('reconciler', 'auditor')
   async list(@Query() query: Record<string, unknown>) {
     const q = queryParameters(query, ['name', 'status']);
@@ -72,7 +73,7 @@ export class MerchantsController {
     return successEnvelope('OK', { merchants: shown.map(merchantView), next_cursor });
   }
 
-  @Get(':merchant_id')
+  @Get(BACK_OFFICE_ROUTES.merchant)
   @Roles('reconciler', 'auditor')
   async get(@Param(PathIdsPipe) { merchant_id: merchantId }: PathIds) {
     const row = await this.merchants.find(merchantId);
@@ -80,7 +81,7 @@ export class MerchantsController {
     return successEnvelope('OK', merchantView(row));
   }
 
-  @Patch(':merchant_id')
+  @Patch(BACK_OFFICE_ROUTES.merchant)
   async update(
     @Param(PathIdsPipe) { merchant_id: merchantId }: PathIds,
     @Body(BodyPipe) body: UpdateMerchantDto,
@@ -110,7 +111,7 @@ export class MerchantsController {
   }
 
   /** The new secret is in this reply only, like a new merchant's. Callbacks are signed with it from now on. */
-  @Post(':merchant_id/app-secret')
+  @Post(BACK_OFFICE_ROUTES.appSecret)
   @HttpCode(200)
   async rotateAppSecret(@Param(PathIdsPipe) { merchant_id: merchantId }: PathIds, @Body(BodyPipe) body: RotateAppSecretDto, @CurrentStaff() by: StaffMember) {
     const { appSecret } = newMerchantCredentials();
@@ -119,7 +120,7 @@ export class MerchantsController {
     return successEnvelope('OK', { ...merchantView(row), app_secret: appSecret });
   }
 
-  @Delete(':merchant_id/app-secret/previous')
+  @Delete(BACK_OFFICE_ROUTES.previousAppSecret)
   async revokePreviousAppSecret(@Param(PathIdsPipe) { merchant_id: merchantId }: PathIds, @CurrentStaff() by: StaffMember) {
     const row = await this.merchants.revokePreviousAppSecret(merchantId, by.staffId);
     if (!row) throw notFound(merchantId);

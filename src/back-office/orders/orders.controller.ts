@@ -6,6 +6,7 @@ import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { choiceParameter, decodeCursor, identifierParameter, instantParameter, page, pageSize, queryParameters } from '../http/listing';
 import { orderSummaryView } from './order.view';
 import { OrdersReader } from './orders.reader';
+import { BACK_OFFICE_ROUTES } from '../routes.public';
 
 const STAGES: readonly Exclude<OrderStage, 'none'>[] = ['placed', 'refused', 'accepted', 'sent', 'unknown', 'succeeding', 'failing', 'succeeded', 'failed'];
 const STATUSES = ['processing', 'success', 'failed'] as const;
@@ -24,12 +25,12 @@ const FILTERS = ['merchant_id', 'order_no', 'out_trade_no', 'account_id', 'statu
  * submits are listed too (stage `refused`, status null): a merchant's
  * ticket often asks why one never became an order.
  */
-@BackOfficeController('orders')
+@BackOfficeController()
 @Roles('reconciler', 'auditor')
 export class OrdersController {
   constructor(private readonly orders: OrdersReader) {}
 
-  @Get()
+  @Get(BACK_OFFICE_ROUTES.orders)
   async search(@Query() query: Record<string, unknown>) {
     const q = queryParameters(query, FILTERS);
     const limit = pageSize(q.limit);

@@ -9,6 +9,7 @@ import { PathIds, PathIdsPipe } from '../http/identifier';
 import { eventDataView } from '../orders/order.view';
 import { OrderDetailReader } from './order-detail.reader';
 import { ReconciliationQueueReader } from './reconciliation-queue.reader';
+import { BACK_OFFICE_ROUTES } from '../routes.public';
 
 function pageParameter(raw: unknown, name: string, fallback: number, max: number): number {
   if (raw === undefined) return fallback;
@@ -31,7 +32,7 @@ export class ReconciliationController {
   ) {}
 
   /** The queue, oldest first. */
-  @Get('reconciliation/orders')
+  @Get(BACK_OFFICE_ROUTES.reconciliationQueue)
   async queue(@Query('limit') limit?: string, @Query('offset') offset?: string) {
     const take = pageParameter(limit, 'limit', 100, 500);
     const skip = pageParameter(offset, 'offset', 0, 1_000_000_000);
@@ -58,14 +59,14 @@ export class ReconciliationController {
   }
 
   /** One order as staff see it: its state and its whole history from the event store. */
-  @Get('orders/:order_no')
+  @Get(BACK_OFFICE_ROUTES.order)
   @Roles('reconciler', 'auditor')
   async order(@Param(PathIdsPipe) { order_no: orderNo }: PathIds) {
     return successEnvelope('OK', await this.orders.detail(orderNo));
   }
 
   /** Asks the upstream what became of the order. Informs a person; settles nothing by itself. */
-  @Post('reconciliation/orders/:order_no/requery')
+  @Post(BACK_OFFICE_ROUTES.requeryOrder)
   @HttpCode(200)
   async requery(@Param(PathIdsPipe) { order_no: orderNo }: PathIds) {
     const detail = await this.orders.detail(orderNo);

@@ -9,6 +9,7 @@ import { BodyPipe } from '../http/validate-body';
 import { OrderDetailReader } from './order-detail.reader';
 import { ResolveOrderDto } from './resolve-order.dto';
 import { ResolveOrderService } from './resolve-order.service';
+import { BACK_OFFICE_ROUTES } from '../routes.public';
 
 /** A person settles an order whose upstream result is unknown: it then settles or releases exactly like an upstream outcome. */
 @BackOfficeController()
@@ -19,7 +20,7 @@ export class ResolveOrderController {
     private readonly orders: OrderDetailReader,
   ) {}
 
-  @Post('reconciliation/orders/:order_no/resolve')
+  @Post(BACK_OFFICE_ROUTES.resolveOrder)
   @HttpCode(200)
   async resolve(@Param(PathIdsPipe) { order_no: orderNo }: PathIds, @Body(BodyPipe) body: ResolveOrderDto, @CurrentStaff() by: StaffMember) {
     await this.resolutions.resolve(orderNo, body.outcome, body.note, by.staffId);

@@ -9,21 +9,22 @@ import { choiceParameter, decodeCursor, page, pageSize, queryParameters } from '
 import { BodyPipe } from '../http/validate-body';
 import { CreateStaffDto } from './staff.dto';
 import { STAFF_STATUSES, StaffRepository, staffView } from './staff.repository';
+import { BACK_OFFICE_ROUTES } from '../routes.public';
 
-@BackOfficeController('staff')
+@BackOfficeController()
 @Roles()
 export class StaffController {
   constructor(private readonly staff: StaffRepository) {}
 
   /** The token is in this reply only; the service keeps its hash. */
-  @Post()
+  @Post(BACK_OFFICE_ROUTES.staff)
   async create(@Body(BodyPipe) body: CreateStaffDto, @CurrentStaff() by: StaffMember) {
     const created = await this.staff.create(body.name, body.role, by.staffId);
     return successEnvelope('OK', { staff_id: created.staffId, name: created.name, role: created.role, token: created.token });
   }
 
   /** Newest first. The built-in administrator (ADMIN_TOKEN) is not a row and is not listed. */
-  @Get()
+  @Get(BACK_OFFICE_ROUTES.staff)
   async list(@Query() query: Record<string, unknown>) {
     const q = queryParameters(query, ['role', 'status']);
     const limit = pageSize(q.limit);
@@ -36,14 +37,14 @@ export class StaffController {
   }
 
   /** Refusing to disable oneself keeps the last administrator from locking everyone out by a slip. */
-  @Post(':staff_id/disable')
+  @Post(BACK_OFFICE_ROUTES.staffDisable)
   @HttpCode(200)
   async disable(@Param(PathIdsPipe) { staff_id: staffId }: PathIds, @CurrentStaff() by: StaffMember) {
     if (staffId === by.staffId) throw new ApiError(409, 'CANNOT_DISABLE_SELF', 'A staff member cannot disable themselves');
     return successEnvelope('OK', staffView(await this.staff.disable(staffId, by.staffId)));
   }
 
-  @Post(':staff_id/token')
+  @Post(BACK_OFFICE_ROUTES.staffToken)
   @HttpCode(200)
   async rotateToken(@Param(PathIdsPipe) { staff_id: staffId }: PathIds, @CurrentStaff() by: StaffMember) {
     const { row, token } = await this.staff.rotateToken(staffId, by.staffId);
