@@ -19,12 +19,12 @@ import { METRICS, Metrics } from '../infrastructure/metrics/metrics';
 import { LedgerModule } from '../ledger/ledger.module';
 import { BalanceController } from './balance/balance.controller';
 import { WalletBalanceReader } from './balance/wallet-balance.reader';
-import { CatalogueReader } from './catalogue.reader';
+import { CatalogueReader } from './products/catalogue.reader';
 import { MerchantGatewayMiddleware } from './gateway/merchant-gateway.middleware';
 import { ReplayGuard } from './gateway/replay-guard';
 import { OrderReader } from './orders/order.reader';
 import { ProductsController } from './products/products.controller';
-import { QueryController } from './query/query.controller';
+import { QueryOrderController } from './query/query-order.controller';
 import { SubmitOrderController } from './submit/submit-order.controller';
 import { SubmitOrderHandler } from './submit/submit-order.handler';
 import { VerifySignatureController } from './verify-signature/verify-signature.controller';
@@ -61,7 +61,7 @@ class NonceHousekeeping implements OnModuleInit, OnModuleDestroy, OnApplicationS
 /** The merchant API v2: /api/v2/*, signed requests. */
 @Module({
   imports: [LedgerModule],
-  controllers: [ProductsController, SubmitOrderController, QueryController, BalanceController, VerifySignatureController],
+  controllers: [ProductsController, SubmitOrderController, QueryOrderController, BalanceController, VerifySignatureController],
   providers: [
     {
       provide: REPLAY_POOL,

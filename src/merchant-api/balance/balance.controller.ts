@@ -1,9 +1,8 @@
 import { Controller, HttpCode, Post } from '@nestjs/common';
 import { successEnvelope } from '../../infrastructure/http/api-error';
 import { formatAmount } from '../../shared/money';
-import { Merchant, MERCHANT_BODY, MerchantRequest } from '../gateway/merchant-request';
+import { EmptyDto, Merchant, MERCHANT_BODY, MerchantRequest } from '../gateway/merchant-request';
 import { V2_ROUTES } from '../routes.public';
-import { EmptyDto } from '../orders/order.dto';
 import { validateBody } from '../../infrastructure/http/validate-body';
 import { WalletBalanceReader } from './wallet-balance.reader';
 

@@ -30,3 +30,6 @@ export function merchantRequestOf(request: Request): MerchantRequest {
 
 /** Controller parameter: the authenticated merchant request. */
 export const Merchant = createParamDecorator((_: unknown, context: ExecutionContext) => merchantRequestOf(context.switchToHttp().getRequest<Request>()));
+
+/** The body of the endpoints that take `{}` (products, balance). */
+export class EmptyDto {}

@@ -6,7 +6,7 @@ import { merchantStatus, orderDecider, OrderEvent, OrderState } from '../../ledg
 import { withStreamTail } from '../../ledger/read-model-tail';
 import { orderStream } from '../../ledger/streams';
 import type { OrderReadModelRow } from '../../../projections/orders.projection';
-import { OrderFacts } from '../order.presenter';
+import { OrderFacts } from './order.presenter';
 
 /**
  * Finds a merchant's order: from the read model (rm_orders), or, when the

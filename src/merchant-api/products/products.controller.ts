@@ -1,10 +1,9 @@
 import { Controller, HttpCode, Post } from '@nestjs/common';
 import { successEnvelope } from '../../infrastructure/http/api-error';
 import { formatAmount } from '../../shared/money';
-import { CatalogueReader } from '../catalogue.reader';
-import { Merchant, MERCHANT_BODY, MerchantRequest } from '../gateway/merchant-request';
+import { CatalogueReader } from './catalogue.reader';
+import { EmptyDto, Merchant, MERCHANT_BODY, MerchantRequest } from '../gateway/merchant-request';
 import { V2_ROUTES } from '../routes.public';
-import { EmptyDto } from '../orders/order.dto';
 import { validateBody } from '../../infrastructure/http/validate-body';
 
 @Controller()

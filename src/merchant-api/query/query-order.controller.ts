@@ -2,15 +2,15 @@ import { Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { Merchant, MERCHANT_BODY, MerchantRequest } from '../gateway/merchant-request';
 import { V2_ROUTES } from '../routes.public';
-import { presentOrder } from '../order.presenter';
-import { QueryOrderDto } from '../orders/order.dto';
+import { presentOrder } from '../orders/order.presenter';
+import { QueryOrderDto } from './query-order.dto';
 import { OrderReader } from '../orders/order.reader';
 import { validateBody } from '../../infrastructure/http/validate-body';
 
 const NOT_FOUND = () => new ApiError(404, 'ORDER_NOT_FOUND', 'No such order');
 
 @Controller()
-export class QueryController {
+export class QueryOrderController {
   constructor(private readonly orders: OrderReader) {}
 
   /** Reads the service's own records only: polling never reaches the upstream. */

@@ -14,6 +14,3 @@ export class QueryOrderDto {
   @IsIdentifier()
   out_trade_no?: string;
 }
-
-/** For endpoints that take `{}`. */
-export class EmptyDto {}

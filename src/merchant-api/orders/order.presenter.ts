@@ -1,6 +1,6 @@
-import { MerchantStatus } from '../ledger/order/order.decider';
-import { isoTimestamp } from '../shared/clock';
-import { formatAmount } from '../shared/money';
+import { MerchantStatus } from '../../ledger/order/order.decider';
+import { isoTimestamp } from '../../shared/clock';
+import { formatAmount } from '../../shared/money';
 
 /** The order as merchants see it (CONTRACT §1 "Order object"). */
 export interface OrderView {

@@ -1,5 +1,5 @@
 import { Pool } from 'pg';
-import { StatementBatcher } from '../infrastructure/postgres/statement-batcher';
+import { StatementBatcher } from '../../infrastructure/postgres/statement-batcher';
 
 export interface PricedSku {
   skuId: string;
