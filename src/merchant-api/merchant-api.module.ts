@@ -26,6 +26,7 @@ import { OrderReader } from './orders/order.reader';
 import { ProductsController } from './products/products.controller';
 import { QueryOrderController } from './query/query-order.controller';
 import { SubmitOrderController } from './submit/submit-order.controller';
+import { SubmitOrderService } from './submit/submit-order.service';
 import { SubmitOrderHandler } from './submit/submit-order.handler';
 import { VerifySignatureController } from './verify-signature/verify-signature.controller';
 
@@ -88,6 +89,7 @@ class NonceHousekeeping implements OnModuleInit, OnModuleDestroy, OnApplicationS
     NonceHousekeeping,
     MerchantGatewayMiddleware,
     SubmitOrderHandler,
+    SubmitOrderService,
   ],
 })
 export class MerchantApiModule implements NestModule {
