@@ -22,6 +22,7 @@ import { DepositFundsHandler } from './merchants/deposit-funds.handler';
 import { DepositFundsService } from './merchants/deposit-funds.service';
 import { MerchantsController } from './merchants/merchants.controller';
 import { MerchantsRepository } from './merchants/merchants.repository';
+import { MerchantsService } from './merchants/merchants.service';
 import { OpenWalletHandler } from './merchants/open-wallet.handler';
 import { StatusController } from './operations/status.controller';
 import { StatusReader } from './operations/status.reader';
@@ -60,6 +61,7 @@ import { StaffRepository } from './staff/staff.repository';
     JsonBodyInterceptor,
     StaffRepository,
     MerchantsRepository,
+    MerchantsService,
     OpenWalletHandler,
     DepositFundsService,
     DepositFundsHandler,
