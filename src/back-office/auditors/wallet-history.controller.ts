@@ -13,34 +13,15 @@ import {
 } from '../../auditing';
 import { parsePosition } from '../../ledger/ports/event-store.port';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
-import { parseInstant } from '../../shared/clock';
 import { logFailure } from '../../infrastructure/logging/log-failure';
 import { Roles } from '../auth/roles.decorator';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
+import { instantParameter, integerParameter } from '../http/listing';
 import { requestFields } from '../../infrastructure/logging/request-context';
 import { BACK_OFFICE_ROUTES } from '../routes.public';
 
 const invalid = (field: string, message: string) => new ApiError(422, 'VALIDATION_FAILED', message, field);
-
-/**
- * A `+` pasted unencoded into a query string arrives as a space
- * (`?at=2026-11-22T10:00:00+00:00`). A space before the offset can mean
- * nothing else, so it is read as the `+` it was.
- */
-function instant(raw: string | undefined, field: string): Date | undefined {
-  if (raw === undefined) return undefined;
-  const date = parseInstant(raw.replace(/ (\d\d:\d\d)$/, '+$1'));
-  if (!date) throw invalid(field, `${field} must be an ISO 8601 time with an offset, e.g. 2026-11-22T10:00:00Z or 2026-11-22T10:00:00+00:00`);
-  return date;
-}
-
-function integer(raw: string | undefined, field: string, min: number, max: number): number | undefined {
-  if (raw === undefined) return undefined;
-  const value = /^\d{1,12}$/.test(raw) ? Number(raw) : NaN;
-  if (!(value >= min && value <= max)) throw invalid(field, `${field} must be an integer from ${min} to ${max}`);
-  return value;
-}
 
 function statementFormat(raw: string | undefined): StatementFormat {
   if (raw !== undefined && raw !== 'json' && raw !== 'csv') throw invalid('format', 'format must be json or csv');
@@ -73,11 +54,11 @@ export class WalletHistoryController {
   ) {
     const chosen = statementFormat(format);
     const window: StatementWindow = {
-      from: instant(from, 'from'),
-      to: instant(to, 'to'),
-      afterRevision: integer(afterRevision, 'after_revision', 0, Number.MAX_SAFE_INTEGER),
+      from: instantParameter(from, 'from'),
+      to: instantParameter(to, 'to'),
+      afterRevision: integerParameter(afterRevision, 'after_revision', 0, Number.MAX_SAFE_INTEGER),
     };
-    const lines = integer(limit, 'limit', 1, STATEMENT_PAGE_MAX) ?? STATEMENT_PAGE_SIZE;
+    const lines = integerParameter(limit, 'limit', 1, STATEMENT_PAGE_MAX) ?? STATEMENT_PAGE_SIZE;
     const statement = await this.history.statement(merchantId, window, lines);
     await this.send(response, chosen, statement, merchantId, { envelope: chosen === 'json' });
   }
@@ -92,7 +73,7 @@ export class WalletHistoryController {
     @Query('format') format?: string,
   ) {
     const chosen = statementFormat(format);
-    const statement = await this.history.statement(merchantId, { from: instant(from, 'from'), to: instant(to, 'to') });
+    const statement = await this.history.statement(merchantId, { from: instantParameter(from, 'from'), to: instantParameter(to, 'to') });
     await this.send(response, chosen, statement, merchantId, { envelope: false });
   }
 
@@ -127,8 +108,10 @@ export class WalletHistoryController {
     return successEnvelope('OK', status);
   }
 
-  /** From the nearest snapshot and the events after it; `replay=full` folds every event instead. */
-  /** Clerks see it too: what a resolution will move is part of deciding it. */
+  /**
+   * From the nearest snapshot and the events after it; `replay=full` folds every event instead.
+   * Clerks see it too: what a resolution will move is part of deciding it.
+   */
   @Get(BACK_OFFICE_ROUTES.balanceAsOf)
   @Roles('auditor', 'reconciler')
   async balance(
@@ -148,7 +131,7 @@ export class WalletHistoryController {
     }
     if (replay !== undefined && replay !== 'snapshots' && replay !== 'full') throw invalid('replay', 'replay must be snapshots (the default) or full');
     // Neither at nor position: the balance now, from every event recorded so far.
-    const result = await this.history.balanceAsOf(merchantId, { at: instant(at, 'at'), position: parsed }, { fullReplay: replay === 'full' });
+    const result = await this.history.balanceAsOf(merchantId, { at: instantParameter(at, 'at'), position: parsed }, { fullReplay: replay === 'full' });
     if (!result) throw new ApiError(404, 'WALLET_NOT_FOUND', `No wallet for merchant ${merchantId}`);
     return successEnvelope('OK', result);
   }

@@ -64,12 +64,24 @@ export function page<T>(rows: T[], limit: number, keyOf: (row: T) => readonly st
   return { shown, next_cursor: next };
 }
 
+/**
+ * A `+` pasted unencoded into a query string arrives as a space
+ * (`?at=2026-11-22T10:00:00+00:00`). A space before the offset can mean
+ * nothing else, so it is read as the `+` it was.
+ */
 export function instantParameter(raw: string | undefined, field: string): Date | undefined {
   if (raw === undefined) return undefined;
-  // A `+` pasted unencoded into a query string arrives as a space.
   const date = parseInstant(raw.replace(/ (\d\d:\d\d)$/, '+$1'));
-  if (!date) throw invalid(field, `${field} must be an ISO 8601 time with an offset, e.g. 2026-11-22T10:00:00Z`);
+  if (!date) throw invalid(field, `${field} must be an ISO 8601 time with an offset, e.g. 2026-11-22T10:00:00Z or 2026-11-22T10:00:00+00:00`);
   return date;
+}
+
+/** A whole number in decimal digits from min to max. */
+export function integerParameter(raw: string | undefined, field: string, min: number, max: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = /^\d{1,16}$/.test(raw) ? Number(raw) : NaN;
+  if (!(value >= min && value <= max)) throw invalid(field, `${field} must be an integer from ${min} to ${max}`);
+  return value;
 }
 
 export function identifierParameter(raw: string | undefined, field: string): string | undefined {

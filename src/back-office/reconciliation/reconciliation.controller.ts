@@ -1,22 +1,16 @@
 import { Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { UPSTREAM, UpstreamProvider } from '../../fulfilment';
-import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
+import { successEnvelope } from '../../infrastructure/http/api-error';
 import { isoTimestamp } from '../../shared/clock';
 import { formatAmount } from '../../shared/money';
 import { Roles } from '../auth/roles.decorator';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
+import { integerParameter } from '../http/listing';
 import { eventDataView } from '../orders/order.view';
 import { OrderDetailReader } from './order-detail.reader';
 import { ReconciliationQueueReader } from './reconciliation-queue.reader';
 import { BACK_OFFICE_ROUTES } from '../routes.public';
-
-function pageParameter(raw: unknown, name: string, fallback: number, max: number): number {
-  if (raw === undefined) return fallback;
-  const value = typeof raw === 'string' && /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
-  if (!(value >= 0 && value <= max)) throw new ApiError(422, 'VALIDATION_FAILED', `${name} must be an integer from 0 to ${max}`, name);
-  return value;
-}
 
 /**
  * Orders whose upstream result is unknown wait here, money frozen, for a
@@ -34,8 +28,8 @@ export class ReconciliationController {
   /** The queue, oldest first. */
   @Get(BACK_OFFICE_ROUTES.reconciliationQueue)
   async queue(@Query('limit') limit?: string, @Query('offset') offset?: string) {
-    const take = pageParameter(limit, 'limit', 100, 500);
-    const skip = pageParameter(offset, 'offset', 0, 1_000_000_000);
+    const take = integerParameter(limit, 'limit', 0, 500) ?? 100;
+    const skip = integerParameter(offset, 'offset', 0, 1_000_000_000) ?? 0;
     const { rows, total } = await this.queueReader.page(take, skip);
     return successEnvelope('OK', {
       total,
