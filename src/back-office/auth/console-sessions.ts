@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
-import { AppConfig } from '../../config/config';
-import { APP_CONFIG, PG_POOL } from '../../infrastructure/infrastructure.tokens';
+import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { Migration } from '../../infrastructure/postgres/migrations';
 import { BUILT_IN_ADMIN, StaffMember, StaffRole } from './staff-member';
+import { StaffAuthenticator } from './staff-authenticator';
 import { hashStaffToken } from './staff-token';
 
 /** A session ends this long after sign-in, or after this long without a request, whichever comes first. */
@@ -45,14 +45,10 @@ export interface ConsoleSession {
  */
 @Injectable()
 export class ConsoleSessions {
-  private readonly adminTokenHash: Buffer;
-
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
-    @Inject(APP_CONFIG) config: AppConfig,
-  ) {
-    this.adminTokenHash = hashStaffToken(config.adminToken);
-  }
+    private readonly authenticator: StaffAuthenticator,
+  ) {}
 
   /** `token` is the staff token just checked; the cookie value returned is not kept. */
   async open(staff: StaffMember, token: string): Promise<{ sessionId: string; csrfToken: string }> {
@@ -88,7 +84,7 @@ export class ConsoleSessions {
     const row = rows[0];
     if (!row) return undefined;
     const builtIn = row.staff_id === BUILT_IN_ADMIN;
-    if (builtIn ? !timingSafeEqual(row.token_hash, this.adminTokenHash) : row.role === null) return undefined;
+    if (builtIn ? !this.authenticator.isAdminToken(row.token_hash) : row.role === null) return undefined;
     // One write a minute at most keeps the idle clock without a write per request.
     if (row.stale) await this.pool.query('update console_sessions set last_seen_at = now() where id_hash = $1', [hashStaffToken(sessionId)]);
     return {

@@ -26,11 +26,16 @@ export class StaffAuthenticator {
     if (token === undefined || token.length > 512) return undefined;
     // Comparing fixed-length digests keeps the comparison constant-time whatever the token's length.
     const hash = hashStaffToken(token);
-    if (timingSafeEqual(hash, this.adminTokenHash)) return { staffId: BUILT_IN_ADMIN, role: 'admin' };
+    if (this.isAdminToken(hash)) return { staffId: BUILT_IN_ADMIN, role: 'admin' };
     const { rows } = await this.pool.query<{ staff_id: string; role: StaffRole }>(
       'select staff_id, role from staff where token_hash = $1 and disabled_at is null',
       [hash],
     );
     return rows[0] && { staffId: rows[0].staff_id, role: rows[0].role };
+  }
+
+  /** Whether a token's hash is ADMIN_TOKEN's; comparing fixed-length digests keeps it constant-time. */
+  isAdminToken(hash: Buffer): boolean {
+    return timingSafeEqual(hash, this.adminTokenHash);
   }
 }

@@ -1,5 +1,5 @@
 import { IsIn, IsInt, Matches, Max, Min } from 'class-validator';
-import { Optional, OptionalNullable } from '../../infrastructure/http/field-rules';
+import { Optional, OptionalNullable, Rules } from '../../infrastructure/http/field-rules';
 import { IsDisplayName, IsHttpUrl, IsIpWhitelist } from '../http/validators';
 
 export const MERCHANT_STATUSES = ['active', 'suspended'] as const;
@@ -8,11 +8,10 @@ export type MerchantStatus = (typeof MERCHANT_STATUSES)[number];
 export const DEFAULT_RATE_LIMIT = 100;
 const MAX_RATE_LIMIT = 100_000;
 
-/** Absent, or requests a second from 1 to MAX_RATE_LIMIT; the integer check's message wins, as if written first. */
-function RateLimitPerSecond(): PropertyDecorator {
-  const rules = [Optional(), IsInt({ message: 'rate_limit_per_second must be an integer' }), Min(1), Max(MAX_RATE_LIMIT)];
-  return (target, key) => [...rules].reverse().forEach((rule) => rule(target, key));
-}
+// The settings both the create and the update body take, each rule written once.
+const CallbackUrl = () => Rules(OptionalNullable(), IsHttpUrl());
+const IpWhitelist = () => Rules(Optional(), IsIpWhitelist());
+const RateLimitPerSecond = () => Rules(Optional(), IsInt({ message: 'rate_limit_per_second must be an integer' }), Min(1), Max(MAX_RATE_LIMIT));
 
 // Decorators run bottom-up: the type check is written first so that its message wins.
 export class CreateMerchantDto {
@@ -23,12 +22,10 @@ export class CreateMerchantDto {
   @Matches(/^[A-Z]{3}$/, { message: 'currency must be 3 uppercase letters (ISO 4217), e.g. USD' })
   currency?: string;
 
-  @OptionalNullable()
-  @IsHttpUrl()
+  @CallbackUrl()
   callback_url?: string | null;
 
-  @Optional()
-  @IsIpWhitelist()
+  @IpWhitelist()
   ip_whitelist?: string[];
 
   @RateLimitPerSecond()
@@ -36,12 +33,10 @@ export class CreateMerchantDto {
 }
 
 export class UpdateMerchantDto {
-  @OptionalNullable()
-  @IsHttpUrl()
+  @CallbackUrl()
   callback_url?: string | null;
 
-  @Optional()
-  @IsIpWhitelist()
+  @IpWhitelist()
   ip_whitelist?: string[];
 
   @Optional()

@@ -12,6 +12,14 @@ export const Optional = () => ValidateIf((_object, value) => value !== undefined
 /** Absent or null is fine; anything else must validate. */
 export const OptionalNullable = () => ValidateIf((_object, value) => value !== undefined && value !== null);
 
+/**
+ * Several decorators as one, listed as they would be stacked above a field:
+ * they apply bottom-up, like a stack, so the first constraint's message wins.
+ */
+export function Rules(...rules: PropertyDecorator[]): PropertyDecorator {
+  return (target, key) => [...rules].reverse().forEach((rule) => rule(target, key));
+}
+
 /** A constraint whose `problem` says what is wrong with a value, or undefined when it is fine. */
 export function Rule(name: string, problem: (value: unknown) => string | undefined, options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
