@@ -10,6 +10,7 @@ import { formatAmount } from '../shared/money';
 import { isoTimestamp } from '../shared/clock';
 import { DispatchedWorker, JobDispatcher } from '../infrastructure/jobs/job-dispatcher';
 import { StatementBatcher } from '../infrastructure/postgres/statement-batcher';
+import { AttemptResult, AttemptStart, recordAttemptResults, startAttempts } from './attempt-statements';
 import { CallbackAttemptResult, sendCallback } from './delivery/callback-sender';
 
 export interface CallbackOptions {
@@ -32,28 +33,6 @@ interface Delivery {
   attempts_made: number;
   max_attempts: number | null;
   manual_requested: boolean;
-}
-
-interface AttemptStart {
-  order_no: string;
-  attempt: number;
-  kind: 'manual' | 'scheduled';
-  url: string | null;
-  merchant_id: string;
-  /** When the next attempt is due if this one never reports back. */
-  delay_ms: number;
-}
-
-interface AttemptResult {
-  order_no: string;
-  attempt: number;
-  next: 'acknowledged' | 'exhausted' | 'pending';
-  delay_ms: number;
-  status_code: number | null;
-  latency_ms: number;
-  reply_excerpt: string;
-  acknowledged: boolean;
-  error: string | null;
 }
 
 /** The callback body (CONTRACT §2). */
@@ -88,12 +67,12 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
     maxInFlight: 2,
   });
   /** Attempts starting together are written down in one statement, and their results in another. */
-  private readonly starts = new StatementBatcher<AttemptStart, boolean>((starts) => this.startAttempts(starts), {
+  private readonly starts = new StatementBatcher<AttemptStart, boolean>((starts) => startAttempts(this.pool, this.options.instanceId, starts), {
     maxBatch: 200,
     maxInFlight: 2,
     isolateFailures: true,
   });
-  private readonly results = new StatementBatcher<AttemptResult, void>((results) => this.recordResults(results), {
+  private readonly results = new StatementBatcher<AttemptResult, void>((results) => recordAttemptResults(this.pool, this.options.instanceId, results), {
     maxBatch: 200,
     maxInFlight: 2,
     isolateFailures: true,
@@ -181,7 +160,7 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
       merchant_id: merchantId,
       delay_ms: fallbackDelay,
     });
-    if (!started) return; // another sender has this attempt (our lease expired)
+    if (!started) return; // our lease expired and another instance holds the delivery now
 
     const result = url
       ? await this.sendSigned(url, merchant!, callbackPayload(state))
@@ -209,48 +188,6 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
       acknowledged: result.acknowledged,
       error: result.error ?? null,
     });
-  }
-
-  /** Each attempt row is inserted and its delivery's count moved only if the attempt is not taken: true for those this instance now holds. */
-  private async startAttempts(starts: readonly AttemptStart[]): Promise<boolean[]> {
-    const { rows } = await this.pool.query<{ order_no: string }>(
-      `with started as (select * from jsonb_to_recordset($1::jsonb)
-                          as s(order_no text, attempt int, kind text, url text, merchant_id text, delay_ms float8)),
-       attempt as (
-         insert into callback_attempts (order_no, attempt, kind, started_at, url, sent_by)
-         select order_no, attempt, kind, now(), url, $2 from started
-         on conflict do nothing returning order_no
-       )
-       update callback_deliveries d set attempts_made = s.attempt, merchant_id = s.merchant_id, manual_requested = false,
-         due_at = now() + make_interval(secs => s.delay_ms / 1000)
-       from started s
-       where d.order_no = s.order_no and d.leased_by = $2 and d.attempts_made = s.attempt - 1
-         and exists (select 1 from attempt a where a.order_no = s.order_no)
-       returning d.order_no`,
-      [JSON.stringify(starts), this.options.instanceId],
-    );
-    const held = new Set(rows.map((row) => row.order_no));
-    return starts.map((start) => held.has(start.order_no));
-  }
-
-  /** The attempts' results and their deliveries' next states, in one statement and one commit. */
-  private async recordResults(results: readonly AttemptResult[]): Promise<void[]> {
-    await this.pool.query(
-      `with outcome as (select * from jsonb_to_recordset($1::jsonb)
-                          as r(order_no text, attempt int, next text, delay_ms float8, status_code int, latency_ms int,
-                               reply_excerpt text, acknowledged boolean, error text)),
-       result as (
-         update callback_attempts a set status_code = r.status_code, latency_ms = r.latency_ms, reply_excerpt = r.reply_excerpt,
-           acknowledged = r.acknowledged, error = r.error
-         from outcome r where a.order_no = r.order_no and a.attempt = r.attempt
-       )
-       update callback_deliveries d set state = r.next, lease_until = null,
-         due_at = case when r.next = 'pending' then now() + make_interval(secs => r.delay_ms / 1000) else d.due_at end
-       from outcome r
-       where d.order_no = r.order_no and d.leased_by = $2`,
-      [JSON.stringify(results), this.options.instanceId],
-    );
-    return results.map(() => undefined);
   }
 
   /**

@@ -1,0 +1,72 @@
+import { Pool } from 'pg';
+
+export interface AttemptStart {
+  order_no: string;
+  attempt: number;
+  kind: 'manual' | 'scheduled';
+  url: string | null;
+  merchant_id: string;
+  /** When the next attempt is due if this one never reports back. */
+  delay_ms: number;
+}
+
+export interface AttemptResult {
+  order_no: string;
+  attempt: number;
+  next: 'acknowledged' | 'exhausted' | 'pending';
+  delay_ms: number;
+  status_code: number | null;
+  latency_ms: number;
+  reply_excerpt: string;
+  acknowledged: boolean;
+  error: string | null;
+}
+
+/**
+ * Writes attempts down before they are sent, in one statement: true for each
+ * attempt this instance now holds. An attempt is taken only by the
+ * delivery's current leaseholder, and only as the attempt that follows the
+ * recorded count; the attempt row is inserted after the delivery moved, so a
+ * sender whose lease expired meanwhile writes nothing that could stand in the
+ * way of the instance that holds the delivery now.
+ */
+export async function startAttempts(pool: Pool, instanceId: string, starts: readonly AttemptStart[]): Promise<boolean[]> {
+  const { rows } = await pool.query<{ order_no: string }>(
+    `with started as (select * from jsonb_to_recordset($1::jsonb)
+                        as s(order_no text, attempt int, kind text, url text, merchant_id text, delay_ms float8)),
+     moved as (
+       update callback_deliveries d set attempts_made = s.attempt, merchant_id = s.merchant_id, manual_requested = false,
+         due_at = now() + make_interval(secs => s.delay_ms / 1000)
+       from started s
+       where d.order_no = s.order_no and d.leased_by = $2 and d.attempts_made = s.attempt - 1
+       returning d.order_no
+     )
+     insert into callback_attempts (order_no, attempt, kind, started_at, url, sent_by)
+     select s.order_no, s.attempt, s.kind, now(), s.url, $2 from started s join moved m on m.order_no = s.order_no
+     on conflict do nothing
+     returning order_no`,
+    [JSON.stringify(starts), instanceId],
+  );
+  const held = new Set(rows.map((row) => row.order_no));
+  return starts.map((start) => held.has(start.order_no));
+}
+
+/** The attempts' results and their deliveries' next states, in one statement and one commit. */
+export async function recordAttemptResults(pool: Pool, instanceId: string, results: readonly AttemptResult[]): Promise<void[]> {
+  await pool.query(
+    `with outcome as (select * from jsonb_to_recordset($1::jsonb)
+                        as r(order_no text, attempt int, next text, delay_ms float8, status_code int, latency_ms int,
+                             reply_excerpt text, acknowledged boolean, error text)),
+     result as (
+       update callback_attempts a set status_code = r.status_code, latency_ms = r.latency_ms, reply_excerpt = r.reply_excerpt,
+         acknowledged = r.acknowledged, error = r.error
+       from outcome r where a.order_no = r.order_no and a.attempt = r.attempt
+     )
+     update callback_deliveries d set state = r.next, lease_until = null,
+       due_at = case when r.next = 'pending' then now() + make_interval(secs => r.delay_ms / 1000) else d.due_at end
+     from outcome r
+     where d.order_no = r.order_no and d.leased_by = $2`,
+    [JSON.stringify(results), instanceId],
+  );
+  return results.map(() => undefined);
+}
