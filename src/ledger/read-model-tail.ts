@@ -10,8 +10,9 @@ export interface StreamView<State> {
  * A read model's view of one stream brought up to the stream's head: the
  * events after the revision the view reflects, folded into it. Projections
  * apply events after they are committed, so this is how a read straight
- * after a write (a balance after a 202, a query for a new order) already
- * shows that write, on any instance.
+ * after a write (a balance after a 202) already shows that write, on any
+ * instance. A view with nothing projected yet is loadAggregate's job
+ * (command-handling.ts): the whole stream, folded by its decider.
  */
 export async function withStreamTail<State>(
   store: EventStore,

@@ -1,9 +1,8 @@
 import { Pool } from 'pg';
 import { EventStore } from '../../ledger/ports/event-store.port';
-import { decodeEvent } from '../../ledger/event-codec';
 import { deriveOrderNo } from '../../ledger/order/order-number';
-import { merchantStatus, orderDecider, OrderEvent, OrderState } from '../../ledger/order/order.decider';
-import { withStreamTail } from '../../ledger/read-model-tail';
+import { merchantStatus, orderDecider, OrderState } from '../../ledger/order/order.decider';
+import { loadAggregate } from '../../ledger/command-handling';
 import { orderStream } from '../../ledger/streams';
 import type { OrderReadModelRow } from '../../../projections/orders.projection';
 import { OrderFacts } from './order.presenter';
@@ -46,10 +45,8 @@ export class OrderReader {
         completedAt: row.completed_at,
       };
     }
-    // Not in the read model yet: the whole stream is its tail.
-    const { state } = await withStreamTail(this.store, orderStream(orderNo), { state: orderDecider.initialState(), revision: -1n }, (order, event) =>
-      orderDecider.evolve(order, decodeEvent<OrderEvent>(event)),
-    );
+    // Not in the read model yet: the order's own stream.
+    const { state } = await loadAggregate(this.store, orderStream(orderNo), orderDecider);
     return state.order?.merchantId === merchantId ? factsOf(state) : undefined;
   }
 }
