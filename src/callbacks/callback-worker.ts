@@ -11,6 +11,7 @@ import { isoTimestamp } from '../shared/clock';
 import { DispatchedWorker, JobDispatcher } from '../infrastructure/jobs/job-dispatcher';
 import { StatementBatcher } from '../infrastructure/postgres/statement-batcher';
 import { AttemptResult, AttemptStart, recordAttemptResults, startAttempts } from './attempt-statements';
+import { ClaimedDelivery, claimDeliveries } from './delivery-claims.queries';
 import { CallbackAttemptResult, sendCallback } from './delivery/callback-sender';
 
 export interface CallbackOptions {
@@ -27,12 +28,9 @@ export interface CallbackOptions {
 
 export type CallbackAttemptOutcome = 'acknowledged' | 'not_acknowledged' | 'no_reply' | 'address_refused' | 'no_callback_url';
 
-interface Delivery {
-  order_no: string;
-  merchant_id: string | null;
-  attempts_made: number;
-  max_attempts: number | null;
-  manual_requested: boolean;
+interface Delivery extends ClaimedDelivery {
+  /** The merchant whose slot the claim took for this delivery, if it knew the merchant. */
+  slotOf?: string;
 }
 
 /** The callback body (CONTRACT §2). */
@@ -60,6 +58,7 @@ export function callbackPayload(state: OrderState) {
  */
 export class CallbackWorker extends DispatchedWorker<Delivery> {
   protected readonly dispatcher: JobDispatcher<Delivery>;
+  /** Callbacks in flight per merchant, counted from the claim when it knows the merchant. */
   private readonly perMerchant = new Map<string, number>();
   /** Callbacks sent together read their merchants (URL and secret, current at each attempt) in one statement. */
   private readonly merchants = new StatementBatcher<string, CallbackRecipient | undefined>((ids) => this.recipients.byIds(ids), {
@@ -94,52 +93,63 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
       name: 'callbacks',
       concurrency: options.concurrency,
       pollMs: options.pollMs,
-      claim: (limit) => {
-        const saturated = [...this.perMerchant].filter(([, n]) => n >= options.perMerchant).map(([m]) => m);
-        return this.claim(limit, saturated);
-      },
+      claim: (limit) => this.claim(limit),
       run: (delivery) => this.deliver(delivery),
       describe: (delivery) => `the callback for ${delivery.order_no}`,
       log,
     });
   }
 
-  private async claim(limit: number, saturated: string[]): Promise<Delivery[]> {
-    const { rows } = await this.pool.query<Delivery>(
-      `update callback_deliveries set lease_until = now() + make_interval(secs => $2::float8 / 1000), leased_by = $3
-       where order_no in (
-         select order_no from callback_deliveries
-         where state = 'pending' and due_at <= now() and (lease_until is null or lease_until < now())
-           and (merchant_id is null or not (merchant_id = any($4::text[])))
-         order by due_at limit $1
-         for update skip locked)
-       returning order_no, merchant_id, attempts_made, max_attempts, manual_requested`,
-      [limit, this.options.timeoutMs + 10_000, this.options.instanceId, saturated],
-    );
-    return rows;
+  private async claim(slots: number): Promise<Delivery[]> {
+    const busy = new Map([...this.perMerchant].map(([merchantId, n]) => [merchantId, Math.max(0, this.options.perMerchant - n)]));
+    const claimed: Delivery[] = await claimDeliveries(this.pool, {
+      slots,
+      perMerchant: this.options.perMerchant,
+      busy,
+      leaseMs: this.options.timeoutMs + 10_000,
+      instanceId: this.options.instanceId,
+    });
+    for (const delivery of claimed) if (delivery.merchant_id !== null && this.takeSlot(delivery.merchant_id)) delivery.slotOf = delivery.merchant_id;
+    return claimed;
   }
 
   private async deliver(delivery: Delivery): Promise<void> {
-    const { state } = await loadAggregate(this.store, orderStream(delivery.order_no), orderDecider);
-    const merchantId = state.order!.merchantId;
-    if ((this.perMerchant.get(merchantId) ?? 0) >= this.options.perMerchant) {
-      // A first attempt claimed before its merchant was known: hand it back,
-      // now marked with its merchant, so the claim query can pass it over.
-      await this.pool.query('update callback_deliveries set merchant_id = $2, lease_until = null where order_no = $1 and leased_by = $3', [
-        delivery.order_no,
-        merchantId,
-        this.options.instanceId,
-      ]);
-      return;
-    }
-    this.perMerchant.set(merchantId, (this.perMerchant.get(merchantId) ?? 0) + 1);
+    let slotOf = delivery.slotOf;
     try {
+      const { state } = await loadAggregate(this.store, orderStream(delivery.order_no), orderDecider);
+      const merchantId = state.order!.merchantId;
+      if (slotOf !== merchantId) {
+        if (slotOf !== undefined) this.freeSlot(slotOf);
+        slotOf = undefined;
+        if (!this.takeSlot(merchantId)) {
+          // Claimed before its merchant was known, or raced for the last slot:
+          // hand it back, marked with its merchant, for a later claim.
+          await this.pool.query('update callback_deliveries set merchant_id = $2, lease_until = null where order_no = $1 and leased_by = $3', [
+            delivery.order_no,
+            merchantId,
+            this.options.instanceId,
+          ]);
+          return;
+        }
+        slotOf = merchantId;
+      }
       await this.attempt(delivery, state, merchantId);
     } finally {
-      const left = (this.perMerchant.get(merchantId) ?? 1) - 1;
-      if (left === 0) this.perMerchant.delete(merchantId);
-      else this.perMerchant.set(merchantId, left);
+      if (slotOf !== undefined) this.freeSlot(slotOf);
     }
+  }
+
+  private takeSlot(merchantId: string): boolean {
+    const inFlight = this.perMerchant.get(merchantId) ?? 0;
+    if (inFlight >= this.options.perMerchant) return false;
+    this.perMerchant.set(merchantId, inFlight + 1);
+    return true;
+  }
+
+  private freeSlot(merchantId: string): void {
+    const left = (this.perMerchant.get(merchantId) ?? 1) - 1;
+    if (left <= 0) this.perMerchant.delete(merchantId);
+    else this.perMerchant.set(merchantId, left);
   }
 
   private async attempt(delivery: Delivery, state: OrderState, merchantId: string): Promise<void> {

@@ -1,0 +1,67 @@
+import { Pool } from 'pg';
+
+export interface ClaimedDelivery {
+  order_no: string;
+  /** The order's merchant when known: from the delivery row, or else from the orders read model. */
+  merchant_id: string | null;
+  attempts_made: number;
+  max_attempts: number | null;
+  manual_requested: boolean;
+}
+
+export interface ClaimLimits {
+  /** Deliveries claimed at most: the instance's free slots. */
+  slots: number;
+  /** Slots a merchant with nothing in flight may take. */
+  perMerchant: number;
+  /** Free slots of the merchants that have callbacks in flight (0: none free). */
+  busy: ReadonlyMap<string, number>;
+  leaseMs: number;
+  instanceId: string;
+}
+
+/** Due deliveries looked at per claim, per free slot: enough that a merchant with a long backlog does not hide the others. */
+const CANDIDATES_PER_SLOT = 4;
+
+/**
+ * Leases the oldest due deliveries, at most as many of one merchant as it
+ * has free slots. A delivery's merchant is known from its row after a first
+ * attempt, and from the orders read model before (which the same projection
+ * batch that scheduled the delivery brought up to date); the claim writes it
+ * into the row. Without the cap a claim took a busy merchant's whole backlog
+ * only to hand back all but a few, each with a read of the order's stream and
+ * a statement of its own, claim after claim.
+ */
+export async function claimDeliveries(pool: Pool, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
+  const busy = [...limits.busy];
+  const { rows } = await pool.query<ClaimedDelivery>({
+    name: 'callbacks-claim',
+    text: `with due as (
+         select d.order_no, d.due_at, coalesce(d.merchant_id, o.merchant_id) as merchant_id
+         from callback_deliveries d
+         left join rm_orders o on d.merchant_id is null and o.order_no = d.order_no
+         left join unnest($4::text[], $5::int[]) as b(merchant_id, free) on b.merchant_id = coalesce(d.merchant_id, o.merchant_id)
+         where d.state = 'pending' and d.due_at <= now() and (d.lease_until is null or d.lease_until < now()) and coalesce(b.free, 1) > 0
+         order by d.due_at
+         limit $1 * ${CANDIDATES_PER_SLOT}),
+       capped as (
+         select r.order_no, r.merchant_id from (
+           select due.*, row_number() over (partition by due.merchant_id order by due.due_at) as nth from due) r
+         left join unnest($4::text[], $5::int[]) as b(merchant_id, free) on b.merchant_id = r.merchant_id
+         where r.merchant_id is null or r.nth <= coalesce(b.free, $6)),
+       -- Locked in a CTE of its own, run once: as a subquery of the update's
+       -- join it could be rescanned per row, and its limit not hold.
+       locked as (
+         select order_no from callback_deliveries
+         where order_no in (select order_no from capped) and state = 'pending' and (lease_until is null or lease_until < now())
+         order by due_at limit $1
+         for update skip locked)
+       update callback_deliveries d
+       set lease_until = now() + make_interval(secs => $2::float8 / 1000), leased_by = $3, merchant_id = coalesce(d.merchant_id, c.merchant_id)
+       from capped c join locked l on l.order_no = c.order_no
+       where d.order_no = c.order_no
+       returning d.order_no, d.merchant_id, d.attempts_made, d.max_attempts, d.manual_requested`,
+    values: [limits.slots, limits.leaseMs, limits.instanceId, busy.map(([id]) => id), busy.map(([, free]) => free), limits.perMerchant],
+  });
+  return rows;
+}
