@@ -22,6 +22,15 @@ export interface AttemptResult {
   error: string | null;
 }
 
+/*
+ * Each statement names its rows' keys twice: in the JSON it takes the values
+ * from, and as an array (`order_no = any($3)`). jsonb_to_recordset tells the
+ * planner nothing of its size (it assumes 100 rows), so without the array the
+ * planner chose a sequential scan of both tables (one row per order ever
+ * called back) for a batch of a few rows; the array lets it size the batch
+ * and walk the primary keys.
+ */
+
 /**
  * Writes attempts down before they are sent, in one statement: true for each
  * attempt this instance now holds. An attempt is taken only by the
@@ -38,14 +47,14 @@ export async function startAttempts(pool: Pool, instanceId: string, starts: read
        update callback_deliveries d set attempts_made = s.attempt, merchant_id = s.merchant_id, manual_requested = false,
          due_at = now() + make_interval(secs => s.delay_ms / 1000)
        from started s
-       where d.order_no = s.order_no and d.leased_by = $2 and d.attempts_made = s.attempt - 1
+       where d.order_no = any($3::text[]) and d.order_no = s.order_no and d.leased_by = $2 and d.attempts_made = s.attempt - 1
        returning d.order_no
      )
      insert into callback_attempts (order_no, attempt, kind, started_at, url, sent_by)
      select s.order_no, s.attempt, s.kind, now(), s.url, $2 from started s join moved m on m.order_no = s.order_no
      on conflict do nothing
      returning order_no`,
-    [JSON.stringify(starts), instanceId],
+    [JSON.stringify(starts), instanceId, starts.map((start) => start.order_no)],
   );
   const held = new Set(rows.map((row) => row.order_no));
   return starts.map((start) => held.has(start.order_no));
@@ -60,13 +69,13 @@ export async function recordAttemptResults(pool: Pool, instanceId: string, resul
      result as (
        update callback_attempts a set status_code = r.status_code, latency_ms = r.latency_ms, reply_excerpt = r.reply_excerpt,
          acknowledged = r.acknowledged, error = r.error
-       from outcome r where a.order_no = r.order_no and a.attempt = r.attempt
+       from outcome r where a.order_no = any($3::text[]) and a.order_no = r.order_no and a.attempt = r.attempt
      )
      update callback_deliveries d set state = r.next, lease_until = null,
        due_at = case when r.next = 'pending' then now() + make_interval(secs => r.delay_ms / 1000) else d.due_at end
      from outcome r
-     where d.order_no = r.order_no and d.leased_by = $2`,
-    [JSON.stringify(results), instanceId],
+     where d.order_no = any($3::text[]) and d.order_no = r.order_no and d.leased_by = $2`,
+    [JSON.stringify(results), instanceId, results.map((result) => result.order_no)],
   );
   return results.map(() => undefined);
 }
