@@ -312,13 +312,23 @@ export class PostgresEventStore implements EventStore {
     return this.streamReads.run({ streamId, fromRevision });
   }
 
-  /** Concurrent reads of streams (an aggregate's load before each command) share one statement. */
+  /**
+   * Concurrent reads of streams (an aggregate's load before each command)
+   * share one statement. Each stream is read by its own walk of the primary
+   * key: as a plain join, a planner whose statistics lag a growing table (a
+   * new database, a burst of new streams) took each stream for thousands of
+   * events and scanned the whole table for every batch.
+   */
   private async readBatchedStreams(batch: readonly StreamRead[]): Promise<RecordedEvent[][]> {
     const { rows } = await this.pool.query<EventRow & { item: number }>(
-      `select r.item::int - 1 as item, ${EVENT_COLUMNS}
+      `select r.item::int - 1 as item, e.*
        from unnest($1::text[], $2::bigint[]) with ordinality as r(stream_id, from_revision, item)
-       join es_events e on e.stream_id = r.stream_id and e.stream_revision >= r.from_revision
-       order by r.item, e.stream_revision`,
+       cross join lateral (
+         -- The order by keeps this a subquery of its own (never flattened into a join), run per stream.
+         select ${EVENT_COLUMNS} from es_events e
+         where e.stream_id = r.stream_id and e.stream_revision >= r.from_revision
+         order by e.stream_revision) e
+       order by r.item, e.stream_revision::bigint`,
       [batch.map((read) => read.streamId), batch.map((read) => read.fromRevision.toString())],
     );
     const events: RecordedEvent[][] = batch.map(() => []);
