@@ -14,6 +14,14 @@ export interface EndToEndFigures {
   during: { accepted: number; final: number; calledBack: number };
   /** Per second over the drain (or the wait for it). */
   after: { final: number; calledBack: number; seconds: number };
+  /**
+   * Submits answered 202 while the load was being sent, per submit offered:
+   * below 1 when the service falls behind the offered rate (the open loop's
+   * connections are all waiting, and "during the load" stretches to the last
+   * reply), so completion keeping up with a slower acceptance is not mistaken
+   * for keeping up with the load.
+   */
+  acceptedPerOffered: number;
   finalPerAccepted: number;
   calledBackPerFinal: number;
   p50: number;
@@ -33,6 +41,7 @@ export function endToEndFigures(e: EndToEnd): EndToEndFigures {
       calledBack: within(calledBack, -1, e.loadMs) / loadS,
     },
     after: { final: rate(final, e.loadMs, e.loadMs + afterMs), calledBack: rate(calledBack, e.loadMs, e.loadMs + afterMs), seconds: afterMs / 1000 },
+    acceptedPerOffered: within(accepted, -1, e.sendMs) / Math.max(1, (e.ratePerS * e.sendMs) / 1000),
     finalPerAccepted: within(final, -1, e.loadMs) / Math.max(1, within(accepted, -1, e.loadMs)),
     calledBackPerFinal: within(calledBack, -1, e.loadMs) / Math.max(1, within(final, -1, e.loadMs)),
     p50: percentile(e.result.latenciesMs, 50),
@@ -47,12 +56,12 @@ export function endToEndSection(settings: Settings, e: EndToEnd): string[] {
   const drain = e.drainMs !== undefined ? `${(e.drainMs / 1000).toFixed(1)} s` : `not within ${settings.drainMaxS} s`;
   const cores = (c: EndToEnd['coresDuringLoad']) =>
     c
-      ? `service ${c.server.toFixed(2)}, Postgres ${c.postgres.toFixed(2)}, load generator and receiver ${c.bench.toFixed(2)}, ` +
+      ? `service ${c.server.toFixed(2)}, Postgres ${c.postgres.toFixed(2)}, load generator, receiver and upstream ${c.bench.toFixed(2)}, ` +
         `other ${Math.max(0, c.machine - c.server - c.postgres - c.bench).toFixed(2)}`
       : 'n/a';
   const atLoadEnd = (times: number[]) => within(times, -1, e.loadMs);
   return [
-    `End to end: the service with its defaults (fulfilment on, simulator delay ${process.env.UPSTREAM_SIM_DELAY_MS ?? '200'} ms, callbacks to a receiver ` +
+    `End to end: the service with its defaults (fulfilment on; the upstream the simulator in a process of its own, delay ${process.env.UPSTREAM_SIM_DELAY_MS ?? '200'} ms; callbacks to a receiver ` +
       `in the benchmark), ${settings.merchants} merchants; open loop at ${e.ratePerS.toFixed(0)}/s (${settings.steadyFraction} of the service's median ` +
       `"spread" rate above), sent for ${(e.sendMs / 1000).toFixed(1)} s, the last reply ${(e.loadMs / 1000).toFixed(1)} s after the first request ` +
       `("the load" below); a ${e.warmupS} s warm-up before, whose orders ${e.warmupDrainMs === undefined ? 'had NOT all finished' : `had all finished ${(e.warmupDrainMs / 1000).toFixed(1)} s after it`}. ` +

@@ -11,9 +11,10 @@
  */
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
-import { log } from './clean-up';
+import { log, onCleanUp } from './clean-up';
 import { LoadResult, runLoad } from './load-generator';
-import { coresUsed, CpuSnapshot, cpuSnapshot, sleep } from './processes';
+import { Child, coresUsed, CpuSnapshot, cpuSnapshot, freePort, sleep, startNodeChild } from './processes';
+import { profiler, ProfileTaken } from './profiler';
 import { SKU_ID, startProvisionedService } from './service';
 import { Settings } from './settings';
 import { freshDatabase } from './systems';
@@ -40,6 +41,8 @@ export interface EndToEnd {
   loadMs: number;
   warmupS: number;
   timeline: Timeline;
+  /** With --cpu-prof: the service's profile from the start of the load to the end of the drain. */
+  profile?: ProfileTaken;
   /** Ms after the load until every accepted order was final and called back; undefined if that did not happen within --drain-max. */
   drainMs?: number;
   /** Ms after the load that the wait for the drain lasted. */
@@ -78,16 +81,44 @@ async function callbackReceiver() {
   };
 }
 
+/**
+ * The upstream: the simulator (src/fulfilment/simulator/main.ts, its orders in
+ * memory) in a process of its own, as a real provider would be on a machine of
+ * its own: its CPU is counted with the load generator's, not the service's, and
+ * its records are not in the service's database.
+ */
+async function upstreamSimulator(): Promise<{ child: Child; url: string }> {
+  const port = await freePort();
+  const child = startNodeChild('upstream simulator', 'src/fulfilment/simulator/main.ts', {
+    ...process.env,
+    PORT: String(port),
+    UPSTREAM_SIM_DELAY_MS: process.env.UPSTREAM_SIM_DELAY_MS ?? '200',
+    UPSTREAM_SIM_DATABASE_URL: '',
+  });
+  onCleanUp('stop the upstream simulator', () => child.stop());
+  await child.waitForLine(/listening on port/, 30_000).catch(async (error: unknown) => {
+    await child.stop();
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\nupstream simulator output:\n${child.logTail()}`, { cause: error });
+  });
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
 export async function endToEnd(settings: Settings, ratePerS: number): Promise<EndToEnd> {
   const receiver = await callbackReceiver();
+  const upstream = await upstreamSimulator();
   const db = await freshDatabase('topup_bench_e2e');
   const { service, merchants } = await startProvisionedService('service (end to end)', db, {
-    env: { CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true' },
+    env: {
+      CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true',
+      UPSTREAM_URL: upstream.url,
+      ...(settings.cpuProfDir ? { BENCH_CPU_PROF_DIR: settings.cpuProfDir } : {}),
+    },
     merchants: settings.merchants,
     callbackUrl: receiver.url,
   });
   try {
     const pid = service.child.process.pid!;
+    const peers = [upstream.child.process.pid!];
     const acceptedAt: number[] = [];
     const finalInReadModel = async () =>
       Number((await db.pool.query<{ n: string }>(`select count(*) as n from rm_orders where stage in ('succeeded', 'failed')`)).rows[0].n);
@@ -132,17 +163,19 @@ export async function endToEnd(settings: Settings, ratePerS: number): Promise<En
     })();
 
     log(`end to end: ${settings.endToEndS} s at ${ratePerS.toFixed(0)}/s, callbacks to ${receiver.url}`);
-    const cpuStart = cpuSnapshot(pid, db.name);
+    const cpuStart = cpuSnapshot(pid, db.name, peers);
+    if (settings.cpuProfDir) await profiler(service.child, 'start');
     const tag = `e2e-${Date.now().toString(36)}`;
     const result = await runLoad({ ...load, durationMs: settings.endToEndS * 1000, tag });
     const loadMs = Date.now() - started;
     loading = false;
     await sampler;
-    const cpuLoadEnd = cpuSnapshot(pid, db.name);
+    const cpuLoadEnd = cpuSnapshot(pid, db.name, peers);
     log(`end to end: ${acceptedAt.length - before.accepted} accepted; waiting until all are final and called back`);
     const drainWait = await drained(settings.drainMaxS * 1000, sample);
     const waitedMs = Date.now() - started - loadMs;
-    const cpuEnd = cpuSnapshot(pid, db.name);
+    const cpuEnd = cpuSnapshot(pid, db.name, peers);
+    const profile = settings.cpuProfDir ? await profiler(service.child, 'stop') : undefined;
 
     const since = (times: number[]) =>
       times
@@ -176,9 +209,11 @@ export async function endToEnd(settings: Settings, ratePerS: number): Promise<En
       cpuMsPerOrder:
         cpuStart && cpuEnd && accepted > 0 ? ((cpuEnd.server - cpuStart.server + cpuEnd.postgres - cpuStart.postgres) * 1000) / accepted : undefined,
       warmupDrainMs,
+      profile,
     };
   } finally {
     await service.child.stop();
     await receiver.stop();
+    await upstream.child.stop();
   }
 }

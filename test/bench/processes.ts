@@ -164,7 +164,7 @@ export interface CpuSnapshot {
    * (backends of other databases count as other load).
    */
   postgres: number;
-  /** This process: the load generator. */
+  /** This process (the load generator) and the peers it was given (the end-to-end phase's upstream simulator). */
   bench: number;
   /** Busy time of the whole machine, all cores. */
   machine: number;
@@ -175,9 +175,10 @@ export interface CpuSnapshot {
  * Linux). Without a database, "postgres" is only the server's own background
  * processes.
  */
-export function cpuSnapshot(serverPid: number, database: string | undefined): CpuSnapshot | undefined {
+export function cpuSnapshot(serverPid: number, database: string | undefined, peerPids: readonly number[] = []): CpuSnapshot | undefined {
   const server = cpuSeconds(serverPid);
   if (server === undefined) return undefined;
+  const peers = peerPids.reduce((sum, pid) => sum + (cpuSeconds(pid) ?? 0), 0);
   let postgres = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^[0-9]+$/.test(entry)) continue;
@@ -197,7 +198,7 @@ export function cpuSnapshot(serverPid: number, database: string | undefined): Cp
   // cpu  user nice system idle iowait irq softirq steal ...
   const total = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
   const busyTicks = total.slice(0, 8).reduce((a, b) => a + b, 0) - total[3] - total[4];
-  return { server, postgres, bench: (usage.user + usage.system) / 1e6, machine: busyTicks / TICKS_PER_SECOND };
+  return { server, postgres, bench: (usage.user + usage.system) / 1e6 + peers, machine: busyTicks / TICKS_PER_SECOND };
 }
 
 /** Cores used on average between two snapshots, by whom. */

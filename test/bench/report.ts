@@ -161,6 +161,7 @@ function targets(settings: Settings, results: Results, e?: EndToEnd): string[] {
     checks.push(
       { what: 'end to end: p99 ÷ p50 of the submits', target: '≤ 4', ok: atMost(4), service: one(f.p99 / f.p50), digits: 2 },
       { what: 'end to end: non-2xx', target: '0', ok: (v) => v === 0, service: one(f.nonOk), digits: 0 },
+      { what: 'end to end: accepted while sending ÷ offered', target: '≥ 0.95', ok: atLeast(0.95), service: one(f.acceptedPerOffered), digits: 3 },
       { what: 'end to end: final/s ÷ accepted/s during the load', target: '≥ 0.95', ok: atLeast(0.95), service: one(f.finalPerAccepted), digits: 3 },
       { what: 'end to end: called back ÷ final during the load', target: '≥ 0.95', ok: atLeast(0.95), service: one(f.calledBackPerFinal), digits: 3 },
       {

@@ -39,8 +39,9 @@
  *   --drain-max       DRAIN_MAX_S      60    longest wait for the end-to-end backlog after the load
  *   --with-fulfilment BENCH_WITH_FULFILMENT  fulfilment on in the service's submit scenarios too
  *                                            (each then waits until the service has worked off its orders)
- *   --cpu-prof        BENCH_CPU_PROF         profile the service during its first pass; the value
- *                                            is a folder (default: a temporary one)
+ *   --cpu-prof        BENCH_CPU_PROF         profile the service during its first pass and the
+ *                                            end-to-end phase; the value is a folder (default: a
+ *                                            temporary one)
  * The database server comes from DATABASE_URL or PG* (default 127.0.0.1:5432,
  * user postgres), as for the tests; EVENT_STORE and the service's other
  * variables pass through to it.
@@ -146,6 +147,10 @@ async function main(): Promise<void> {
   console.log(['', ...coresTable(settings, results)].join('\n'));
   for (const { name, taken, accepted } of profiles) {
     console.log(`\n${name}: ${summariseProfile(taken.path)}\n${statementSummary(taken, accepted)}`);
+  }
+  if (e2e?.profile) {
+    const orders = e2e.timeline.accepted.length;
+    console.log(`\nend to end (the load and the drain, per accepted order): ${summariseProfile(e2e.profile.path)}\n${statementSummary(e2e.profile, orders)}`);
   }
   if (failed) process.exitCode = 1;
 }
