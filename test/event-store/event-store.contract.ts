@@ -143,6 +143,20 @@ export function eventStoreContract(name: string, setup: () => Promise<ContractSe
         expect(await store.readStreamForReplay(stream, 5n, 10)).toEqual([]);
       });
 
+      it('replays any type, data and links as they were appended: quotes, backslashes, unicode, nulls, a link that is not a string', async () => {
+        const stream = newStream();
+        const data = { text: 'a "quoted" \\ line\nünïcødé ✓', nested: { list: [1, null, '2'], empty: {} }, amount: '9007199254740993' };
+        await store.append(stream, [{ type: 'Odd "type" \\', data, metadata: { hash: 7, prev_hash: { not: 'a string' } } }], NO_STREAM);
+        const [replayed] = await store.readStreamForReplay(stream, 0n, 10);
+        const [read] = await store.readStream(stream);
+        expect({ type: replayed.type, data: replayed.data, metadata: replayed.metadata }).toEqual({
+          type: 'Odd "type" \\',
+          data,
+          metadata: { hash: 7, prev_hash: { not: 'a string' } },
+        });
+        expect([replayed.revision, replayed.position, replayed.createdAt]).toEqual([read.revision, read.position, read.createdAt]);
+      });
+
       it('reads many streams at once, in the order asked, a missing one as empty', async () => {
         const [first, missing, second] = [newStream(), newStream(), newStream()];
         await store.append(
