@@ -13,7 +13,7 @@ import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import { log, onCleanUp } from './clean-up';
 import { LoadResult, runLoad } from './load-generator';
-import { Child, coresUsed, CpuSnapshot, cpuSnapshot, freePort, sleep, startNodeChild } from './processes';
+import { Child, coresUsed, CpuSnapshot, cpuSnapshot, freePort, postgresSeconds, sleep, startNodeChild } from './processes';
 import { profiler, ProfileTaken } from './profiler';
 import { SKU_ID, startProvisionedService } from './service';
 import { Settings } from './settings';
@@ -206,8 +206,7 @@ export async function endToEnd(settings: Settings, ratePerS: number): Promise<En
       waitedMs,
       coresDuringLoad: cpuStart && cpuLoadEnd ? coresUsed(cpuStart, cpuLoadEnd, loadMs / 1000) : undefined,
       coresDuringDrain: cpuLoadEnd && cpuEnd && waitedMs > 0 ? coresUsed(cpuLoadEnd, cpuEnd, waitedMs / 1000) : undefined,
-      cpuMsPerOrder:
-        cpuStart && cpuEnd && accepted > 0 ? ((cpuEnd.server - cpuStart.server + cpuEnd.postgres - cpuStart.postgres) * 1000) / accepted : undefined,
+      cpuMsPerOrder: cpuStart && cpuEnd && accepted > 0 ? ((cpuEnd.server - cpuStart.server + postgresSeconds(cpuStart, cpuEnd)) * 1000) / accepted : undefined,
       warmupDrainMs,
       profile,
     };

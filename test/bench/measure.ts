@@ -10,7 +10,7 @@
  */
 import { log } from './clean-up';
 import { LoadResult, runLoad } from './load-generator';
-import { CpuSnapshot, cpuSnapshot, coresUsed, waitUntilIdle } from './processes';
+import { CpuSnapshot, cpuSnapshot, coresUsed, postgresSeconds, waitUntilIdle } from './processes';
 import { SKU_ID } from './service';
 import { Settings, SystemName } from './settings';
 import { System } from './systems';
@@ -94,8 +94,7 @@ export async function measure(system: System, scenario: ScenarioName, pass: numb
     result,
     ratePerS: options.ratePerSecond,
     cores: start && end ? coresUsed(start, end, result.elapsedMs / 1000) : undefined,
-    cpuMs:
-      start && end ? { server: perAccepted((end.server - start.server) * 1000), postgres: perAccepted((end.postgres - start.postgres) * 1000) } : undefined,
+    cpuMs: start && end ? { server: perAccepted((end.server - start.server) * 1000), postgres: perAccepted(postgresSeconds(start, end) * 1000) } : undefined,
     idleAfterMs: tail.waitedMs,
     idleAt,
   };
