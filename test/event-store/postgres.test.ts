@@ -1,4 +1,4 @@
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import { migrate } from '../../src/infrastructure/postgres/migrations';
 import { eventStoreMigrations, PostgresEventStore } from '../../src/infrastructure/event-store/postgres-event-store';
 import { NO_STREAM, RecordedEvent, START, WrongExpectedRevisionError } from '../../src/ledger/ports/event-store.port';
@@ -112,5 +112,67 @@ describe('PostgreSQL event store specifics', () => {
       await subscription.stop();
       await other.close();
     }
+  });
+});
+
+/**
+ * A command's aggregate load reads its stream in a batch with other
+ * concurrent loads. The planner must walk the primary key for each stream
+ * even when the table's statistics describe an older, different table: a
+ * database analyzed while it held a few long streams (wallets), then filled
+ * with many short ones (orders) faster than autovacuum re-analyzes it.
+ * Planned as a join, such a batch scanned the whole table.
+ */
+describe('PostgreSQL event store: batched stream reads under stale statistics', () => {
+  let db: TestDatabase;
+  let reader: Pool;
+  let store: PostgresEventStore;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await migrate(db.pool, eventStoreMigrations);
+    await db.pool.query('alter table es_events set (autovacuum_enabled = false)');
+    const insertStreams = (prefix: string, streams: number, events: number) =>
+      db.pool.query(
+        `insert into es_events (stream_id, stream_revision, event_id, event_type, data)
+         select $1 || s, r, gen_random_uuid(), 'Seeded', jsonb_build_object('n', r) from generate_series(1, $2::int) s, generate_series(0, $3::int - 1) r`,
+        [prefix, streams, events],
+      );
+    await insertStreams('wallet-', 50, 500);
+    await db.pool.query('analyze es_events');
+    await insertStreams('order-', 5000, 7);
+    // One connection, so the statistics it reports are the batch's own.
+    reader = new Pool({ ...db.config, max: 1 });
+    store = new PostgresEventStore(reader, { connection: db.config, pollIntervalMs: 60_000 });
+  });
+  afterAll(async () => {
+    await store.close();
+    await reader.end();
+    await db.drop();
+  });
+
+  /** es_events' sequential and index scans so far, as the statistics show them. */
+  const scans = async () => {
+    const { rows } = await db.pool.query<{ seq: string; idx: string }>(
+      `select seq_scan::text as seq, idx_scan::text as idx from pg_stat_user_tables where relname = 'es_events'`,
+    );
+    return { seq: Number(rows[0].seq), idx: Number(rows[0].idx) };
+  };
+
+  it('reads each stream of a batch through the primary key, in revision order', async () => {
+    const before = await scans();
+    const ids = Array.from({ length: 40 }, (_, i) => `order-${i * 97 + 1}`);
+
+    const streams = await store.readStreams(ids);
+
+    // The reader's backend reports its counts once it is idle again.
+    await reader.query('select pg_stat_force_next_flush()');
+    await reader.query('select 1');
+    expect(streams.map((events) => events.map((e) => Number(e.revision)))).toEqual(ids.map(() => [0, 1, 2, 3, 4, 5, 6]));
+    expect(streams.map((events) => events[0].streamId)).toEqual(ids);
+    const after = await scans();
+    // The index scans prove the reader's counts were published; the batch then scanned no table.
+    expect(after.idx).toBeGreaterThan(before.idx);
+    expect(after.seq - before.seq).toBe(0);
   });
 });
