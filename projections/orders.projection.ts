@@ -1,4 +1,4 @@
-import type { OrderStage } from '../src/ledger/order/order.decider';
+import type { OrderEvent, OrderStage } from '../src/ledger/order/order.decider';
 import { assertNever } from '../src/shared/decider';
 import { LedgerEvent } from './ledger-event';
 import { Projection, SqlValue, Statement, TableNames } from './projection';
@@ -74,55 +74,110 @@ export const ordersProjection: Projection<Tables> = {
     create index on ${t.rm_orders} (out_trade_no);
     create index on ${t.rm_orders} (account_id);`,
   ],
-  apply: applyOrderEvent,
+  apply: (event, t) => writeOrders([event], t),
+  applyAll: writeOrders,
 };
 
-function applyOrderEvent(ledgerEvent: LedgerEvent, t: TableNames<Tables>): Statement[] {
-  if (ledgerEvent.stream !== 'order') return [];
-  const { orderNo, event } = ledgerEvent;
-  const update = (set: string, values: SqlValue[] = []): Statement[] => [
-    { text: `update ${t.rm_orders} set ${set}, updated_at = $2 where order_no = $1`, values: [orderNo, event.data.at, ...values] },
-  ];
+/** What a new attempt after a refusal leaves as it was: the order's identity. Its other columns the OrderPlaced replaces. */
+const KEPT_ON_NEW_ATTEMPT: ReadonlySet<string> = new Set(['merchant_id', 'out_trade_no']);
 
+/** One write to an order's row: an OrderPlaced's insert (or replacement) with what later events set, or an update. */
+interface OrderWrite {
+  orderNo: string;
+  placed: boolean;
+  columns: Map<string, SqlValue>;
+}
+
+/**
+ * The writes a batch's order events make, one per order where it can: an
+ * event sets columns to values it carries, never to something computed from
+ * the row, so an order's events in a batch fold into one insert or one
+ * update (OrderPlaced and OrderAccepted, OrderDeliveryConfirmed and
+ * OrderSucceeded are appended together). A new OrderPlaced starts a new
+ * write after the order's earlier one, as it replaces only some columns.
+ */
+function writeOrders(events: readonly LedgerEvent[], t: TableNames<Tables>): Statement[] {
+  const writes: OrderWrite[] = [];
+  const open = new Map<string, OrderWrite>();
+  for (const ledgerEvent of events) {
+    if (ledgerEvent.stream !== 'order') continue;
+    const { orderNo, event } = ledgerEvent;
+    const placed = event.type === 'OrderPlaced';
+    let write = open.get(orderNo);
+    if (!write || placed) {
+      write = { orderNo, placed, columns: new Map() };
+      writes.push(write);
+      open.set(orderNo, write);
+    }
+    for (const [column, value] of Object.entries(columnsSetBy(event))) write.columns.set(column, value);
+  }
+  return writes.map((write) => (write.placed ? placement(write, t) : update(write, t)));
+}
+
+function placement({ orderNo, columns }: OrderWrite, t: TableNames<Tables>): Statement {
+  const names = [...columns.keys()];
+  return {
+    text: `insert into ${t.rm_orders} (order_no, ${names.join(', ')}) values ($1, ${names.map((_, i) => `$${i + 2}`).join(', ')})
+       on conflict (order_no) do update set ${names
+         .filter((name) => !KEPT_ON_NEW_ATTEMPT.has(name))
+         .map((name) => `${name} = excluded.${name}`)
+         .join(', ')}`,
+    values: [orderNo, ...columns.values()],
+  };
+}
+
+function update({ orderNo, columns }: OrderWrite, t: TableNames<Tables>): Statement {
+  const names = [...columns.keys()];
+  return {
+    text: `update ${t.rm_orders} set ${names.map((name, i) => `${name} = $${i + 2}`).join(', ')} where order_no = $1`,
+    values: [orderNo, ...columns.values()],
+  };
+}
+
+/** The columns an order event sets, and to what. */
+function columnsSetBy(event: OrderEvent): Partial<Record<keyof OrderReadModelRow, SqlValue>> {
+  const at = event.data.at;
   switch (event.type) {
     case 'OrderPlaced': {
       const d = event.data;
-      // A new attempt after a refusal replaces the refused one.
-      return [
-        {
-          text: `insert into ${t.rm_orders} (order_no, merchant_id, out_trade_no, attempt, stage, sku_id, account_id,
-             account_fields, amount, currency, created_at, updated_at)
-           values ($1, $2, $3, $4, 'placed', $5, $6, $7, $8, $9, $10, $10)
-           on conflict (order_no) do update set attempt = excluded.attempt, stage = 'placed', sku_id = excluded.sku_id,
-             account_id = excluded.account_id, account_fields = excluded.account_fields, amount = excluded.amount,
-             currency = excluded.currency, refusal_code = null, created_at = excluded.created_at, updated_at = excluded.updated_at`,
-          values: [orderNo, d.merchantId, d.outTradeNo, d.attempt, d.skuId, d.accountId, JSON.stringify(d.accountFields), d.amount, d.currency, d.at],
-        },
-      ];
+      return {
+        merchant_id: d.merchantId,
+        out_trade_no: d.outTradeNo,
+        attempt: d.attempt,
+        stage: 'placed',
+        sku_id: d.skuId,
+        account_id: d.accountId,
+        account_fields: JSON.stringify(d.accountFields),
+        amount: d.amount,
+        currency: d.currency,
+        refusal_code: null,
+        created_at: at,
+        updated_at: at,
+      };
     }
     case 'OrderAccepted':
-      return update(`stage = 'accepted', accepted_at = $2`);
+      return { stage: 'accepted', accepted_at: at, updated_at: at };
     case 'OrderRefused':
-      return update(`stage = 'refused', refusal_code = $3`, [event.data.code]);
+      return { stage: 'refused', refusal_code: event.data.code, updated_at: at };
     case 'OrderSentUpstream':
-      return update(`stage = 'sent', upstream_attempts = $3`, [event.data.upstreamAttempt]);
+      return { stage: 'sent', upstream_attempts: event.data.upstreamAttempt, updated_at: at };
     case 'OrderResultUnknown':
-      return update(`stage = 'unknown', result_unknown_at = $2, unknown_reason = $3, unknown_evidence = $4`, [event.data.reason, event.data.evidence ?? null]);
+      return { stage: 'unknown', result_unknown_at: at, unknown_reason: event.data.reason, unknown_evidence: event.data.evidence ?? null, updated_at: at };
     case 'OrderDeliveryConfirmed':
-      return update(`stage = 'succeeding'`);
+      return { stage: 'succeeding', updated_at: at };
     case 'OrderDeliveryFailed':
-      return update(`stage = 'failing', fail_code = $3, fail_reason = $4`, [event.data.failCode, event.data.failReason]);
+      return { stage: 'failing', fail_code: event.data.failCode, fail_reason: event.data.failReason, updated_at: at };
     case 'OrderResolved':
-      return update(
-        event.data.outcome === 'success'
-          ? `stage = 'succeeding', resolved_by = $3, resolution_note = $4`
-          : `stage = 'failing', resolved_by = $3, resolution_note = $4`,
-        [event.data.resolvedBy, event.data.note],
-      );
+      return {
+        stage: event.data.outcome === 'success' ? 'succeeding' : 'failing',
+        resolved_by: event.data.resolvedBy,
+        resolution_note: event.data.note,
+        updated_at: at,
+      };
     case 'OrderSucceeded':
-      return update(`stage = 'succeeded', completed_at = $2`);
+      return { stage: 'succeeded', completed_at: at, updated_at: at };
     case 'OrderFailed':
-      return update(`stage = 'failed', completed_at = $2, fail_code = $3, fail_reason = $4`, [event.data.failCode, event.data.failReason]);
+      return { stage: 'failed', completed_at: at, fail_code: event.data.failCode, fail_reason: event.data.failReason, updated_at: at };
     default:
       return assertNever(event);
   }

@@ -2,7 +2,7 @@ import { escapeLiteral, Pool, QueryResult } from 'pg';
 import { comparePositions, EventStore, GlobalPosition, RecordedEvent, START, Subscription } from '../src/ledger/ports/event-store.port';
 import { Migration } from '../src/infrastructure/postgres/migrations';
 import { checkpointMigration, lockCheckpoint } from './checkpoints';
-import { decodeLedgerEvent } from './ledger-event';
+import { decodeLedgerEvent, LedgerEvent } from './ledger-event';
 import { liveTables, Projection, Statement, TableNames } from './projection';
 import { inlineStatements } from './statement-batch';
 
@@ -46,13 +46,16 @@ export async function applyBatch(pool: Pool, targets: readonly ProjectionTarget[
     const reached = targets.map(({ projection, checkpoint, tables }) => {
       const from = checkpoints.get(checkpoint)!;
       let to: GlobalPosition | undefined;
+      const pending: LedgerEvent[] = [];
       for (const [i, recorded] of events.entries()) {
         if (comparePositions(recorded.position, from) <= 0) continue;
         const event = decoded[i];
-        if (event) statements.push(...projection.apply(event, tables));
+        if (event) pending.push(event);
         to = recorded.position;
       }
       if (to === undefined) return from;
+      if (projection.applyAll) statements.push(...projection.applyAll(pending, tables));
+      else for (const event of pending) statements.push(...projection.apply(event, tables));
       statements.push({
         text: 'update projection_checkpoints set position_commit = $2, position_prepare = $3, updated_at = now() where name = $1',
         values: [checkpoint, to.commit, to.prepare],
