@@ -48,7 +48,7 @@ function applyFulfilmentEvent(ledgerEvent: LedgerEvent, t: TableNames<Tables>): 
     case 'OrderResolved':
     case 'OrderSucceeded':
     case 'OrderFailed':
-      return [{ text: `update ${t.fulfilment_jobs} set done = true, lease_until = null where order_no = $1`, values: [orderNo] }];
+      return [{ text: `update ${t.fulfilment_jobs} set done = true, lease_until = null where order_no = $1 and not done`, values: [orderNo] }];
     // Before acceptance there is no job; a send is the job's own doing.
     case 'OrderPlaced':
     case 'OrderRefused':

@@ -141,7 +141,7 @@ export class FulfilmentWorker extends DispatchedWorker<Job> {
   }
 
   private async markDone(orderNos: readonly string[]): Promise<void[]> {
-    await this.pool.query('update fulfilment_jobs set done = true, lease_until = null where order_no = any($1) and leased_by = $2', [
+    await this.pool.query('update fulfilment_jobs set done = true, lease_until = null where order_no = any($1) and leased_by = $2 and not done', [
       orderNos,
       this.options.instanceId,
     ]);
