@@ -221,8 +221,15 @@ const SELECT_EVENT = `select ${EVENT_COLUMNS} from es_events e`;
  */
 const REPLAY_COLUMNS = `e.stream_revision::text, e.transaction_id::text, e.global_position::text, e.event_type, e.data,
   e.metadata->'hash' as hash, e.metadata->'prev_hash' as prev_hash, floor(extract(epoch from e.created_at) * 1000)::bigint::text as created_ms`;
-/** Revisions have no gaps, so a slice is a closed range of them: the planner then walks the index for that range instead of sorting the rest of a long stream. */
-const IN_SLICE = 'where e.stream_id = $1 and e.stream_revision >= $2 and e.stream_revision < $2::bigint + $3 order by e.stream_revision';
+/**
+ * Revisions have no gaps, so a slice is a closed range of them: the planner
+ * then walks the index for that range instead of sorting the rest of a long
+ * stream. The limit (the range's own length) keeps the walk in index order:
+ * without it, a range the statistics take for tens of thousands of rows (low
+ * revisions: most streams are short) was read by a bitmap scan and a sort,
+ * once with two parallel workers.
+ */
+const IN_SLICE = 'where e.stream_id = $1 and e.stream_revision >= $2 and e.stream_revision < $2::bigint + $3 order by e.stream_revision limit $3';
 
 export interface PostgresEventStoreOptions {
   /** Settings for the dedicated LISTEN connection. */
