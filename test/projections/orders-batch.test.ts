@@ -1,15 +1,21 @@
-import { OrderEvent } from '../../src/ledger/order/order.decider';
-import { RecordedEvent } from '../../src/ledger/ports/event-store.port';
-import { LedgerEvent } from '../../projections/ledger-event';
+import { randomUUID } from 'node:crypto';
+import { checkpointMigration } from '../../projections/checkpoints';
+import { decodeLedgerEvent, LedgerEvent } from '../../projections/ledger-event';
 import { ordersProjection } from '../../projections/orders.projection';
 import { TableNames } from '../../projections/projection';
+import { applyBatch } from '../../projections/projection-runner';
 import { inlineStatements } from '../../projections/statement-batch';
+import { encodeEvent } from '../../src/ledger/event-codec';
+import { OrderEvent } from '../../src/ledger/order/order.decider';
+import { RecordedEvent } from '../../src/ledger/ports/event-store.port';
+import { orderStream } from '../../src/ledger/streams';
+import { migrate } from '../../src/infrastructure/postgres/migrations';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 /**
  * The orders projection folds an order's events within one batch into one
- * write. Whatever the batches, the rows must be what applying the events one
- * by one makes.
+ * write. Whatever the batches the runner hands it, the rows must be what
+ * applying the events one by one makes.
  */
 describe('orders projection: a batch of events writes what the events one by one write', () => {
   let db: TestDatabase;
@@ -17,6 +23,7 @@ describe('orders projection: a batch of events writes what the events one by one
 
   beforeAll(async () => {
     db = await createTestDatabase();
+    await migrate(db.pool, [checkpointMigration]);
   });
   afterAll(async () => {
     await db.drop();
@@ -28,8 +35,9 @@ describe('orders projection: a batch of events writes what the events one by one
     return t;
   }
 
-  const order = (orderNo: string, event: OrderEvent): LedgerEvent => ({ stream: 'order', orderNo, event, recorded: {} as RecordedEvent });
-  const placed = (orderNo: string, attempt: number, at: string): LedgerEvent =>
+  type OrderSpec = { orderNo: string; event: OrderEvent };
+  const order = (orderNo: string, event: OrderEvent): OrderSpec => ({ orderNo, event });
+  const placed = (orderNo: string, attempt: number, at: string): OrderSpec =>
     order(orderNo, {
       type: 'OrderPlaced',
       data: {
@@ -47,7 +55,7 @@ describe('orders projection: a batch of events writes what the events one by one
     });
 
   /** Every order's life the service can write, each event a second apart. */
-  function lives(): LedgerEvent[][] {
+  function lives(): OrderSpec[][] {
     const at = (s: number) => `2026-11-25T10:00:${String(s).padStart(2, '0')}.000+00:00`;
     return [
       [placed('A', 1, at(0)), order('A', { type: 'OrderAccepted', data: { attempt: 1, at: at(1) } })],
@@ -79,20 +87,43 @@ describe('orders projection: a batch of events writes what the events one by one
     ];
   }
 
-  /** The orders' events interleaved, as the log holds concurrent orders. */
+  /**
+   * The orders' events interleaved, as the log holds concurrent orders: each
+   * recorded (encoded, at the next position) and decoded as the runner does.
+   */
   function interleaved(): LedgerEvent[] {
     const queues = lives();
     const log: LedgerEvent[] = [];
-    while (queues.some((q) => q.length > 0)) for (const q of queues) if (q.length > 0) log.push(q.shift()!);
+    while (queues.some((q) => q.length > 0)) {
+      for (const q of queues) {
+        const next = q.shift();
+        if (!next) continue;
+        const recorded: RecordedEvent = {
+          id: randomUUID(),
+          streamId: orderStream(next.orderNo),
+          revision: 0n,
+          position: { commit: 1n, prepare: BigInt(log.length + 1) },
+          type: next.event.type,
+          data: encodeEvent(next.event).data as RecordedEvent['data'],
+          metadata: {},
+          createdAt: new Date(next.event.data.at),
+        };
+        log.push(decodeLedgerEvent(recorded)!);
+      }
+    }
     return log;
   }
 
+  /** The rows after the runner applied the batches, each in its own transaction, from a checkpoint of their own. */
   async function rowsAfter(batches: LedgerEvent[][]): Promise<unknown[]> {
     const t = await freshTables();
-    for (const batch of batches) {
-      const statements = ordersProjection.applyAll!(batch, t);
-      if (statements.length > 0) await db.pool.query(inlineStatements(statements));
-    }
+    const target = { projection: ordersProjection, checkpoint: `orders-case-${tables}`, tables: t };
+    for (const batch of batches)
+      await applyBatch(
+        db.pool,
+        [target],
+        batch.map((e) => e.recorded),
+      );
     return (await db.pool.query(`select * from ${t.rm_orders} order by order_no`)).rows;
   }
 
@@ -102,8 +133,19 @@ describe('orders projection: a batch of events writes what the events one by one
     const threes: LedgerEvent[][] = [];
     for (let i = 0; i < log.length; i += 3) threes.push(log.slice(i, i + 3));
 
+    // The runner hands the projection the batch whole.
+    const applyAll = jest.spyOn(ordersProjection, 'applyAll');
     expect(await rowsAfter([log])).toEqual(oneByOne);
+    expect(applyAll.mock.calls.map(([events]) => events.length)).toEqual([log.length]);
+    applyAll.mockClear();
     expect(await rowsAfter(threes)).toEqual(oneByOne);
+    // A batch of events the checkpoint has passed already (two instances
+    // racing for it) changes nothing: played again, the placements would put
+    // every order back to 'placed'.
+    applyAll.mockClear();
+    expect(await rowsAfter([log, log.slice(0, 5)])).toEqual(oneByOne);
+    expect(applyAll.mock.calls.map(([events]) => events.length)).toEqual([log.length]);
+    applyAll.mockRestore();
     // And `apply`, event by event, is the same write.
     const t = await freshTables();
     for (const event of log) await db.pool.query(inlineStatements(ordersProjection.apply(event, t)));
