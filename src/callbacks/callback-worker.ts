@@ -59,7 +59,7 @@ export function callbackPayload(state: OrderState) {
 export class CallbackWorker extends DispatchedWorker<Delivery> {
   protected readonly dispatcher: JobDispatcher<Delivery>;
   /** Callbacks in flight per merchant, counted from the claim when it knows the merchant. */
-  private readonly perMerchant = new Map<string, number>();
+  private readonly inFlight = new Map<string, number>();
   /** Callbacks sent together read their merchants (URL and secret, current at each attempt) in one statement. */
   private readonly merchants = new StatementBatcher<string, CallbackRecipient | undefined>((ids) => this.recipients.byIds(ids), {
     maxBatch: 200,
@@ -101,11 +101,10 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
   }
 
   private async claim(slots: number): Promise<Delivery[]> {
-    const busy = new Map([...this.perMerchant].map(([merchantId, n]) => [merchantId, Math.max(0, this.options.perMerchant - n)]));
     const claimed: Delivery[] = await claimDeliveries(this.pool, {
       slots,
       perMerchant: this.options.perMerchant,
-      busy,
+      inFlight: this.inFlight,
       leaseMs: this.options.timeoutMs + 10_000,
       instanceId: this.options.instanceId,
     });
@@ -140,16 +139,16 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
   }
 
   private takeSlot(merchantId: string): boolean {
-    const inFlight = this.perMerchant.get(merchantId) ?? 0;
-    if (inFlight >= this.options.perMerchant) return false;
-    this.perMerchant.set(merchantId, inFlight + 1);
+    const n = this.inFlight.get(merchantId) ?? 0;
+    if (n >= this.options.perMerchant) return false;
+    this.inFlight.set(merchantId, n + 1);
     return true;
   }
 
   private freeSlot(merchantId: string): void {
-    const left = (this.perMerchant.get(merchantId) ?? 1) - 1;
-    if (left <= 0) this.perMerchant.delete(merchantId);
-    else this.perMerchant.set(merchantId, left);
+    const left = (this.inFlight.get(merchantId) ?? 1) - 1;
+    if (left <= 0) this.inFlight.delete(merchantId);
+    else this.inFlight.set(merchantId, left);
   }
 
   private async attempt(delivery: Delivery, state: OrderState, merchantId: string): Promise<void> {

@@ -12,10 +12,10 @@ export interface ClaimedDelivery {
 export interface ClaimLimits {
   /** Deliveries claimed at most: the instance's free slots. */
   slots: number;
-  /** Slots a merchant with nothing in flight may take. */
+  /** Callbacks of one merchant in flight at most. */
   perMerchant: number;
-  /** Free slots of the merchants that have callbacks in flight (0: none free). */
-  busy: ReadonlyMap<string, number>;
+  /** Callbacks in flight now, per merchant (a merchant not listed has none). */
+  inFlight: ReadonlyMap<string, number>;
   leaseMs: number;
   instanceId: string;
 }
@@ -33,22 +33,22 @@ const CANDIDATES_PER_SLOT = 4;
  * a statement of its own, claim after claim.
  */
 export async function claimDeliveries(pool: Pool, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
-  const busy = [...limits.busy];
+  const inFlight = [...limits.inFlight];
   const { rows } = await pool.query<ClaimedDelivery>({
     name: 'callbacks-claim',
     text: `with due as (
-         select d.order_no, d.due_at, coalesce(d.merchant_id, o.merchant_id) as merchant_id
+         select d.order_no, d.due_at, m.merchant_id, $6 - coalesce(f.n, 0) as free
          from callback_deliveries d
          left join rm_orders o on d.merchant_id is null and o.order_no = d.order_no
-         left join unnest($4::text[], $5::int[]) as b(merchant_id, free) on b.merchant_id = coalesce(d.merchant_id, o.merchant_id)
-         where d.state = 'pending' and d.due_at <= now() and (d.lease_until is null or d.lease_until < now()) and coalesce(b.free, 1) > 0
+         cross join lateral (select coalesce(d.merchant_id, o.merchant_id) as merchant_id) m
+         left join unnest($4::text[], $5::int[]) as f(merchant_id, n) on f.merchant_id = m.merchant_id
+         where d.state = 'pending' and d.due_at <= now() and (d.lease_until is null or d.lease_until < now()) and $6 - coalesce(f.n, 0) > 0
          order by d.due_at
          limit $1 * ${CANDIDATES_PER_SLOT}),
        capped as (
-         select r.order_no, r.merchant_id from (
-           select due.*, row_number() over (partition by due.merchant_id order by due.due_at) as nth from due) r
-         left join unnest($4::text[], $5::int[]) as b(merchant_id, free) on b.merchant_id = r.merchant_id
-         where r.merchant_id is null or r.nth <= coalesce(b.free, $6)),
+         select order_no, merchant_id from (
+           select due.*, row_number() over (partition by merchant_id order by due_at) as nth from due) r
+         where merchant_id is null or nth <= free),
        -- Locked in a CTE of its own, run once: as a subquery of the update's
        -- join it could be rescanned per row, and its limit not hold.
        locked as (
@@ -61,7 +61,7 @@ export async function claimDeliveries(pool: Pool, limits: ClaimLimits): Promise<
        from capped c join locked l on l.order_no = c.order_no
        where d.order_no = c.order_no
        returning d.order_no, d.merchant_id, d.attempts_made, d.max_attempts, d.manual_requested`,
-    values: [limits.slots, limits.leaseMs, limits.instanceId, busy.map(([id]) => id), busy.map(([, free]) => free), limits.perMerchant],
+    values: [limits.slots, limits.leaseMs, limits.instanceId, inFlight.map(([id]) => id), inFlight.map(([, n]) => n), limits.perMerchant],
   });
   return rows;
 }

@@ -35,8 +35,8 @@ describe('claiming callback deliveries', () => {
       );
   }
 
-  const claim = (slots: number, busy: Record<string, number> = {}) =>
-    claimDeliveries(db.pool, { slots, perMerchant: 3, busy: new Map(Object.entries(busy)), leaseMs: 60_000, instanceId: 'instance-a' });
+  const claim = (slots: number, inFlight: Record<string, number> = {}) =>
+    claimDeliveries(db.pool, { slots, perMerchant: 3, inFlight: new Map(Object.entries(inFlight)), leaseMs: 60_000, instanceId: 'instance-a' });
 
   it('takes at most a merchant’s share of its backlog, oldest first, and fills the rest with other merchants', async () => {
     for (let i = 0; i < 10; i++) await due(`A-${i}`, 100 - i, { onRow: 'mch_a' });
@@ -59,7 +59,8 @@ describe('claiming callback deliveries', () => {
     for (let i = 0; i < 5; i++) await due(`A-${i}`, 100 - i, { onRow: 'mch_a' });
     for (let i = 0; i < 5; i++) await due(`B-${i}`, 90 - i, { onRow: 'mch_b' });
 
-    const first = await claim(10, { mch_a: 0, mch_b: 1 });
+    // mch_a has all its 3 slots in flight, mch_b 2 of them.
+    const first = await claim(10, { mch_a: 3, mch_b: 2 });
     expect(first.map((d) => d.order_no)).toEqual(['B-0']);
 
     const second = await claim(10);
