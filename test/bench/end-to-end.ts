@@ -13,7 +13,7 @@ import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import { log, onCleanUp } from './clean-up';
 import { LoadResult, runLoad } from './load-generator';
-import { Child, coresUsed, CpuSnapshot, cpuSnapshot, freePort, postgresSeconds, sleep, startNodeChild } from './processes';
+import { Child, CoresUsed, coresUsed, cpuSnapshot, freePort, postgresSeconds, sleep, startNodeChild } from './processes';
 import { profiler, ProfileTaken } from './profiler';
 import { SKU_ID, startProvisionedService } from './service';
 import { Settings } from './settings';
@@ -47,8 +47,8 @@ export interface EndToEnd {
   drainMs?: number;
   /** Ms after the load that the wait for the drain lasted. */
   waitedMs: number;
-  coresDuringLoad?: CpuSnapshot;
-  coresDuringDrain?: CpuSnapshot;
+  coresDuringLoad?: CoresUsed;
+  coresDuringDrain?: CoresUsed;
   /** Service + Postgres CPU from the start of the load to the end of the drain, per accepted order. */
   cpuMsPerOrder?: number;
   /** How long the warm-up's orders took to finish before the measured load. */

@@ -10,7 +10,7 @@
  */
 import { log } from './clean-up';
 import { LoadResult, runLoad } from './load-generator';
-import { CpuSnapshot, cpuSnapshot, coresUsed, postgresSeconds, waitUntilIdle } from './processes';
+import { CoresUsed, CpuSnapshot, cpuSnapshot, coresUsed, postgresSeconds, waitUntilIdle } from './processes';
 import { SKU_ID } from './service';
 import { Settings, SystemName } from './settings';
 import { System } from './systems';
@@ -26,7 +26,7 @@ export interface Measurement {
   /** Open loop: the requests per second sent. */
   ratePerS?: number;
   /** Cores used on average during the measured load, by whom (Linux only). */
-  cores?: CpuSnapshot;
+  cores?: CoresUsed;
   /** CPU ms per accepted submit in the window (Linux only). */
   cpuMs?: { server: number; postgres: number };
   /** Transactions committed in the system's database per accepted submit (set by CommitCounts). */

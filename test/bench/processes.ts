@@ -155,20 +155,27 @@ function procStat(pid: number | string): { command: string; cpuSeconds: number }
   }
 }
 
+/** CPU seconds used so far, by whom. */
 export interface CpuSnapshot {
   /** The server under test (the service or the baseline). */
   server: number;
   /**
    * The local Postgres server's processes that work for the benchmark's
-   * database: its backends and the server's own background processes
+   * database, by pid: its backends and the server's own background processes
    * (backends of other databases count as other load).
    */
-  postgres: number;
-  /** The same, per process (a pid's CPU seconds so far). */
-  postgresByPid: ReadonlyMap<number, number>;
+  postgres: ReadonlyMap<number, number>;
   /** This process (the load generator) and the peers it was given (the end-to-end phase's upstream simulator). */
   bench: number;
   /** Busy time of the whole machine, all cores. */
+  machine: number;
+}
+
+/** Cores used on average between two snapshots, by whom (the same parts as CpuSnapshot). */
+export interface CoresUsed {
+  server: number;
+  postgres: number;
+  bench: number;
   machine: number;
 }
 
@@ -181,8 +188,7 @@ export function cpuSnapshot(serverPid: number, database: string | undefined, pee
   const server = cpuSeconds(serverPid);
   if (server === undefined) return undefined;
   const peers = peerPids.reduce((sum, pid) => sum + (cpuSeconds(pid) ?? 0), 0);
-  let postgres = 0;
-  const postgresByPid = new Map<number, number>();
+  const postgres = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^[0-9]+$/.test(entry)) continue;
     const stat = procStat(entry);
@@ -195,16 +201,13 @@ export function cpuSnapshot(serverPid: number, database: string | undefined, pee
     }
     // A backend's title names its client, "127.0.0.1(54321)" or "[local]", after the database.
     const backend = /\S\(\d+\)|\[local\]/.test(title);
-    if (!backend || (database !== undefined && title.includes(` ${database} `))) {
-      postgres += stat.cpuSeconds;
-      postgresByPid.set(Number(entry), stat.cpuSeconds);
-    }
+    if (!backend || (database !== undefined && title.includes(` ${database} `))) postgres.set(Number(entry), stat.cpuSeconds);
   }
   const usage = process.cpuUsage();
   // cpu  user nice system idle iowait irq softirq steal ...
   const total = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
   const busyTicks = total.slice(0, 8).reduce((a, b) => a + b, 0) - total[3] - total[4];
-  return { server, postgres, postgresByPid, bench: (usage.user + usage.system) / 1e6 + peers, machine: busyTicks / TICKS_PER_SECOND };
+  return { server, postgres, bench: (usage.user + usage.system) / 1e6 + peers, machine: busyTicks / TICKS_PER_SECOND };
 }
 
 /**
@@ -216,20 +219,14 @@ export function cpuSnapshot(serverPid: number, database: string | undefined, pee
  */
 export function postgresSeconds(before: CpuSnapshot, after: CpuSnapshot): number {
   let seconds = 0;
-  for (const [pid, cpu] of after.postgresByPid) seconds += cpu - (before.postgresByPid.get(pid) ?? 0);
+  for (const [pid, cpu] of after.postgres) seconds += cpu - (before.postgres.get(pid) ?? 0);
   return seconds;
 }
 
 /** Cores used on average between two snapshots, by whom. */
-export function coresUsed(before: CpuSnapshot, after: CpuSnapshot, seconds: number): CpuSnapshot {
+export function coresUsed(before: CpuSnapshot, after: CpuSnapshot, seconds: number): CoresUsed {
   const per = (key: 'server' | 'bench' | 'machine') => (after[key] - before[key]) / seconds;
-  return {
-    server: per('server'),
-    postgres: postgresSeconds(before, after) / seconds,
-    postgresByPid: new Map(),
-    bench: per('bench'),
-    machine: per('machine'),
-  };
+  return { server: per('server'), postgres: postgresSeconds(before, after) / seconds, bench: per('bench'), machine: per('machine') };
 }
 
 /**

@@ -35,11 +35,12 @@ export function profiler(child: Child, command: 'start' | 'stop'): Promise<Profi
   });
 }
 
-export function statementSummary(taken: ProfileTaken, accepted: number, top = 12): string {
+/** `per`: what `accepted` counts (accepted submits in the submit scenarios, accepted orders end to end). */
+export function statementSummary(taken: ProfileTaken, accepted: number, per = 'accepted submit', top = 12): string {
   const total = taken.statements.reduce((n, [, count]) => n + count, 0);
   const perSubmit = accepted > 0 ? (total / accepted).toFixed(1) : 'n/a';
   return [
-    `  SQL statements sent while profiling: ${total}, ${perSubmit} per accepted submit in the window (projections included, and fulfilment when on); the most frequent:`,
+    `  SQL statements sent while profiling: ${total}, ${perSubmit} per ${per} in the window (projections included, and fulfilment when on); the most frequent:`,
     ...[...taken.statements]
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)

@@ -150,7 +150,9 @@ async function main(): Promise<void> {
   }
   if (e2e?.profile) {
     const orders = e2e.timeline.accepted.length;
-    console.log(`\nend to end (the load and the drain, per accepted order): ${summariseProfile(e2e.profile.path)}\n${statementSummary(e2e.profile, orders)}`);
+    console.log(
+      `\nend to end (the load and the drain, per accepted order): ${summariseProfile(e2e.profile.path)}\n${statementSummary(e2e.profile, orders, 'accepted order')}`,
+    );
   }
   if (failed) process.exitCode = 1;
 }
