@@ -173,6 +173,41 @@ describe('verifying one wallet reads that wallet, whatever else the log holds', 
     }
   });
 
+
+  it('names statement lines no event of the wallet explains: at its opening and past its last event', async () => {
+    const ours = await service.store.readStream(walletStream(merchant.merchantId));
+    const last = Number(ours[ours.length - 1].revision);
+    const { position } = ours[ours.length - 1];
+    const insert = (revision: number) =>
+      service.pool.query(
+        `insert into rm_statement_lines (merchant_id, revision, position_commit, position_prepare, entry_type, amount, balance_after, frozen_after, available_after, occurred_at)
+         values ($1, $2, $3, $4, 'FundsDeposited', 1, 1, 0, 1, now())`,
+        [merchant.merchantId, revision, position.commit.toString(), position.prepare.toString()],
+      );
+    // Revision 0 is WalletOpened, which has no line; the other is beyond the stream.
+    await insert(0);
+    await insert(last + 3);
+    try {
+      for (const scope of ['wallet', 'merchant']) {
+        const reply = await verify({ merchant_id: merchant.merchantId, scope });
+        expect({ scope, strays: reply.body.data.differences }).toEqual({
+          scope,
+          strays: [0, last + 3].map((revision) =>
+            expect.objectContaining({
+              table: 'rm_statement_lines',
+              key: { merchant_id: merchant.merchantId, revision },
+              column: null,
+              expected: null,
+              explained_by: null,
+            }),
+          ),
+        });
+      }
+      expect((await verify({ merchant_id: built.hotMerchant, scope: 'wallet' })).body.data.clean).toBe(true);
+    } finally {
+      await service.pool.query('delete from rm_statement_lines where merchant_id = $1 and revision = any($2)', [merchant.merchantId, [0, last + 3]]);
+    }
+  });
   it('a wallet nobody has is 404, and scope needs a merchant', async () => {
     expect((await verify({ merchant_id: 'mch_nobody', scope: 'wallet' })).body).toMatchObject({ code: 'WALLET_NOT_FOUND' });
     expect((await verify({ scope: 'wallet' })).body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'scope' });

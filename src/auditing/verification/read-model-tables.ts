@@ -30,7 +30,8 @@ export interface TablesAtCheckpoints {
 
 const ORDER_COLUMNS = 'order_no, merchant_id, stage, attempt, amount::text, fail_code';
 
-export async function readTablesAtCheckpoints(pool: Pool, merchantId: string | undefined): Promise<TablesAtCheckpoints> {
+/** `withOrders` false: the wallet's rows alone (one wallet's verification compares no order rows). */
+export async function readTablesAtCheckpoints(pool: Pool, merchantId: string | undefined, withOrders = true): Promise<TablesAtCheckpoints> {
   return inOneSnapshot(pool, async (client) => {
     const { rows: marks } = await client.query<{ name: string; c: string; p: string }>(
       `select name, position_commit::text as c, position_prepare::text as p from projection_checkpoints where name in ('orders', 'wallets')`,
@@ -50,14 +51,15 @@ export async function readTablesAtCheckpoints(pool: Pool, merchantId: string | u
       params,
     );
     const holds = await client.query<HoldRow>(`select merchant_id, order_no, attempt, amount::text from rm_wallet_holds ${where()}`, params);
-    const pending = await client.query<Row & { order_no: string }>(
-      `select ${ORDER_COLUMNS} from rm_orders ${where(`stage not in ('succeeded', 'failed')`)}`,
-      params,
-    );
-    const final = await client.query<{ merchant_id: string; n: string }>(
-      `select merchant_id, count(*)::text as n from rm_orders ${where(`stage in ('succeeded', 'failed')`)} group by merchant_id`,
-      params,
-    );
+    const pending = withOrders
+      ? await client.query<Row & { order_no: string }>(`select ${ORDER_COLUMNS} from rm_orders ${where(`stage not in ('succeeded', 'failed')`)}`, params)
+      : { rows: [] };
+    const final = withOrders
+      ? await client.query<{ merchant_id: string; n: string }>(
+          `select merchant_id, count(*)::text as n from rm_orders ${where(`stage in ('succeeded', 'failed')`)} group by merchant_id`,
+          params,
+        )
+      : { rows: [] };
     return {
       checkpoints: { orders: mark('orders'), wallets: mark('wallets') },
       wallets: new Map(wallets.rows.map((r) => [r.merchant_id, r])),
@@ -209,7 +211,7 @@ export async function strayWalletRows(
   merchantId: string | undefined,
 ): Promise<StrayWalletRow[]> {
   const facts = [...wallets];
-  const params = [
+  const params: unknown[] = [
     facts.map(([id]) => id),
     facts.map(([, f]) => f.openedRevision),
     facts.map(([, f]) => Number(f.revision)),
@@ -219,11 +221,17 @@ export async function strayWalletRows(
   ];
   const replayed = `left join unnest($1::text[], $2::bigint[], $3::bigint[]) as w(merchant_id, opened, last) using (merchant_id)`;
   const inScope = `(x.position_commit, x.position_prepare) <= ($4::bigint, $5::bigint) and ($6::text is null or x.merchant_id = $6)`;
+  // One replayed wallet: its bounds again, compared with the row's own
+  // columns, so that Postgres reads the two ends of the wallet's index
+  // instead of every row of it.
+  const one = merchantId === undefined ? undefined : wallets.get(merchantId);
+  if (one) params.push(one.openedRevision, Number(one.revision));
+  const outside = (opened: '<' | '<=') => (one ? `and (x.revision ${opened} $7::bigint or x.revision > $8::bigint)` : '');
   const lines = await pool.query<Row & { merchant_id: string; revision: string }>(
     `select x.merchant_id, x.revision::text, x.entry_type, x.order_no, x.amount::text, x.balance_after::text,
        x.frozen_after::text, x.available_after::text, x.position_commit || '/' || x.position_prepare as position
      from rm_statement_lines x ${replayed}
-     where ${inScope} and (w.merchant_id is null or x.revision <= w.opened or x.revision > w.last)
+     where ${inScope} and (w.merchant_id is null or x.revision <= w.opened or x.revision > w.last) ${outside('<=')}
      order by x.merchant_id, x.revision`,
     params,
   );
@@ -231,7 +239,7 @@ export async function strayWalletRows(
     `select x.merchant_id, x.revision::text, x.position_commit || '/' || x.position_prepare as position,
        ${recordedAtText('x')} as recorded_at, x.event_hash, x.balance::text, x.frozen::text
      from rm_wallet_snapshots x ${replayed}
-     where ${inScope} and (w.merchant_id is null or x.revision < w.opened or x.revision > w.last)
+     where ${inScope} and (w.merchant_id is null or x.revision < w.opened or x.revision > w.last) ${outside('<')}
      order by x.merchant_id, x.revision`,
     params,
   );

@@ -77,7 +77,8 @@ const ROWS_PER_LOOKUP = 1000;
 
 export async function verifyReadModels(pool: Pool, store: EventStore, options: VerifyOptions = {}): Promise<VerificationReport> {
   const { merchantId } = options;
-  const tables = await readTablesAtCheckpoints(pool, merchantId);
+  const walletOnly = merchantId !== undefined && options.scope === 'wallet';
+  const tables = await readTablesAtCheckpoints(pool, merchantId, !walletOnly);
   const differences = new DifferenceList();
   const fold = new LedgerFold(tables.checkpoints, new Set(tables.holds.keys()));
   const orders = new OrderComparison(pool, tables);
@@ -98,9 +99,8 @@ export async function verifyReadModels(pool: Pool, store: EventStore, options: V
       await checkBatch();
     }
   } else {
-    const withOrders = options.scope !== 'wallet';
-    const walletEvents = await foldWalletStream(store, fold, merchantId, checkBatch, withOrders);
-    const orderNos = withOrders ? await merchantOrderNos(pool, merchantId, walletEvents.orderNos) : [];
+    const walletEvents = await foldWalletStream(store, fold, merchantId, checkBatch, !walletOnly);
+    const orderNos = !walletOnly ? await merchantOrderNos(pool, merchantId, walletEvents.orderNos) : [];
     if (walletEvents.read === 0 && orderNos.length === 0 && tables.wallets.size === 0 && tables.holds.size === 0) {
       throw new WalletNotFoundError(merchantId);
     }
@@ -113,7 +113,7 @@ export async function verifyReadModels(pool: Pool, store: EventStore, options: V
   await checks.drain();
 
   compareWallets(fold, tables, differences);
-  if (options.scope !== 'wallet' || merchantId === undefined) {
+  if (!walletOnly) {
     await orders.compareOpen([...fold.orders.values()], differences);
     await orders.findStrays(store, merchantId, differences);
   }
