@@ -93,4 +93,27 @@ export const provisioningMigrations: readonly Migration[] = [
         add column token_rotated_at timestamptz;
     `,
   },
+  {
+    id: 'provisioning/004-catalogue-revision',
+    sql: `
+      -- A counter that every change to SKUs or prices moves, in the changing
+      -- transaction, whoever writes (the back office or plain SQL). Submits
+      -- read it at admission, so an instance may reuse a SKU and price it
+      -- looked up at the same revision without asking again.
+      create table catalogue_revision (
+        single   boolean primary key default true check (single),
+        revision bigint  not null
+      );
+      insert into catalogue_revision (revision) values (0);
+      create function catalogue_revised() returns trigger language plpgsql as $fn$
+      begin
+        update catalogue_revision set revision = revision + 1;
+        return null;
+      end $fn$;
+      create trigger skus_revise_catalogue after insert or update or delete or truncate on skus
+        for each statement execute function catalogue_revised();
+      create trigger merchant_prices_revise_catalogue after insert or update or delete or truncate on merchant_prices
+        for each statement execute function catalogue_revised();
+    `,
+  },
 ];

@@ -111,7 +111,7 @@ export class MerchantGatewayMiddleware implements NestMiddleware {
     }
 
     const body = verifyOnly ? {} : parseJsonObject(rawBody);
-    const context: MerchantRequest = { merchant, rawBody, body, signing };
+    const context: MerchantRequest = { merchant, rawBody, body, catalogueRevision: admission.catalogueRevision, signing };
     const slots = request as unknown as Record<symbol, unknown>;
     slots[MERCHANT_REQUEST] = context;
     // A 500 promises that the same request may be retried unchanged: give its nonce back.

@@ -9,6 +9,8 @@ export interface MerchantRequest {
   rawBody: Buffer;
   /** The parsed JSON object (not parsed for verify-signature, which takes any body). */
   body: Record<string, unknown>;
+  /** The catalogue's revision when the request was admitted: SKUs and prices as of then may be reused. */
+  catalogueRevision: string;
   /** Signature check results, for verify-signature. */
   signing: { timestamp: string; nonce: string; path: string; signatureMatches: boolean; timestampWithinTolerance: boolean };
 }

@@ -73,6 +73,8 @@ export interface AdmissionResult {
   hitsThisSecond: number;
   /** The merchant row's version as this request was admitted (see MerchantDirectory). */
   merchantVersion: string | null;
+  /** The catalogue's revision as this request was admitted (see CatalogueReader). */
+  catalogueRevision: string;
 }
 
 /**
@@ -91,8 +93,8 @@ export class ReplayGuard {
 
   /**
    * Consumes the nonce and counts the request in the merchant's rate window,
-   * and reads the merchant's version, in one statement. Without a nonce
-   * (verify-signature) it only counts.
+   * and reads the merchant's version and the catalogue's revision, in one
+   * statement. Without a nonce (verify-signature) it only counts.
    */
   admit(merchantId: string, nonce: { value: string; timestampSeconds: number } | undefined, nowMs: number): Promise<AdmissionResult> {
     // Remembered until the timestamp can no longer pass the 300 s window, plus a margin.
@@ -102,12 +104,17 @@ export class ReplayGuard {
   }
 
   private async admitAll(batch: readonly Admission[]): Promise<AdmissionResult[]> {
-    const { rows } = await this.pool.query<{ o_item: number; o_fresh: boolean; o_hits: number; o_version: string | null }>(
-      'select o_item, o_fresh, o_hits, o_version from merchant_admit($1::jsonb)',
+    // The catalogue revision as a scalar subquery, read once per statement (a join with the
+    // one-row table, which has no statistics, was costed past jit_above_cost: 200 ms of JIT).
+    const { rows } = await this.pool.query<{ o_item: number; o_fresh: boolean; o_hits: number; o_version: string | null; o_catalogue: string }>(
+      `select o_item, o_fresh, o_hits, o_version, (select revision::text from catalogue_revision) as o_catalogue
+       from merchant_admit($1::jsonb)`,
       [`[${batch.map((a) => a.json).join(',')}]`],
     );
     const results: AdmissionResult[] = new Array(batch.length);
-    for (const row of rows) results[row.o_item] = { nonceFresh: row.o_fresh, hitsThisSecond: row.o_hits, merchantVersion: row.o_version };
+    for (const row of rows) {
+      results[row.o_item] = { nonceFresh: row.o_fresh, hitsThisSecond: row.o_hits, merchantVersion: row.o_version, catalogueRevision: row.o_catalogue };
+    }
     return results;
   }
 

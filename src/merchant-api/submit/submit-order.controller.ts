@@ -14,7 +14,7 @@ export class SubmitOrderController {
   @Post(V2_ROUTES.submit)
   async submit(@Merchant() request: MerchantRequest, @Res({ passthrough: true }) response: Response) {
     const dto = await validateBody(SubmitOrderDto, request.body, MERCHANT_BODY);
-    const { outcome, order } = await this.submissions.submit(request.merchant, dto);
+    const { outcome, order } = await this.submissions.submit(request.merchant, dto, request.catalogueRevision);
     response.status(outcome === 'accepted' ? 202 : 200);
     return successEnvelope(outcome === 'accepted' ? 'ACCEPTED' : 'DUPLICATE', order);
   }

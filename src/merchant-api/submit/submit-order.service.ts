@@ -27,9 +27,10 @@ export class SubmitOrderService {
     private readonly orders: OrderReader,
   ) {}
 
-  async submit(merchant: { merchantId: string; currency: string }, dto: SubmitOrderDto): Promise<Submission> {
+  /** `catalogueRevision`: the catalogue's revision when the request was admitted (MerchantRequest). */
+  async submit(merchant: { merchantId: string; currency: string }, dto: SubmitOrderDto, catalogueRevision: string): Promise<Submission> {
     const { merchantId, currency } = merchant;
-    const sku = await this.catalogue.sku(merchantId, dto.sku_id);
+    const sku = await this.catalogue.sku(merchantId, dto.sku_id, catalogueRevision);
     const problem = skuProblem(sku, dto);
     if (problem) {
       // A replay of an order placed before the SKU changed still gets its order back.
