@@ -173,7 +173,6 @@ describe('verifying one wallet reads that wallet, whatever else the log holds', 
     }
   });
 
-
   it('names statement lines no event of the wallet explains: at its opening and past its last event', async () => {
     const ours = await service.store.readStream(walletStream(merchant.merchantId));
     const last = Number(ours[ours.length - 1].revision);
