@@ -52,20 +52,22 @@ export async function readTablesAtCheckpoints(pool: Pool, merchantId: string | u
     );
     const holds = await client.query<HoldRow>(`select merchant_id, order_no, attempt, amount::text from rm_wallet_holds ${where()}`, params);
     const pending = withOrders
-      ? await client.query<Row & { order_no: string }>(`select ${ORDER_COLUMNS} from rm_orders ${where(`stage not in ('succeeded', 'failed')`)}`, params)
-      : { rows: [] };
+      ? (await client.query<Row & { order_no: string }>(`select ${ORDER_COLUMNS} from rm_orders ${where(`stage not in ('succeeded', 'failed')`)}`, params)).rows
+      : [];
     const final = withOrders
-      ? await client.query<{ merchant_id: string; n: string }>(
-          `select merchant_id, count(*)::text as n from rm_orders ${where(`stage in ('succeeded', 'failed')`)} group by merchant_id`,
-          params,
-        )
-      : { rows: [] };
+      ? (
+          await client.query<{ merchant_id: string; n: string }>(
+            `select merchant_id, count(*)::text as n from rm_orders ${where(`stage in ('succeeded', 'failed')`)} group by merchant_id`,
+            params,
+          )
+        ).rows
+      : [];
     return {
       checkpoints: { orders: mark('orders'), wallets: mark('wallets') },
       wallets: new Map(wallets.rows.map((r) => [r.merchant_id, r])),
       holds: new Map(holds.rows.map((r) => [`${r.merchant_id}|${holdKey(r.order_no, r.attempt)}`, r])),
-      pendingOrders: new Map(pending.rows.map((r) => [r.order_no, r])),
-      finalOrders: new Map(final.rows.map((r) => [r.merchant_id, Number(r.n)])),
+      pendingOrders: new Map(pending.map((r) => [r.order_no, r])),
+      finalOrders: new Map(final.map((r) => [r.merchant_id, Number(r.n)])),
     };
   });
 }

@@ -100,7 +100,7 @@ export async function verifyReadModels(pool: Pool, store: EventStore, options: V
     }
   } else {
     const walletEvents = await foldWalletStream(store, fold, merchantId, checkBatch, !walletOnly);
-    const orderNos = !walletOnly ? await merchantOrderNos(pool, merchantId, walletEvents.orderNos) : [];
+    const orderNos = walletOnly ? [] : await merchantOrderNos(pool, merchantId, walletEvents.orderNos);
     if (walletEvents.read === 0 && orderNos.length === 0 && tables.wallets.size === 0 && tables.holds.size === 0) {
       throw new WalletNotFoundError(merchantId);
     }

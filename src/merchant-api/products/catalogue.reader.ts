@@ -46,8 +46,8 @@ const MAX_REMEMBERED = 10_000;
  * The catalogue as one merchant sees it: its own prices, SKUs on shelf.
  *
  * A submit's SKU and price are those of the catalogue revision its request
- * was admitted at (merchant_admit reads the revision in the same statement
- * that consumes the nonce). Every change to SKUs or prices moves the
+ * was admitted at (ReplayGuard reads the revision in the statement that
+ * consumes the nonce). Every change to SKUs or prices moves the
  * revision in its own transaction (a trigger, whoever writes), so a SKU
  * looked up at the same revision is still what the catalogue says, and is
  * taken from memory. A request admitted at any other revision looks its SKU
