@@ -115,6 +115,8 @@ export class LedgerFold {
   last: GlobalPosition = START;
   private walletRows: ExpectedWalletRows[] = [];
   private settled: OrderFacts[] = [];
+  /** The wallet of the last wallet event: a wallet's events mostly come in runs (all of them, for one wallet's check). */
+  private lastWallet?: { streamId: string; merchantId: string; facts: WalletFacts };
 
   /** `listedHolds`: the keys (`merchant|order#attempt`) of the hold rows the read model lists. */
   constructor(
@@ -126,7 +128,7 @@ export class LedgerFold {
   apply(event: ReplayedEvent): boolean {
     if (event.streamId.startsWith(WALLET_STREAM_PREFIX)) {
       if (comparePositions(event.position, this.checkpoints.wallets) > 0) return false;
-      this.applyWallet(event.streamId.slice(WALLET_STREAM_PREFIX.length), event);
+      this.applyWallet(event);
     } else if (event.streamId.startsWith(ORDER_STREAM_PREFIX)) {
       if (comparePositions(event.position, this.checkpoints.orders) > 0) return false;
       this.applyOrder(event.streamId.slice(ORDER_STREAM_PREFIX.length), event);
@@ -148,16 +150,25 @@ export class LedgerFold {
     return this.settled.splice(0);
   }
 
-  private applyWallet(merchantId: string, recorded: ReplayedEvent): void {
-    const facts: WalletFacts = this.wallets.get(merchantId) ?? {
-      ...openingReplay(walletDecider.initialState()),
-      openedRevision: -1,
-      holdsBy: new Map(),
-      closedBy: new Map(),
-    };
-    this.wallets.set(merchantId, facts);
+  private walletOf(streamId: string): { merchantId: string; facts: WalletFacts } {
+    if (this.lastWallet?.streamId === streamId) return this.lastWallet;
+    const merchantId = streamId.slice(WALLET_STREAM_PREFIX.length);
+    let facts = this.wallets.get(merchantId);
+    if (!facts) {
+      facts = { ...openingReplay(walletDecider.initialState()), openedRevision: -1, holdsBy: new Map(), closedBy: new Map() };
+      this.wallets.set(merchantId, facts);
+    }
+    this.lastWallet = { streamId, merchantId, facts };
+    return this.lastWallet;
+  }
+
+  private applyWallet(recorded: ReplayedEvent): void {
+    const { merchantId, facts } = this.walletOf(recorded.streamId);
     const event = decodeEvent<WalletEvent>(recorded);
-    Object.assign(facts, replayEvent(facts, recorded, walletDecider.evolve, event));
+    const replayed = replayEvent(facts, recorded, walletDecider.evolve, event);
+    facts.state = replayed.state;
+    facts.revision = replayed.revision;
+    facts.hash = replayed.hash;
     // Only amounts and open holds are compared; the decider's memory of closed
     // holds and deposit references would grow with the log.
     facts.state.closedHolds.clear();

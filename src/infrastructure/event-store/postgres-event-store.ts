@@ -350,19 +350,21 @@ export class PostgresEventStore implements EventStore {
   }
 
   async readStreamForReplay(streamId: string, fromRevision: StreamRevision, maxCount: number): Promise<ReplayedEvent[]> {
+    // Rows as arrays: pg builds each object row by copying a template, a large share of a long replay's reading.
     const { rows } = await this.pool.query<ReplayRow>({
       name: 'es-replay-slice',
       text: `select ${REPLAY_COLUMNS} from es_events e ${IN_SLICE}`,
       values: [streamId, fromRevision.toString(), maxCount],
+      rowMode: 'array',
     });
-    return rows.map((row) => ({
+    return rows.map(([revision, commit, prepare, type, data, hash, prevHash, createdMs]) => ({
       streamId,
-      revision: BigInt(row.stream_revision),
-      position: { commit: BigInt(row.transaction_id), prepare: BigInt(row.global_position) },
-      type: row.event_type,
-      data: row.data,
-      metadata: chainLinks(row),
-      createdAt: new Date(Number(row.created_ms)),
+      revision: BigInt(revision),
+      position: { commit: BigInt(commit), prepare: BigInt(prepare) },
+      type,
+      data,
+      metadata: chainLinks(hash, prevHash),
+      createdAt: new Date(Number(createdMs)),
     }));
   }
 
@@ -490,10 +492,14 @@ function clampToZero(value: bigint): string {
   return (value < 0n ? 0n : value).toString();
 }
 
-/** The metadata's hash and prev_hash as JSON values; SQL null when the metadata has no such entry. */
-type ReplayRow = Omit<EventRow, 'stream_id' | 'event_id' | 'metadata'> & { hash: unknown; prev_hash: unknown };
+/**
+ * REPLAY_COLUMNS in order: revision, transaction id, position, type, data,
+ * then the metadata's hash and prev_hash as JSON values (SQL null when the
+ * metadata has no such entry), then created_ms.
+ */
+type ReplayRow = [string, string, string, string, Record<string, unknown>, unknown, unknown, string];
 
-function chainLinks({ hash, prev_hash }: ReplayRow): ReplayedEvent['metadata'] {
+function chainLinks(hash: unknown, prev_hash: unknown): ReplayedEvent['metadata'] {
   if (hash === null) return prev_hash === null ? {} : { prev_hash };
   return prev_hash === null ? { hash } : { hash, prev_hash };
 }

@@ -155,7 +155,17 @@ function evolve(state: WalletState, event: WalletEvent): WalletState {
 
 function moved(state: WalletState, event: WalletEvent): WalletState {
   const delta = walletMovement(event);
-  return { ...state, balance: state.balance + delta.balance, frozen: state.frozen + delta.frozen };
+  // Every field spelled out: replays run this once per event, and a literal of fixed shape costs a fraction of a spread.
+  return {
+    opened: state.opened,
+    merchantId: state.merchantId,
+    currency: state.currency,
+    balance: state.balance + delta.balance,
+    frozen: state.frozen + delta.frozen,
+    holds: state.holds,
+    closedHolds: state.closedHolds,
+    deposits: state.deposits,
+  };
 }
 
 export const walletDecider: Decider<WalletState, WalletCommand, WalletEvent, WalletRefusalCode> = {
