@@ -1,3 +1,4 @@
+import { connect, Socket } from 'node:net';
 import { provisionMerchant, signedFetch } from '../support/merchant-fixture';
 import { serviceOnFreshDatabase } from '../support/service';
 
@@ -39,4 +40,25 @@ describe('graceful shutdown', () => {
     // The clients' keep-alive connections must not hold the shutdown for the keep-alive timeout (65 s).
     expect(stopMs).toBeLessThan(10_000);
   });
+
+  it('closes connections that never sent a request at once, instead of waiting out their timeout', async () => {
+    // Browsers and HTTP clients open connections ahead of need; one that never carries a request must not hold a shutdown.
+    const { service, db } = await serviceOnFreshDatabase();
+    const { port } = new URL(service.url);
+    const silent = await new Promise<Socket>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => resolve(socket)).on('error', reject);
+    });
+    const closedByServer = new Promise<void>((resolve) => silent.on('close', () => resolve()));
+    silent.on('error', () => undefined);
+    // The server has the connection (a round trip on another one shows it is serving).
+    expect((await fetch(`${service.url}/health/live`)).status).toBe(200);
+
+    const stopStarted = Date.now();
+    await service.stop();
+    const stopMs = Date.now() - stopStarted;
+    await closedByServer;
+    await db.drop();
+    expect(silent.bytesRead).toBe(0);
+    expect(stopMs).toBeLessThan(10_000);
+  }, 90_000);
 });

@@ -1,5 +1,6 @@
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { AppConfig } from '../../config/config';
 import { Logger } from '@nestjs/common';
 import { Metrics } from '../metrics/metrics';
@@ -17,6 +18,8 @@ export class HttpEdgeAdapter extends ExpressAdapter {
   private readonly requests: RequestLog;
   /** Responses not yet finished, so that shutdown can make each the last on its connection. */
   private readonly unfinished = new Set<ServerResponse>();
+  /** Open connections, so that shutdown can close those that never sent a byte (Node's idle sweep leaves them). */
+  private readonly connections = new Set<Socket>();
   private closing = false;
 
   constructor(
@@ -54,6 +57,10 @@ export class HttpEdgeAdapter extends ExpressAdapter {
       if (this.closing) response.setHeader('Connection', 'close');
       app(request, response);
     });
+    server.on('connection', (socket: Socket) => {
+      this.connections.add(socket);
+      socket.once('close', () => this.connections.delete(socket));
+    });
     answerClientErrors(server, this.clientErrors);
     this.setHttpServer(server);
   }
@@ -62,13 +69,23 @@ export class HttpEdgeAdapter extends ExpressAdapter {
    * Shutdown waits for the answers under way, but not for keep-alive
    * connections idling after them: Node's close() only closes the connections
    * idle at that moment, and the others would hold it for the keep-alive timeout.
+   * Nor for connections that never sent a byte (opened ahead of need by a
+   * browser or a client's pool, or a bare TCP check): Node counts none of them
+   * idle, and one that stays silent would hold the shutdown for good.
    */
   override async close(): Promise<void> {
     this.closing = true;
     new Logger('Http').log(`stopped accepting connections; waiting for ${this.unfinished.size} requests in flight`);
     for (const response of this.unfinished) if (!response.headersSent) response.setHeader('Connection', 'close');
     const server = this.getHttpServer();
-    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    const closeUnused = () => {
+      for (const socket of this.connections) if (socket.bytesRead === 0) socket.destroy();
+    };
+    closeUnused();
+    const sweep = setInterval(() => {
+      server.closeIdleConnections();
+      closeUnused();
+    }, 100);
     try {
       await super.close();
     } finally {
