@@ -19,7 +19,7 @@
 import { Client } from 'pg';
 import { connectionConfig } from '../../src/config/database-connection';
 import { log } from './clean-up';
-import { Measurement } from './measure';
+import { acceptedOverall, Measurement } from './measure';
 import { sleep } from './processes';
 import { System } from './systems';
 
@@ -106,7 +106,7 @@ export class CommitCounts {
     tally.loads.forEach((load, i) => {
       const after = tally.loads[i + 1]?.before ?? last;
       const quietS = Math.max(0, after.at - load.quietFrom) / 1000;
-      const accepted = load.measurement.result.accepted + load.measurement.result.acceptedOutside;
+      const accepted = acceptedOverall(load.measurement);
       load.measurement.commits = accepted > 0 ? (after.value - load.before.value - background * quietS) / accepted : Number.NaN;
     });
   }

@@ -9,20 +9,28 @@
  * around the whole load (commit-count.ts).
  */
 import { log } from './clean-up';
-import { LoadResult, runLoad } from './load-generator';
+import { LoadOptions, LoadResult, runLoad } from './load-generator';
 import { CoresUsed, CpuSnapshot, cpuSnapshot, coresUsed, postgresSeconds, waitUntilIdle } from './processes';
 import { SKU_ID } from './service';
 import { Settings, SystemName } from './settings';
 import { System } from './systems';
 
-/** spread: many merchants, closed loop; hot: one merchant, closed loop; steady: many merchants, open loop below the maximum. */
-export type ScenarioName = 'spread' | 'hot' | 'steady';
+/**
+ * spread: many merchants, closed loop; hot: one merchant, closed loop;
+ * steady: many merchants, open loop below the maximum; beside-hot: the
+ * steady rate again, half of it over the many merchants and half on the
+ * hot one at the same time (does a hot wallet slow the others?).
+ */
+export type ScenarioName = 'spread' | 'hot' | 'steady' | 'beside-hot';
 
 export interface Measurement {
   system: SystemName;
   scenario: ScenarioName;
   pass: number;
+  /** The load measured: in beside-hot, the many merchants' half. */
   result: LoadResult;
+  /** beside-hot: the hot merchant's half, sent at the same time. */
+  alongside?: LoadResult;
   /** Open loop: the requests per second sent. */
   ratePerS?: number;
   /** Cores used on average during the measured load, by whom (Linux only). */
@@ -66,36 +74,52 @@ export async function measure(system: System, scenario: ScenarioName, pass: numb
     cpu[edge] = cpuSnapshot(pid, database);
     await options.onWindow?.(edge);
   };
-  const result = await runLoad({
-    baseUrl: system.url,
-    concurrency: settings.concurrency,
-    merchants: scenario === 'hot' ? [system.hot] : system.many,
-    skuId: SKU_ID,
-    ratePerSecond: options.ratePerSecond,
-    warmupMs: settings.warmupS * 1000,
-    ...(settings.requests !== undefined ? { requests: settings.requests } : { durationMs: settings.durationS * 1000 }),
-    cooldownMs: COOLDOWN_MS,
-    onWindow: read,
-    tag: tag(),
-  });
+  const besideHot = scenario === 'beside-hot';
+  const rate = besideHot && options.ratePerSecond !== undefined ? options.ratePerSecond / 2 : options.ratePerSecond;
+  const load = (merchants: LoadOptions['merchants'], onWindow?: LoadOptions['onWindow']) =>
+    runLoad({
+      baseUrl: system.url,
+      concurrency: settings.concurrency,
+      merchants,
+      skuId: SKU_ID,
+      ratePerSecond: rate,
+      warmupMs: settings.warmupS * 1000,
+      ...(settings.requests !== undefined ? { requests: settings.requests } : { durationMs: settings.durationS * 1000 }),
+      cooldownMs: COOLDOWN_MS,
+      onWindow,
+      tag: tag(),
+    });
+  const [result, alongside] = await Promise.all([
+    load(scenario === 'hot' ? [system.hot] : system.many, read),
+    besideHot ? load([system.hot]) : Promise.resolve(undefined),
+  ]);
   const tail = await waitUntilIdle(pid, settleMaxMs(settings));
   const idleAt = Date.now();
 
   if (system.child.hasExited()) throw new Error(`the ${system.child.name} ${await system.child.exited} during "${name}":\n${system.child.logTail()}`);
+  const hotNote = alongside ? ` (and on the hot merchant ${alongside.requests} requests, ${alongside.accepted} accepted)` : '';
   log(
-    `${name}: ${result.requests} requests, ${result.accepted} accepted in ${(result.elapsedMs / 1000).toFixed(1)} s; idle ${(tail.waitedMs / 1000).toFixed(1)} s after the load`,
+    `${name}: ${result.requests} requests, ${result.accepted} accepted in ${(result.elapsedMs / 1000).toFixed(1)} s${hotNote}; idle ${(tail.waitedMs / 1000).toFixed(1)} s after the load`,
   );
   const { start, end } = cpu;
-  const perAccepted = (x: number) => (result.accepted > 0 ? x / result.accepted : Number.NaN);
+  const accepted = result.accepted + (alongside?.accepted ?? 0);
+  const perAccepted = (x: number) => (accepted > 0 ? x / accepted : Number.NaN);
   return {
     system: system.name,
     scenario,
     pass,
     result,
+    alongside,
     ratePerS: options.ratePerSecond,
     cores: start && end ? coresUsed(start, end, result.elapsedMs / 1000) : undefined,
     cpuMs: start && end ? { server: perAccepted((end.server - start.server) * 1000), postgres: perAccepted(postgresSeconds(start, end) * 1000) } : undefined,
     idleAfterMs: tail.waitedMs,
     idleAt,
   };
+}
+
+/** Every submit a load had accepted, the window's and those around it, both halves of beside-hot included. */
+export function acceptedOverall(m: Measurement): number {
+  const { result, alongside } = m;
+  return result.accepted + result.acceptedOutside + (alongside ? alongside.accepted + alongside.acceptedOutside : 0);
 }

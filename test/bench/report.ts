@@ -7,7 +7,7 @@
 import os from 'node:os';
 import { EndToEnd } from './end-to-end';
 import { endToEndFigures, endToEndSection } from './end-to-end-report';
-import { percentile } from './load-generator';
+import { LoadResult, percentile } from './load-generator';
 import { Measurement, ScenarioName } from './measure';
 import { Settings, SystemName } from './settings';
 import { LABELS } from './systems';
@@ -40,6 +40,17 @@ export class Results {
     for (let pass = 1; pass <= this.passes; pass++) {
       const x = this.of(a, scenario).find((m) => m.pass === pass);
       const y = this.of(b, scenario).find((m) => m.pass === pass);
+      if (x && y) values.push(f(x) / f(y));
+    }
+    return new Spread(values);
+  }
+
+  /** One system's figure in scenario a over the same figure in scenario b, within each pass. */
+  scenarioRatio(system: SystemName, a: ScenarioName, b: ScenarioName, f: (m: Measurement) => number): Spread {
+    const values: number[] = [];
+    for (let pass = 1; pass <= this.passes; pass++) {
+      const x = this.of(system, a).find((m) => m.pass === pass);
+      const y = this.of(system, b).find((m) => m.pass === pass);
       if (x && y) values.push(f(x) / f(y));
     }
     return new Spread(values);
@@ -106,6 +117,46 @@ export function report({ settings, results, endToEnd, loadAtStart, notes }: Repo
       row(system, 'steady', [LABELS[system], results.figure(system, 'steady', (m) => m.ratePerS ?? Number.NaN).show(0)]),
     );
     lines.push(...table(['system', 'offered/s', ...figures], steadyRows, 1), '');
+  }
+
+  const besideSystems = systems.filter((s) => results.of(s, 'beside-hot').length > 0);
+  if (besideSystems.length > 0) {
+    lines.push(
+      'Beside a hot wallet: open loop at the "steady" rate, half of it over the many merchants and half on the hot one at the same time.',
+      "The many merchants' latency, against all of \"steady\"'s in the same pass (÷ steady: within each pass); then the hot merchant's:",
+      '',
+    );
+    const hot = (f: (r: LoadResult) => number) => (m: Measurement) => (m.alongside ? f(m.alongside) : Number.NaN);
+    const besideRows = besideSystems.map((system) => {
+      const fig = (f: (m: Measurement) => number, digits: number) => results.figure(system, 'beside-hot', f).show(digits);
+      const runs = results.of(system, 'beside-hot');
+      return [
+        LABELS[system],
+        fig((m) => m.ratePerS ?? Number.NaN, 0),
+        fig(p50, 1),
+        fig(p99, 1),
+        results.scenarioRatio(system, 'beside-hot', 'steady', p50).show(2),
+        results.scenarioRatio(system, 'beside-hot', 'steady', p99).show(2),
+        fig(
+          hot((r) => r.accepted / (r.elapsedMs / 1000)),
+          0,
+        ),
+        fig(
+          hot((r) => percentile(r.latenciesMs, 99)),
+          1,
+        ),
+        String(runs.reduce((n, m) => n + nonOk(m) + (m.alongside ? [...m.alongside.failures.values()].reduce((a, b) => a + b, 0) : 0), 0)),
+        fig(cpuTotal, 2),
+      ];
+    });
+    lines.push(
+      ...table(
+        ['system', 'offered/s', 'others p50 ms', 'others p99 ms', 'p50 ÷ steady', 'p99 ÷ steady', 'hot accepted/s', 'hot p99 ms', 'non-2xx', 'CPU ms/accepted'],
+        besideRows,
+        1,
+      ),
+      '',
+    );
   }
 
   const pairs: Array<[SystemName, SystemName]> = [
@@ -202,7 +253,7 @@ function targets(settings: Settings, results: Results, e?: EndToEnd): string[] {
 /** The CPU table in cores, medians: who used the machine during each measured load. */
 export function coresTable(settings: Settings, results: Results): string[] {
   const rows: string[][] = [];
-  for (const scenario of ['spread', 'hot', 'steady'] as const) {
+  for (const scenario of ['spread', 'hot', 'steady', 'beside-hot'] as const) {
     for (const system of settings.systems) {
       const runs = results.of(system, scenario).filter((m) => m.cores);
       if (runs.length === 0) continue;
