@@ -1,4 +1,6 @@
-import { connect, Socket } from 'node:net';
+import { AddressInfo, connect, Socket } from 'node:net';
+import type { Express } from 'express';
+import { HttpEdgeAdapter } from '../../src/infrastructure/http/http-edge.adapter';
 import { provisionMerchant, signedFetch } from '../support/merchant-fixture';
 import { serviceOnFreshDatabase } from '../support/service';
 
@@ -61,4 +63,28 @@ describe('graceful shutdown', () => {
     expect(silent.bytesRead).toBe(0);
     expect(stopMs).toBeLessThan(10_000);
   }, 90_000);
+
+  it('cuts the connection of an answer still under way after the grace period, instead of waiting for it for good', async () => {
+    // A client that stops reading a long export leaves its answer unfinished; here a route that never ends stands for it.
+    const graceMs = 300;
+    const adapter = new HttpEdgeAdapter({ httpHeadersTimeoutMs: 10_000, httpRequestTimeoutMs: 30_000, httpKeepAliveTimeoutMs: 65_000 }, undefined, graceMs);
+    adapter.initHttpServer();
+    adapter.getInstance<Express>().get('/never-ends', (_request, response) => {
+      response.writeHead(200, { 'Content-Type': 'text/plain' });
+      response.write('the first part');
+    });
+    await new Promise<void>((resolve) => adapter.listen(0, '127.0.0.1', () => resolve()));
+    const { port } = adapter.getHttpServer().address() as AddressInfo;
+    const response = await fetch(`http://127.0.0.1:${port}/never-ends`);
+    const reader = response.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('the first part');
+
+    const stopStarted = Date.now();
+    await adapter.close();
+    const stopMs = Date.now() - stopStarted;
+    // The client sees the answer cut short, not a complete one.
+    await expect(reader.read()).rejects.toThrow();
+    expect(stopMs).toBeGreaterThanOrEqual(graceMs - 20);
+    expect(stopMs).toBeLessThan(10_000);
+  });
 });

@@ -9,6 +9,15 @@ import { answerClientErrors, refuse } from './client-errors';
 import { RequestLog } from './request-log';
 
 /**
+ * Answers still under way this long after shutdown began have their
+ * connections cut: an answer takes milliseconds, a whole statement export
+ * seconds, and only a client that stopped reading is still being answered
+ * by then (it would hold the shutdown for good). Below the 30 s an
+ * orchestrator commonly allows before it kills the process.
+ */
+export const SHUTDOWN_ANSWERS_GRACE_MS = 10_000;
+
+/**
  * Nest's Express adapter with the HTTP server built here, so that every
  * reply, even to bytes that never became a request, is the contract's
  * envelope.
@@ -25,6 +34,8 @@ export class HttpEdgeAdapter extends ExpressAdapter {
   constructor(
     private readonly timeouts: Pick<AppConfig, 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs' | 'httpKeepAliveTimeoutMs'>,
     metrics?: Metrics,
+    /** How long shutdown waits for the answers under way before it cuts their connections. */
+    private readonly answersGraceMs = SHUTDOWN_ANSWERS_GRACE_MS,
   ) {
     super();
     this.clientErrors = new ClientErrorLog(undefined, undefined, undefined, metrics);
@@ -71,11 +82,13 @@ export class HttpEdgeAdapter extends ExpressAdapter {
    * idle at that moment, and the others would hold it for the keep-alive timeout.
    * Nor for connections that never sent a byte (opened ahead of need by a
    * browser or a client's pool, or a bare TCP check): Node counts none of them
-   * idle, and one that stays silent would hold the shutdown for good.
+   * idle, and one that stays silent would hold the shutdown for good. Nor, past
+   * SHUTDOWN_ANSWERS_GRACE_MS, for an answer its client stopped reading.
    */
   override async close(): Promise<void> {
     this.closing = true;
-    new Logger('Http').log(`stopped accepting connections; waiting for ${this.unfinished.size} requests in flight`);
+    const logger = new Logger('Http');
+    logger.log(`stopped accepting connections; waiting for ${this.unfinished.size} requests in flight`);
     for (const response of this.unfinished) if (!response.headersSent) response.setHeader('Connection', 'close');
     const server = this.getHttpServer();
     const closeUnused = () => {
@@ -86,10 +99,15 @@ export class HttpEdgeAdapter extends ExpressAdapter {
       server.closeIdleConnections();
       closeUnused();
     }, 100);
+    const cutOff = setTimeout(() => {
+      logger.warn(`${this.unfinished.size} answers still under way after ${this.answersGraceMs} ms: cutting their connections`);
+      for (const response of this.unfinished) response.destroy();
+    }, this.answersGraceMs);
     try {
       await super.close();
     } finally {
       clearInterval(sweep);
+      clearTimeout(cutOff);
     }
     this.clientErrors.flush();
   }
