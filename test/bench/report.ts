@@ -13,10 +13,16 @@ import { Settings, SystemName } from './settings';
 import { LABELS } from './systems';
 import { median, Spread, table } from './tables';
 
-export const acceptedPerS = (m: Measurement) => (m.result.elapsedMs > 0 ? m.result.accepted / (m.result.elapsedMs / 1000) : Number.NaN);
+/** Figures of one load: a scenario's, or the hot half of beside-hot. */
+const rateOf = (r: LoadResult) => (r.elapsedMs > 0 ? r.accepted / (r.elapsedMs / 1000) : Number.NaN);
+const failuresOf = (r: LoadResult) => [...r.failures.values()].reduce((a, b) => a + b, 0);
+
+export const acceptedPerS = (m: Measurement) => rateOf(m.result);
 const p50 = (m: Measurement) => percentile(m.result.latenciesMs, 50);
 const p99 = (m: Measurement) => percentile(m.result.latenciesMs, 99);
-const nonOk = (m: Measurement) => [...m.result.failures.values()].reduce((a, b) => a + b, 0);
+const nonOk = (m: Measurement) => failuresOf(m.result) + (m.alongside ? failuresOf(m.alongside) : 0);
+/** beside-hot's hot half. */
+const hot = (f: (r: LoadResult) => number) => (m: Measurement) => (m.alongside ? f(m.alongside) : Number.NaN);
 const cpuTotal = (m: Measurement) => (m.cpuMs ? m.cpuMs.server + m.cpuMs.postgres : Number.NaN);
 const otherCores = (m: Measurement) => (m.cores ? Math.max(0, m.cores.machine - m.cores.server - m.cores.postgres - m.cores.bench) : Number.NaN);
 
@@ -36,21 +42,19 @@ export class Results {
 
   /** a's figure over b's, within each pass. */
   ratio(a: SystemName, b: SystemName, scenario: ScenarioName, f: (m: Measurement) => number = acceptedPerS): Spread {
-    const values: number[] = [];
-    for (let pass = 1; pass <= this.passes; pass++) {
-      const x = this.of(a, scenario).find((m) => m.pass === pass);
-      const y = this.of(b, scenario).find((m) => m.pass === pass);
-      if (x && y) values.push(f(x) / f(y));
-    }
-    return new Spread(values);
+    return this.perPass(this.of(a, scenario), this.of(b, scenario), f);
   }
 
   /** One system's figure in scenario a over the same figure in scenario b, within each pass. */
   scenarioRatio(system: SystemName, a: ScenarioName, b: ScenarioName, f: (m: Measurement) => number): Spread {
+    return this.perPass(this.of(system, a), this.of(system, b), f);
+  }
+
+  private perPass(xs: Measurement[], ys: Measurement[], f: (m: Measurement) => number): Spread {
     const values: number[] = [];
     for (let pass = 1; pass <= this.passes; pass++) {
-      const x = this.of(system, a).find((m) => m.pass === pass);
-      const y = this.of(system, b).find((m) => m.pass === pass);
+      const x = xs.find((m) => m.pass === pass);
+      const y = ys.find((m) => m.pass === pass);
       if (x && y) values.push(f(x) / f(y));
     }
     return new Spread(values);
@@ -126,7 +130,6 @@ export function report({ settings, results, endToEnd, loadAtStart, notes }: Repo
       "The many merchants' latency, against all of \"steady\"'s in the same pass (÷ steady: within each pass); then the hot merchant's:",
       '',
     );
-    const hot = (f: (r: LoadResult) => number) => (m: Measurement) => (m.alongside ? f(m.alongside) : Number.NaN);
     const besideRows = besideSystems.map((system) => {
       const fig = (f: (m: Measurement) => number, digits: number) => results.figure(system, 'beside-hot', f).show(digits);
       const runs = results.of(system, 'beside-hot');
@@ -137,15 +140,12 @@ export function report({ settings, results, endToEnd, loadAtStart, notes }: Repo
         fig(p99, 1),
         results.scenarioRatio(system, 'beside-hot', 'steady', p50).show(2),
         results.scenarioRatio(system, 'beside-hot', 'steady', p99).show(2),
-        fig(
-          hot((r) => r.accepted / (r.elapsedMs / 1000)),
-          0,
-        ),
+        fig(hot(rateOf), 0),
         fig(
           hot((r) => percentile(r.latenciesMs, 99)),
           1,
         ),
-        String(runs.reduce((n, m) => n + nonOk(m) + (m.alongside ? [...m.alongside.failures.values()].reduce((a, b) => a + b, 0) : 0), 0)),
+        String(runs.reduce((n, m) => n + nonOk(m), 0)),
         fig(cpuTotal, 2),
       ];
     });
