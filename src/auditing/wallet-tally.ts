@@ -49,6 +49,9 @@ export async function replayStart(store: EventStore, snapshots: WalletSnapshots 
   return { tally: { state: { balance, frozen }, revision, position, hash }, snapshot };
 }
 
+/** How slices are read: readStreamForReplay, or readStreamForCheck for a check that needs no links or time. */
+export type SliceRead<E> = (streamId: string, fromRevision: bigint, maxCount: number) => Promise<E[]>;
+
 /**
  * A wallet's events after revision `after`, a slice at a time (never an
  * empty one). A stream's revisions have no gaps, so every slice's range is
@@ -56,27 +59,35 @@ export async function replayStart(store: EventStore, snapshots: WalletSnapshots 
  * the caller works through the current one. A caller that needs one slice
  * (a page, a balance) pays for one read.
  */
-export async function* walletSlices(
+export function walletSlices(
   store: EventStore,
   merchantId: string,
   after: bigint,
-  { sliceSize = REPLAY_SLICE, ahead = 1 }: { sliceSize?: number; ahead?: number } = {},
+  options: { sliceSize?: number; ahead?: number } = {},
 ): AsyncGenerator<ReplayedEvent[]> {
-  const stream = walletStream(merchantId);
-  const read = (index: number) => {
-    const slice = store.readStreamForReplay(stream, after + 1n + BigInt(index * sliceSize), sliceSize);
+  return streamSlices((...slice) => store.readStreamForReplay(...slice), walletStream(merchantId), after, options);
+}
+
+export async function* streamSlices<E>(
+  read: SliceRead<E>,
+  stream: string,
+  after: bigint,
+  { sliceSize = REPLAY_SLICE, ahead = 1 }: { sliceSize?: number; ahead?: number } = {},
+): AsyncGenerator<E[]> {
+  const readSlice = (index: number) => {
+    const slice = read(stream, after + 1n + BigInt(index * sliceSize), sliceSize);
     // Awaited in turn; a caller that stops early must not leave an unhandled rejection behind.
     slice.catch(() => undefined);
     return slice;
   };
-  const pending = [read(0)];
+  const pending = [readSlice(0)];
   for (let index = 0; pending.length > 0; index++) {
     const slice = await pending.shift()!;
     const last = slice.length < sliceSize;
-    if (!last && index > 0) while (pending.length < ahead) pending.push(read(index + 1 + pending.length));
+    if (!last && index > 0) while (pending.length < ahead) pending.push(readSlice(index + 1 + pending.length));
     if (slice.length > 0) yield slice;
     if (last) return;
-    if (pending.length === 0) pending.push(read(index + 1));
+    if (pending.length === 0) pending.push(readSlice(index + 1));
   }
 }
 

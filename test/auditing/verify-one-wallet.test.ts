@@ -23,6 +23,7 @@ function recordingStore(store: EventStore) {
       reads.push({ method: 'readStreamForReplay', streams: [streamId] }),
       store.readStreamForReplay(streamId, ...rest)
     ),
+    readStreamForCheck: (streamId, ...rest) => (reads.push({ method: 'readStreamForCheck', streams: [streamId] }), store.readStreamForCheck(streamId, ...rest)),
     readStreams: (streamIds) => (reads.push({ method: 'readStreams', streams: [...streamIds] }), store.readStreams(streamIds)),
     readAll: (...args) => (reads.push({ method: 'readAll', streams: [] }), store.readAll(...args)),
     subscribeToAll: (options) => store.subscribeToAll(options),
@@ -80,7 +81,7 @@ describe('verifying one wallet reads that wallet, whatever else the log holds', 
     const { recording, reads } = recordingStore(service.store);
     const wallet = await verifyReadModels(service.pool as Pool, recording, { merchantId: merchant.merchantId, scope: 'wallet' });
     expect(wallet.clean).toBe(true);
-    expect(new Set(reads.map((r) => `${r.method} ${r.streams.join(',')}`))).toEqual(new Set([`readStreamForReplay ${walletStream(merchant.merchantId)}`]));
+    expect(new Set(reads.map((r) => `${r.method} ${r.streams.join(',')}`))).toEqual(new Set([`readStreamForCheck ${walletStream(merchant.merchantId)}`]));
 
     reads.length = 0;
     const withOrders = await verifyReadModels(service.pool as Pool, recording, { merchantId: merchant.merchantId });
@@ -89,7 +90,7 @@ describe('verifying one wallet reads that wallet, whatever else the log holds', 
     const orderStreams = reads.filter((r) => r.method === 'readStreams').flatMap((r) => r.streams);
     const { rows } = await service.pool.query<{ order_no: string }>('select order_no from rm_orders where merchant_id = $1', [merchant.merchantId]);
     expect(new Set(orderStreams)).toEqual(new Set(rows.map((r) => `${ORDER_STREAM_PREFIX}${r.order_no}`)));
-    const streamReads = reads.filter((r) => r.method === 'readStream' || r.method === 'readStreamForReplay');
+    const streamReads = reads.filter((r) => ['readStream', 'readStreamForReplay', 'readStreamForCheck'].includes(r.method));
     expect(streamReads.length).toBeGreaterThan(0);
     expect(streamReads.every((r) => r.streams[0] === walletStream(merchant.merchantId))).toBe(true);
   });

@@ -143,6 +143,27 @@ export function eventStoreContract(name: string, setup: () => Promise<ContractSe
         expect(await store.readStreamForReplay(stream, 5n, 10)).toEqual([]);
       });
 
+      it("reads a slice for a check: each event's place, type and data as a replay reads them", async () => {
+        const stream = newStream();
+        const data = { text: 'a "quoted" \\ line\nünïcødé ✓', nested: { list: [1, null, '2'] }, amount: '9007199254740993' };
+        await store.append(
+          stream,
+          [0, 1, 2].map((n) => ({ type: `T${n}`, data: { ...data, n }, metadata: { prev_hash: `p${n}`, hash: `h${n}` } })),
+          NO_STREAM,
+        );
+        const replayed = await store.readStreamForReplay(stream, 1n, 5);
+        const checked = await store.readStreamForCheck(stream, 1n, 5);
+        expect(checked.map(({ streamId, revision, position, type, data }) => ({ streamId, revision, position, type, data }))).toEqual(
+          replayed.map(({ streamId, revision, position, type, data }) => ({ streamId, revision, position, type, data })),
+        );
+        expect(checked.map((e) => [e.revision, e.data.n])).toEqual([
+          [1n, 1],
+          [2n, 2],
+        ]);
+        expect(await store.readStreamForCheck(stream, 3n, 5)).toEqual([]);
+        expect(await store.readStreamForCheck(newStream(), 0n, 5)).toEqual([]);
+      });
+
       it('replays any type, data and links as they were appended: quotes, backslashes, unicode, nulls, a link that is not a string', async () => {
         const stream = newStream();
         const data = { text: 'a "quoted" \\ line\nünïcødé ✓', nested: { list: [1, null, '2'], empty: {} }, amount: '9007199254740993' };

@@ -1,4 +1,4 @@
-import { formatPosition, ReplayedEvent } from '../../ledger/ports/event-store.port';
+import { CheckedEvent, formatPosition } from '../../ledger/ports/event-store.port';
 
 export type ReadModelTable = 'rm_wallets' | 'rm_wallet_holds' | 'rm_statement_lines' | 'rm_wallet_snapshots' | 'rm_orders';
 export type Cell = string | number | null;
@@ -25,7 +25,7 @@ export interface Difference {
 export const MAX_LISTED_DIFFERENCES = 1000;
 const TABLE_ORDER: readonly ReadModelTable[] = ['rm_wallets', 'rm_wallet_holds', 'rm_statement_lines', 'rm_wallet_snapshots', 'rm_orders'];
 
-export function referenceOf(event: ReplayedEvent): EventReference {
+export function referenceOf(event: CheckedEvent): EventReference {
   return { stream: event.streamId, revision: Number(event.revision), type: event.type, position: formatPosition(event.position) };
 }
 

@@ -1,11 +1,8 @@
-import { isSnapshotRevision } from '../../../projections/wallets.projection';
-import { comparePositions, formatPosition, GlobalPosition, ReplayedEvent, START } from '../../ledger/ports/event-store.port';
+import { CheckedEvent, comparePositions, formatPosition, GlobalPosition, START } from '../../ledger/ports/event-store.port';
 import { decodeEvent } from '../../ledger/event-codec';
 import { OrderEvent, orderDecider, OrderState } from '../../ledger/order/order.decider';
 import { ORDER_STREAM_PREFIX, WALLET_STREAM_PREFIX } from '../../ledger/streams';
 import { holdKey, WalletEvent, walletDecider, WalletState } from '../../ledger/wallet/wallet.decider';
-import { isoTimestamp } from '../../shared/clock';
-import { openingReplay, replayEvent, WalletReplay } from '../../ledger/wallet/wallet-replay';
 import { EventReference, referenceOf, Row } from './differences';
 import { lineDigestText } from './line-digest';
 
@@ -14,16 +11,24 @@ export interface Checkpoints {
   wallets: GlobalPosition;
 }
 
-/** The wallet replayed so far (its `hash` is the chain's head, as the snapshots record it), and the events behind its rows. */
-export interface WalletFacts extends WalletReplay<WalletState> {
-  opened?: ReplayedEvent;
+/** The wallet replayed so far, up to the event at `revision`, and the events behind its rows. */
+export interface WalletFacts {
+  state: WalletState;
+  revision: bigint;
+  opened?: CheckedEvent;
   /** The wallet's last event: the one the projection last wrote the row for. */
-  last?: ReplayedEvent;
+  last?: CheckedEvent;
   openedRevision: number;
   /** The events that froze the open holds. */
-  holdsBy: Map<string, ReplayedEvent>;
+  holdsBy: Map<string, CheckedEvent>;
   /** What closed the holds the read model still lists: it explains those rows. */
-  closedBy: Map<string, ReplayedEvent>;
+  closedBy: Map<string, CheckedEvent>;
+}
+
+/** What a snapshot takes from its event in the log: its time as the snapshot records it, and its hash (null when it has none). */
+export interface SnapshotEventFacts {
+  recordedAt: string;
+  eventHash: string | null;
 }
 
 export interface OrderFacts {
@@ -44,16 +49,13 @@ export interface OrderFacts {
 export class ExpectedWalletRows {
   constructor(
     readonly merchantId: string,
-    readonly event: ReplayedEvent,
+    readonly event: CheckedEvent,
     /** Whether the event has a statement line (all but WalletOpened). */
     readonly hasLine: boolean,
     private readonly orderNo: string | null,
     private readonly amount: bigint,
     private readonly balance: bigint,
     private readonly frozen: bigint,
-    private readonly hash: string,
-    /** Whether the projection writes a snapshot at this event. */
-    readonly snapshotDue: boolean,
   ) {}
 
   get revision(): number {
@@ -84,11 +86,11 @@ export class ExpectedWalletRows {
   }
 
   /** The wallet after this event, as a snapshot here must record it. */
-  snapshot(): Row {
+  snapshot(event: SnapshotEventFacts): Row {
     return {
       position: formatPosition(this.event.position),
-      recorded_at: isoTimestamp(this.event.createdAt),
-      event_hash: this.hash,
+      recorded_at: event.recordedAt,
+      event_hash: event.eventHash,
       balance: this.balance.toString(),
       frozen: this.frozen.toString(),
     };
@@ -125,7 +127,7 @@ export class LedgerFold {
   ) {}
 
   /** Whether the event is one the fold counts: a wallet or order event the projection has applied. */
-  apply(event: ReplayedEvent): boolean {
+  apply(event: CheckedEvent): boolean {
     if (event.streamId.startsWith(WALLET_STREAM_PREFIX)) {
       if (comparePositions(event.position, this.checkpoints.wallets) > 0) return false;
       this.applyWallet(event);
@@ -155,31 +157,28 @@ export class LedgerFold {
     const merchantId = streamId.slice(WALLET_STREAM_PREFIX.length);
     let facts = this.wallets.get(merchantId);
     if (!facts) {
-      facts = { ...openingReplay(walletDecider.initialState()), openedRevision: -1, holdsBy: new Map(), closedBy: new Map() };
+      facts = { state: walletDecider.initialState(), revision: -1n, openedRevision: -1, holdsBy: new Map(), closedBy: new Map() };
       this.wallets.set(merchantId, facts);
     }
     this.lastWallet = { streamId, merchantId, facts };
     return this.lastWallet;
   }
 
-  private applyWallet(recorded: ReplayedEvent): void {
+  private applyWallet(recorded: CheckedEvent): void {
     const { merchantId, facts } = this.walletOf(recorded.streamId);
     const event = decodeEvent<WalletEvent>(recorded);
-    const replayed = replayEvent(facts, recorded, walletDecider.evolve, event);
-    facts.state = replayed.state;
-    facts.revision = replayed.revision;
-    facts.hash = replayed.hash;
+    facts.state = walletDecider.evolve(facts.state, event);
+    facts.revision = recorded.revision;
     // Only amounts and open holds are compared; the decider's memory of closed
     // holds and deposit references would grow with the log.
     facts.state.closedHolds.clear();
     facts.state.deposits.clear();
     facts.last = recorded;
-    const snapshotDue = typeof recorded.metadata.hash === 'string' && isSnapshotRevision(recorded.revision);
     const { balance, frozen } = facts.state;
     if (event.type === 'WalletOpened') {
       facts.opened = recorded;
       facts.openedRevision = Number(recorded.revision);
-      this.walletRows.push(new ExpectedWalletRows(merchantId, recorded, false, null, 0n, balance, frozen, facts.hash, snapshotDue));
+      this.walletRows.push(new ExpectedWalletRows(merchantId, recorded, false, null, 0n, balance, frozen));
       return;
     }
     const orderNo = event.type === 'FundsDeposited' ? null : event.data.orderNo;
@@ -189,10 +188,10 @@ export class LedgerFold {
       facts.holdsBy.delete(key);
       if (this.listedHolds.has(`${merchantId}|${key}`)) facts.closedBy.set(key, recorded);
     }
-    this.walletRows.push(new ExpectedWalletRows(merchantId, recorded, true, orderNo, event.data.amount, balance, frozen, facts.hash, snapshotDue));
+    this.walletRows.push(new ExpectedWalletRows(merchantId, recorded, true, orderNo, event.data.amount, balance, frozen));
   }
 
-  private applyOrder(orderNo: string, recorded: ReplayedEvent): void {
+  private applyOrder(orderNo: string, recorded: CheckedEvent): void {
     const by = referenceOf(recorded);
     const event = decodeEvent<OrderEvent>(recorded);
     const previous = this.orders.get(orderNo);

@@ -1,8 +1,9 @@
 import { Pool } from 'pg';
 import { GlobalPosition, START } from '../../ledger/ports/event-store.port';
+import { WALLET_STREAM_PREFIX } from '../../ledger/streams';
 import { holdKey } from '../../ledger/wallet/wallet.decider';
 import { Row } from './differences';
-import type { Checkpoints, WalletFacts } from './ledger-fold';
+import type { Checkpoints, SnapshotEventFacts, WalletFacts } from './ledger-fold';
 import { inOneSnapshot } from '../../infrastructure/postgres/transactions';
 
 export type HoldRow = Row & { merchant_id: string; order_no: string; attempt: number };
@@ -136,19 +137,72 @@ export async function linesIn(pool: Pool, ranges: WalletRanges): Promise<Map<str
   return byKey(rows);
 }
 
-/** A snapshot's recorded_at in the form isoTimestamp gives it. */
-const recordedAtText = (alias: string) => `to_char(${alias}.recorded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"+00:00"')`;
+/** A time as isoTimestamp writes it (to_char rounds its milliseconds: `time` must hold whole ones). */
+const isoTimestampText = (time: string) => `to_char(${time} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"+00:00"')`;
+const recordedAtText = (alias: string) => isoTimestampText(`${alias}.recorded_at`);
 
-/** Snapshots are one in a thousand rows or so: read, not digested. */
-export async function snapshotsIn(pool: Pool, ranges: WalletRanges): Promise<Map<string, Row>> {
-  if (ranges.size === 0) return new Map();
-  const { rows } = await pool.query<KeyedRow>({
-    name: 'verify-snapshots-in',
-    text: `select x.merchant_id, x.revision::text, x.position_commit || '/' || x.position_prepare as position, ${recordedAtText('x')} as recorded_at,
-       x.event_hash, x.balance::text, x.frozen::text ${inRanges('rm_wallet_snapshots')}`,
-    values: rangeParams(ranges),
+/** A snapshot to compare: the row the read model lists (undefined: none), and what its event in the log says. */
+export interface SnapshotToCheck {
+  row: Row | undefined;
+  event: SnapshotEventFacts;
+}
+
+/**
+ * The snapshots to compare in each wallet's range of revisions: those the
+ * read model lists there, and those due there (every `interval` events, at
+ * an event that has a hash) whether listed or not; by wallet, then revision.
+ * With each, its event's time and hash from the log: the replay reads
+ * neither, and only the snapshots need them.
+ */
+export async function snapshotsToCheck(pool: Pool, ranges: WalletRanges, interval: number): Promise<Map<string, Map<number, SnapshotToCheck>>> {
+  const byWallet = new Map<string, Map<number, SnapshotToCheck>>();
+  if (ranges.size === 0) return byWallet;
+  const due: [string[], number[]] = [[], []];
+  for (const [merchantId, { first, last }] of ranges) {
+    for (let revision = first + ((interval - 1 - (first % interval)) % interval); revision <= last; revision += interval) {
+      due[0].push(merchantId);
+      due[1].push(revision);
+    }
+  }
+  const { rows } = await pool.query<{
+    merchant_id: string;
+    revision: string;
+    listed: boolean;
+    position: string;
+    recorded_at: string;
+    event_hash: string;
+    balance: string;
+    frozen: string;
+    event_recorded_at: string;
+    event_hash_logged: string | null;
+  }>({
+    name: 'verify-snapshots-to-check',
+    // Lateral look-ups by key ("offset 0" keeps each one): joined otherwise, the planner may walk all of es_events.
+    text: `with k(merchant_id, revision) as (
+       select r.merchant_id, x.revision from unnest($1::text[], $2::bigint[], $3::bigint[]) as r(merchant_id, first, last)
+       cross join lateral (select x.revision from rm_wallet_snapshots x where x.merchant_id = r.merchant_id and x.revision between r.first and r.last offset 0) x
+       union
+       select * from unnest($4::text[], $5::bigint[])
+     )
+     select k.merchant_id, k.revision::text, s.revision is not null as listed,
+       s.position_commit || '/' || s.position_prepare as position, ${recordedAtText('s')} as recorded_at, s.event_hash, s.balance::text, s.frozen::text,
+       ${isoTimestampText("date_trunc('milliseconds', e.created_at)")} as event_recorded_at, e.hash as event_hash_logged
+     from k
+     left join lateral (select * from rm_wallet_snapshots s where s.merchant_id = k.merchant_id and s.revision = k.revision offset 0) s on true
+     left join lateral (
+       select e.created_at, case when jsonb_typeof(e.metadata->'hash') = 'string' then e.metadata->>'hash' end as hash
+       from es_events e where e.stream_id = $6::text || k.merchant_id and e.stream_revision = k.revision offset 0
+     ) e on true
+     where s.revision is not null or e.hash is not null`,
+    values: [...rangeParams(ranges), ...due, WALLET_STREAM_PREFIX],
   });
-  return byKey(rows);
+  for (const r of rows) {
+    const ofWallet = byWallet.get(r.merchant_id) ?? new Map<number, SnapshotToCheck>();
+    byWallet.set(r.merchant_id, ofWallet);
+    const row = r.listed ? { position: r.position, recorded_at: r.recorded_at, event_hash: r.event_hash, balance: r.balance, frozen: r.frozen } : undefined;
+    ofWallet.set(Number(r.revision), { row, event: { recordedAt: r.event_recorded_at, eventHash: r.event_hash_logged } });
+  }
+  return byWallet;
 }
 
 /** The columns of an order row the verification compares. */

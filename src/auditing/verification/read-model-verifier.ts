@@ -1,6 +1,7 @@
 import { Pool } from 'pg';
+import { WALLET_SNAPSHOT_INTERVAL } from '../../../projections/wallets.projection';
 import { comparePositions, EventStore, formatPosition, GlobalPosition, RecordedEvent, START } from '../../ledger/ports/event-store.port';
-import { orderStream } from '../../ledger/streams';
+import { orderStream, walletStream } from '../../ledger/streams';
 import { readAhead } from '../read-ahead';
 import { Difference, DifferenceList, referenceOf, without } from './differences';
 import { lineDigest } from './line-digest';
@@ -13,13 +14,13 @@ import {
   orderNosOf,
   orderRows,
   readTablesAtCheckpoints,
-  snapshotsIn,
+  snapshotsToCheck,
   strayWalletRows,
   TablesAtCheckpoints,
   walletRanges,
   walletRowKey,
 } from './read-model-tables';
-import { walletSlices } from '../wallet-tally';
+import { streamSlices } from '../wallet-tally';
 
 export type { Cell, Difference, EventReference, ReadModelTable, Row } from './differences';
 export { MAX_LISTED_DIFFERENCES } from './differences';
@@ -147,7 +148,8 @@ function logBatches(store: EventStore, until: GlobalPosition): AsyncGenerator<Re
 async function foldWalletStream(store: EventStore, fold: LedgerFold, merchantId: string, checkBatch: () => Promise<void>, withOrders: boolean) {
   const orderNos = new Set<string>();
   let read = 0;
-  for await (const slice of walletSlices(store, merchantId, -1n, { ahead: VERIFY_SLICES_AHEAD })) {
+  const slices = streamSlices((...slice) => store.readStreamForCheck(...slice), walletStream(merchantId), -1n, { ahead: VERIFY_SLICES_AHEAD });
+  for await (const slice of slices) {
     read += slice.length;
     // Positions grow with revisions: the first event past the checkpoint ends the replay.
     const applied = slice.findIndex((event) => !fold.apply(event));
@@ -183,33 +185,41 @@ async function* orderStreams(store: EventStore, orderNos: readonly string[]): As
 /**
  * Statement lines and snapshots: insert-only, so compared batch by batch as
  * the replay goes. Lines are compared a wallet at a time by digest, and read
- * one by one only for a wallet whose digest differs.
+ * one by one only for a wallet whose digest differs. Snapshots are one in a
+ * thousand rows or so: read, with their events' time and hash, and compared.
  */
 async function compareWalletRows(pool: Pool, expected: ExpectedWalletRows[], out: DifferenceList): Promise<void> {
-  // A line at WalletOpened is reported with the other lines no event explains.
-  const lines = new Map<string, ExpectedWalletRows[]>();
+  // A wallet's rows in a batch, in revision order: a wallet's events come in runs.
+  const byWallet = new Map<string, ExpectedWalletRows[]>();
+  let run: ExpectedWalletRows[] | undefined;
   for (const e of expected) {
-    if (!e.hasLine) continue;
-    const ofWallet = lines.get(e.merchantId) ?? [];
-    lines.set(e.merchantId, ofWallet);
-    ofWallet.push(e);
+    if (run?.[0].merchantId !== e.merchantId) {
+      run = byWallet.get(e.merchantId) ?? [];
+      byWallet.set(e.merchantId, run);
+    }
+    run.push(e);
   }
   const ranges = walletRanges(expected);
-  const [digests, snapshots] = await Promise.all([lineDigests(pool, ranges), snapshotsIn(pool, ranges)]);
-  const differing = new Map(
-    [...ranges].filter(([merchantId]) => digests.get(merchantId) !== lineDigest((lines.get(merchantId) ?? []).map((e) => e.lineDigestText()))),
-  );
+  const [digests, snapshots] = await Promise.all([lineDigests(pool, ranges), snapshotsToCheck(pool, ranges, WALLET_SNAPSHOT_INTERVAL)]);
+  // A line at WalletOpened is reported with the other lines no event explains.
+  const linesOf = (merchantId: string) => (byWallet.get(merchantId) ?? []).filter((e) => e.hasLine);
+  const differing = new Map([...ranges].filter(([merchantId]) => digests.get(merchantId) !== lineDigest(linesOf(merchantId).map((e) => e.lineDigestText()))));
   const found = await linesIn(pool, differing);
   for (const [merchantId] of differing) {
-    for (const e of lines.get(merchantId) ?? []) {
+    for (const e of linesOf(merchantId)) {
       out.compareRow('rm_statement_lines', { merchant_id: e.merchantId, revision: e.revision }, e.line(), found.get(walletRowKey(e)), e.by, e.by);
     }
   }
-  for (const e of expected) {
-    const snapshot = snapshots.get(walletRowKey(e));
-    // A snapshot is due at every interval; one elsewhere (from another interval) must be right too.
-    if (snapshot || e.snapshotDue)
-      out.compareRow('rm_wallet_snapshots', { merchant_id: e.merchantId, revision: e.revision }, e.snapshot(), snapshot, e.by, e.by);
+  for (const [merchantId, rows] of byWallet) {
+    const toCheck = snapshots.get(merchantId);
+    if (!toCheck) continue;
+    const first = rows[0].revision;
+    for (const revision of [...toCheck.keys()].sort((a, b) => a - b)) {
+      const e = rows[revision - first]?.revision === revision ? rows[revision - first] : rows.find((r) => r.revision === revision);
+      const { row, event } = toCheck.get(revision)!;
+      // A snapshot is due at every interval; one elsewhere (from another interval) must be right too.
+      if (e) out.compareRow('rm_wallet_snapshots', { merchant_id: merchantId, revision }, e.snapshot(event), row, e.by, e.by);
+    }
   }
 }
 

@@ -20,6 +20,7 @@ import {
   WrongExpectedRevisionError,
   comparePositions,
   type AppendResult,
+  type CheckedEvent,
   type EventStore,
   type EventToAppend,
   type ExpectedRevision,
@@ -79,6 +80,10 @@ export class EsdbEventStore implements EventStore {
 
   /** EventStoreDB sends each event whole: a replay gets it as readStream does. */
   readStreamForReplay(streamId: string, fromRevision: StreamRevision, maxCount: number): Promise<ReplayedEvent[]> {
+    return this.readStream(streamId, fromRevision, maxCount);
+  }
+
+  readStreamForCheck(streamId: string, fromRevision: StreamRevision, maxCount: number): Promise<CheckedEvent[]> {
     return this.readStream(streamId, fromRevision, maxCount);
   }
 

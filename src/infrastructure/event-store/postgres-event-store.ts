@@ -6,6 +6,7 @@ import { ChangeNotifier, WakeUp } from './change-notifier';
 import {
   ANY,
   AppendResult,
+  CheckedEvent,
   EventStore,
   EventToAppend,
   ExpectedRevision,
@@ -221,6 +222,8 @@ const SELECT_EVENT = `select ${EVENT_COLUMNS} from es_events e`;
  */
 const REPLAY_COLUMNS = `e.stream_revision::text, e.transaction_id::text, e.global_position::text, e.event_type, e.data,
   e.metadata->'hash' as hash, e.metadata->'prev_hash' as prev_hash, floor(extract(epoch from e.created_at) * 1000)::bigint::text as created_ms`;
+/** What a check reads (CheckedEvent): a replay's columns without the links and the time. */
+const CHECK_COLUMNS = `e.stream_revision::text, e.transaction_id::text, e.global_position::text, e.event_type, e.data`;
 /**
  * Revisions have no gaps, so a slice is a closed range of them: the planner
  * then walks the index for that range instead of sorting the rest of a long
@@ -368,6 +371,22 @@ export class PostgresEventStore implements EventStore {
     }));
   }
 
+  async readStreamForCheck(streamId: string, fromRevision: StreamRevision, maxCount: number): Promise<CheckedEvent[]> {
+    const { rows } = await this.pool.query<CheckRow>({
+      name: 'es-check-slice',
+      text: `select ${CHECK_COLUMNS} from es_events e ${IN_SLICE}`,
+      values: [streamId, fromRevision.toString(), maxCount],
+      rowMode: 'array',
+    });
+    return rows.map(([revision, commit, prepare, type, data]) => ({
+      streamId,
+      revision: BigInt(revision),
+      position: { commit: BigInt(commit), prepare: BigInt(prepare) },
+      type,
+      data,
+    }));
+  }
+
   /** One query for many streams: far fewer round trips than a read per stream. */
   async readStreams(streamIds: readonly string[]): Promise<RecordedEvent[][]> {
     if (streamIds.length === 0) return [];
@@ -498,6 +517,9 @@ function clampToZero(value: bigint): string {
  * metadata has no such entry), then created_ms.
  */
 type ReplayRow = [string, string, string, string, Record<string, unknown>, unknown, unknown, string];
+
+/** CHECK_COLUMNS in order: revision, transaction id, position, type, data. */
+type CheckRow = [string, string, string, string, Record<string, unknown>];
 
 function chainLinks(hash: unknown, prev_hash: unknown): ReplayedEvent['metadata'] {
   if (hash === null) return prev_hash === null ? {} : { prev_hash };

@@ -1,5 +1,6 @@
 import {
   AppendResult,
+  CheckedEvent,
   EventStore,
   EventToAppend,
   ExpectedRevision,
@@ -62,6 +63,10 @@ export class MeteredEventStore implements EventStore {
 
   readStreamForReplay(streamId: string, fromRevision: StreamRevision, maxCount: number): Promise<ReplayedEvent[]> {
     return this.store.readStreamForReplay(streamId, fromRevision, maxCount);
+  }
+
+  readStreamForCheck(streamId: string, fromRevision: StreamRevision, maxCount: number): Promise<CheckedEvent[]> {
+    return this.store.readStreamForCheck(streamId, fromRevision, maxCount);
   }
 
   readStreams(streamIds: readonly string[]): Promise<RecordedEvent[][]> {

@@ -69,6 +69,13 @@ export interface RecordedEvent {
  */
 export type ReplayedEvent = Omit<RecordedEvent, 'id' | 'metadata'> & { readonly metadata: { readonly hash?: unknown; readonly prev_hash?: unknown } };
 
+/**
+ * An event as a check of the read models folds it: where it is and what it
+ * says, without metadata or time. A ReplayedEvent and a RecordedEvent are
+ * one too.
+ */
+export type CheckedEvent = Omit<ReplayedEvent, 'metadata' | 'createdAt'>;
+
 export interface AppendResult {
   /** Revision of the last event appended: the expected revision of the next append. */
   readonly nextExpectedRevision: StreamRevision;
@@ -134,6 +141,12 @@ export interface EventStore {
    * to decode.
    */
   readStreamForReplay(streamId: string, fromRevision: StreamRevision, maxCount: number): Promise<ReplayedEvent[]>;
+  /**
+   * The same slice for a check that folds events and needs neither their
+   * links nor their time (the verification of a wallet's read models): less
+   * to read and to decode again. It may return ReplayedEvents.
+   */
+  readStreamForCheck(streamId: string, fromRevision: StreamRevision, maxCount: number): Promise<CheckedEvent[]>;
   /** Whole streams, each in revision order, in the order of `streamIds`; a missing stream reads as empty. */
   readStreams(streamIds: readonly string[]): Promise<RecordedEvent[][]>;
   /** Committed events after `after`, in global order. */
