@@ -118,10 +118,14 @@ export async function lineDigests(pool: Pool, ranges: WalletRanges): Promise<Map
   if (ranges.size === 0) return new Map();
   const { rows } = await pool.query<{ merchant_id: string; digest: string }>({
     name: 'verify-line-digests',
-    text: `select r.merchant_id, md5(string_agg(concat_ws('|', x.revision, x.entry_type, coalesce(x.order_no, '\\N'), x.amount, x.balance_after,
-       x.frozen_after, x.available_after, x.position_commit || '/' || x.position_prepare), E'\\n' order by x.revision)) as digest
-     ${inRanges('rm_statement_lines')}
-     group by r.merchant_id`,
+    // The lines' texts in an ARRAY(... order by): an index walk in revision order. (string_agg's own
+    // order by sorted every wallet's lines again, half of the query's time.)
+    text: `select r.merchant_id, md5(array_to_string(array(
+         select concat_ws('|', x.revision, x.entry_type, coalesce(x.order_no, '\\N'), x.amount, x.balance_after, x.frozen_after, x.available_after,
+           x.position_commit || '/' || x.position_prepare)
+         from rm_statement_lines x where x.merchant_id = r.merchant_id and x.revision between r.first and r.last order by x.revision
+       ), E'\\n')) as digest
+     from unnest($1::text[], $2::bigint[], $3::bigint[]) as r(merchant_id, first, last)`,
     values: rangeParams(ranges),
   });
   return new Map(rows.map((r) => [r.merchant_id, r.digest]));
