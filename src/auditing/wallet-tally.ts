@@ -68,6 +68,7 @@ export function walletSlices(
   return streamSlices((...slice) => store.readStreamForReplay(...slice), walletStream(merchantId), after, options);
 }
 
+/** walletSlices for any stream, each slice read with `read` (the verification reads its wallet with readStreamForCheck). */
 export async function* streamSlices<E>(
   read: SliceRead<E>,
   stream: string,
