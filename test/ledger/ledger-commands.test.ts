@@ -5,6 +5,10 @@ import { ResolveOrder } from '../../src/back-office/reconciliation/resolve-order
 import { ConfirmDelivery } from '../../src/fulfilment/outcomes/confirm-delivery.command';
 import { MarkResultUnknown } from '../../src/fulfilment/outcomes/mark-result-unknown.command';
 import { RecordDeliveryFailure } from '../../src/fulfilment/outcomes/record-delivery-failure.command';
+import { RecordUpstreamAttempt } from '../../src/fulfilment/outcomes/record-upstream-attempt.command';
+import { loadAggregate } from '../../src/ledger/command-handling';
+import { orderDecider } from '../../src/ledger/order/order.decider';
+import { orderStream } from '../../src/ledger/streams';
 import { SubmitOrder } from '../../src/merchant-api/submit/submit-order.command';
 import { CommandRefusedError } from '../../src/shared/command-refused';
 import { checkEventInvariants, checkReadModels } from '../support/invariants';
@@ -129,6 +133,21 @@ describe('ledger commands against the running service', () => {
       expect((await commands.execute(new RecordDeliveryFailure(orderNo, 'INVALID_ACCOUNT', 'again'))).stage).toBe('failed');
       expect(await wallet(merchant)).toEqual([1_000n, 0n, 1_000n]);
       await expect(commands.execute(new ConfirmDelivery(orderNo))).rejects.toMatchObject({ code: 'ORDER_ALREADY_FINAL' });
+    });
+
+    it('RecordUpstreamAttempt on the order as its sender read it: recorded when that is current, refused when the order has moved on since', async () => {
+      const read = (orderNo: string) => loadAggregate(service.store, orderStream(orderNo), orderDecider);
+      const current = await acceptedOrder('O-7');
+      expect((await commands.execute(new RecordUpstreamAttempt(current.orderNo, await read(current.orderNo)))).stage).toBe('sent');
+
+      const moved = await acceptedOrder('O-8');
+      const stale = await read(moved.orderNo);
+      await commands.execute(new RecordDeliveryFailure(moved.orderNo, 'INVALID_ACCOUNT', 'The account does not exist'));
+      const before = await service.store.readStream(orderStream(moved.orderNo));
+      // The stale read's revision no longer holds: the order is read again, and a failed order takes no attempt.
+      await expect(commands.execute(new RecordUpstreamAttempt(moved.orderNo, stale))).rejects.toMatchObject({ code: 'ORDER_ALREADY_FINAL' });
+      expect(await service.store.readStream(orderStream(moved.orderNo))).toEqual(before);
+      expect(await wallet(moved.merchant)).toEqual([1_000n, 0n, 1_000n]);
     });
 
     it('an unknown result keeps the money frozen until staff resolve it', async () => {

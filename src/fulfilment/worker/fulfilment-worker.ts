@@ -81,7 +81,8 @@ export class FulfilmentWorker extends DispatchedWorker<Job> {
   }
 
   private async fulfil(job: Job): Promise<void> {
-    const { state } = await loadAggregate(this.store, orderStream(job.order_no), orderDecider);
+    const loaded = await loadAggregate(this.store, orderStream(job.order_no), orderDecider);
+    const { state } = loaded;
     if (state.stage !== 'accepted' && state.stage !== 'sent') return this.finish(job);
     const order = state.order!;
     if (job.attempts >= this.options.maxAttempts) {
@@ -94,7 +95,7 @@ export class FulfilmentWorker extends DispatchedWorker<Job> {
       return this.finish(job);
     }
     // Recorded before sending: if the order moved on meanwhile, nothing is sent.
-    if (!(await this.run(new RecordUpstreamAttempt(job.order_no)))) return this.finish(job);
+    if (!(await this.run(new RecordUpstreamAttempt(job.order_no, loaded)))) return this.finish(job);
     const outcome = await this.upstream.topUp({
       orderNo: job.order_no,
       skuId: order.skuId,

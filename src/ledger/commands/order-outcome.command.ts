@@ -1,4 +1,5 @@
 import { Command } from '@nestjs/cqrs';
+import { Loaded } from '../command-handling';
 import { OrderCommand, OrderState } from '../order/order.decider';
 
 type Untimed<C> = C extends unknown ? Omit<C, 'at'> : never;
@@ -11,12 +12,15 @@ export type OrderOutcome = Untimed<
 /**
  * A bus command that is one of the order decider's outcome commands, under
  * the decider's name. Its handler (orderOutcomeHandler) adds the time and
- * lets the order workflow decide it and settle the wallet.
+ * lets the order workflow decide it and settle the wallet. `known` is the
+ * order as the sender has just read it, which saves reading it again; a
+ * stale one costs a conflict and a read.
  */
 export abstract class OrderOutcomeCommand extends Command<OrderState> {
   protected constructor(
     readonly orderNo: string,
     readonly outcome: OrderOutcome,
+    readonly known?: Loaded<OrderState>,
   ) {
     super();
   }

@@ -19,8 +19,8 @@ export function orderOutcomeHandler(command: Type<OrderOutcomeCommand>): Type<IC
       @Inject(CLOCK) private readonly clock: Clock,
     ) {}
 
-    execute({ orderNo, outcome }: OrderOutcomeCommand): Promise<OrderState> {
-      return this.workflow.decideOutcome(orderNo, { ...outcome, at: this.clock.now() });
+    execute({ orderNo, outcome, known }: OrderOutcomeCommand): Promise<OrderState> {
+      return this.workflow.decideOutcome(orderNo, { ...outcome, at: this.clock.now() }, known);
     }
   }
   // Named after its command in Nest's logs and errors.

@@ -161,9 +161,13 @@ export class OrderWorkflow {
     throw new Error(`order ${orderNo}: still moving after ${MAX_ROUNDS} rounds`);
   }
 
-  /** Records an upstream attempt, or an upstream or staff outcome and then settles the wallet. */
-  async decideOutcome(orderNo: string, command: OrderCommand): Promise<OrderState> {
-    const loaded = await loadAggregate(this.store, orderStream(orderNo), orderDecider);
+  /**
+   * Records an upstream attempt, or an upstream or staff outcome and then
+   * settles the wallet. `known`: the order as the caller has just read it
+   * (a guess: the appends' expected revision catches a stale one).
+   */
+  async decideOutcome(orderNo: string, command: OrderCommand, known?: Loaded<OrderState>): Promise<OrderState> {
+    const loaded = known ?? (await loadAggregate(this.store, orderStream(orderNo), orderDecider));
     if (this.wallets.takesCompanions) {
       const settled = await this.settleAtOnce(loaded, command);
       if (settled) return settled;
