@@ -135,19 +135,30 @@ describe('ledger commands against the running service', () => {
       await expect(commands.execute(new ConfirmDelivery(orderNo))).rejects.toMatchObject({ code: 'ORDER_ALREADY_FINAL' });
     });
 
-    it('RecordUpstreamAttempt on the order as its sender read it: recorded when that is current, refused when the order has moved on since', async () => {
+    it('RecordUpstreamAttempt on the order as its sender read it: recorded without reading it again when that is current, read again and refused when the order has moved on since', async () => {
       const read = (orderNo: string) => loadAggregate(service.store, orderStream(orderNo), orderDecider);
-      const current = await acceptedOrder('O-7');
-      expect((await commands.execute(new RecordUpstreamAttempt(current.orderNo, await read(current.orderNo)))).stage).toBe('sent');
+      const reads = jest.spyOn(service.store, 'readStream');
+      const readsOf = (orderNo: string) => reads.mock.calls.filter(([stream]) => stream === orderStream(orderNo)).length;
+      try {
+        const current = await acceptedOrder('O-7');
+        const known = await read(current.orderNo);
+        reads.mockClear();
+        expect((await commands.execute(new RecordUpstreamAttempt(current.orderNo, known))).stage).toBe('sent');
+        expect(readsOf(current.orderNo)).toBe(0);
 
-      const moved = await acceptedOrder('O-8');
-      const stale = await read(moved.orderNo);
-      await commands.execute(new RecordDeliveryFailure(moved.orderNo, 'INVALID_ACCOUNT', 'The account does not exist'));
-      const before = await service.store.readStream(orderStream(moved.orderNo));
-      // The stale read's revision no longer holds: the order is read again, and a failed order takes no attempt.
-      await expect(commands.execute(new RecordUpstreamAttempt(moved.orderNo, stale))).rejects.toMatchObject({ code: 'ORDER_ALREADY_FINAL' });
-      expect(await service.store.readStream(orderStream(moved.orderNo))).toEqual(before);
-      expect(await wallet(moved.merchant)).toEqual([1_000n, 0n, 1_000n]);
+        const moved = await acceptedOrder('O-8');
+        const stale = await read(moved.orderNo);
+        await commands.execute(new RecordDeliveryFailure(moved.orderNo, 'INVALID_ACCOUNT', 'The account does not exist'));
+        const before = await service.store.readStream(orderStream(moved.orderNo));
+        reads.mockClear();
+        // The stale read's revision no longer holds: the order is read again, and a failed order takes no attempt.
+        await expect(commands.execute(new RecordUpstreamAttempt(moved.orderNo, stale))).rejects.toMatchObject({ code: 'ORDER_ALREADY_FINAL' });
+        expect(readsOf(moved.orderNo)).toBeGreaterThan(0);
+        expect(await service.store.readStream(orderStream(moved.orderNo))).toEqual(before);
+        expect(await wallet(moved.merchant)).toEqual([1_000n, 0n, 1_000n]);
+      } finally {
+        reads.mockRestore();
+      }
     });
 
     it('an unknown result keeps the money frozen until staff resolve it', async () => {
