@@ -353,13 +353,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   async readStreamForReplay(streamId: string, fromRevision: StreamRevision, maxCount: number): Promise<ReplayedEvent[]> {
-    // Rows as arrays: pg builds each object row by copying a template, a large share of a long replay's reading.
-    const { rows } = await this.pool.query<ReplayRow>({
-      name: 'es-replay-slice',
-      text: `select ${REPLAY_COLUMNS} from es_events e ${IN_SLICE}`,
-      values: [streamId, fromRevision.toString(), maxCount],
-      rowMode: 'array',
-    });
+    const rows = await this.sliceRows<ReplayRow>('es-replay-slice', REPLAY_COLUMNS, streamId, fromRevision, maxCount);
     return rows.map(([revision, commit, prepare, type, data, hash, prevHash, createdMs]) => ({
       streamId,
       revision: BigInt(revision),
@@ -372,12 +366,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   async readStreamForCheck(streamId: string, fromRevision: StreamRevision, maxCount: number): Promise<CheckedEvent[]> {
-    const { rows } = await this.pool.query<CheckRow>({
-      name: 'es-check-slice',
-      text: `select ${CHECK_COLUMNS} from es_events e ${IN_SLICE}`,
-      values: [streamId, fromRevision.toString(), maxCount],
-      rowMode: 'array',
-    });
+    const rows = await this.sliceRows<CheckRow>('es-check-slice', CHECK_COLUMNS, streamId, fromRevision, maxCount);
     return rows.map(([revision, commit, prepare, type, data]) => ({
       streamId,
       revision: BigInt(revision),
@@ -385,6 +374,27 @@ export class PostgresEventStore implements EventStore {
       type,
       data,
     }));
+  }
+
+  /**
+   * A slice's `columns` as array rows, under a prepared statement's `name`:
+   * pg builds each object row by copying a template, a large share of a long
+   * replay's reading.
+   */
+  private async sliceRows<Row extends unknown[]>(
+    name: string,
+    columns: string,
+    streamId: string,
+    fromRevision: StreamRevision,
+    maxCount: number,
+  ): Promise<Row[]> {
+    const { rows } = await this.pool.query<Row>({
+      name,
+      text: `select ${columns} from es_events e ${IN_SLICE}`,
+      values: [streamId, fromRevision.toString(), maxCount],
+      rowMode: 'array',
+    });
+    return rows;
   }
 
   /** One query for many streams: far fewer round trips than a read per stream. */
