@@ -15,19 +15,54 @@ function recordingFlush(failure: (items: readonly string[]) => Error | undefined
 
 const badItem = (items: readonly string[]) => (items.includes('bad') ? new Error('bad item') : undefined);
 
+/** Lets the batcher's end-of-turn start run: the items handed in before are then in flight. */
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
 describe('StatementBatcher', () => {
-  it('sends the first item at once and the ones that arrive meanwhile together', async () => {
+  it('sends the items of one turn together, and the ones that arrive while it is busy in the next flush', async () => {
     const { batches, flush } = recordingFlush(() => undefined);
     const batcher = new StatementBatcher(flush, { maxBatch: 10, maxInFlight: 1 });
-    const results = await Promise.all(['a', 'b', 'c', 'd'].map((item) => batcher.run(item)));
-    expect(results).toEqual(['A', 'B', 'C', 'D']);
-    expect(batches).toEqual([['a'], ['b', 'c', 'd']]);
+    const first = ['a', 'b'].map((item) => batcher.run(item));
+    await nextTurn();
+    expect(batches).toEqual([['a', 'b']]);
+    const later = ['c', 'd', 'e'].map((item) => batcher.run(item));
+    await nextTurn();
+    const late = batcher.run('f');
+    expect(await Promise.all([...first, ...later, late])).toEqual(['A', 'B', 'C', 'D', 'E', 'F']);
+    expect(batches).toEqual([
+      ['a', 'b'],
+      ['c', 'd', 'e', 'f'],
+    ]);
+  });
+
+  it('sends a lone item within the turn it arrives in, without waiting for a timer', async () => {
+    const { batches, flush } = recordingFlush(() => undefined);
+    const batcher = new StatementBatcher(flush, { maxBatch: 10, maxInFlight: 2 });
+    const result = batcher.run('only');
+    expect(batches).toEqual([]);
+    await nextTurn();
+    expect(batches).toEqual([['only']]);
+    expect(await result).toBe('ONLY');
+  });
+
+  it('splits a turn larger than maxBatch over the flushes it may run at once', async () => {
+    const { batches, flush } = recordingFlush(() => undefined);
+    const batcher = new StatementBatcher(flush, { maxBatch: 2, maxInFlight: 2 });
+    const results = Promise.all(['a', 'b', 'c', 'd', 'e'].map((item) => batcher.run(item)));
+    await nextTurn();
+    expect(batches).toEqual([
+      ['a', 'b'],
+      ['c', 'd'],
+    ]);
+    expect(await results).toEqual(['A', 'B', 'C', 'D', 'E']);
+    expect(batches[2]).toEqual(['e']);
   });
 
   it('fails every item of a failed flush by default', async () => {
     const { flush } = recordingFlush(badItem);
     const batcher = new StatementBatcher(flush, { maxBatch: 10, maxInFlight: 1 });
     const first = batcher.run('first');
+    await nextTurn();
     const outcomes = await Promise.allSettled(['ok', 'bad', 'fine'].map((item) => batcher.run(item)));
     expect(await first).toBe('FIRST');
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
@@ -37,6 +72,7 @@ describe('StatementBatcher', () => {
     const { batches, flush } = recordingFlush(badItem);
     const batcher = new StatementBatcher(flush, { maxBatch: 10, maxInFlight: 1, isolateFailures: true });
     const first = batcher.run('first');
+    await nextTurn();
     const outcomes = await Promise.allSettled(['ok', 'bad', 'fine'].map((item) => batcher.run(item)));
     expect(await first).toBe('FIRST');
     expect(outcomes).toEqual([
@@ -52,6 +88,7 @@ describe('StatementBatcher', () => {
     const { batches, flush } = recordingFlush(() => unreachable);
     const batcher = new StatementBatcher(flush, { maxBatch: 10, maxInFlight: 1, isolateFailures: true });
     const first = batcher.run('first').catch((error: unknown) => error);
+    await nextTurn();
     const outcomes = await Promise.allSettled(['a', 'b'].map((item) => batcher.run(item)));
     expect(await first).toBe(unreachable);
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);

@@ -21,10 +21,12 @@ export interface StatementBatcherOptions {
 
 /**
  * Runs the work of concurrent callers as one statement (for writes: one
- * commit, a group commit). Items that arrive while the flushes in flight are
+ * commit, a group commit). Items that arrive in the same turn of the event
+ * loop go together, and items that arrive while the flushes in flight are
  * busy wait for the next one, so an idle service adds no delay and a busy one
  * sends many items at a time: the cost of a round trip, and of a WAL flush
- * for writes, is shared.
+ * for writes, is shared. (A round trip is dear on a busy machine: the socket
+ * write wakes the database's process, which then competes for the core.)
  *
  * `flush` answers each item in order: a result, or an Error for that item
  * alone. When `flush` itself rejects, every item of that flush fails with it
@@ -33,6 +35,7 @@ export interface StatementBatcherOptions {
 export class StatementBatcher<Item, Result> {
   private readonly waiting: Waiting<Item, Result>[] = [];
   private inFlight = 0;
+  private startScheduled = false;
 
   constructor(
     private readonly flush: (items: readonly Item[]) => Promise<readonly (Result | Error)[]>,
@@ -42,7 +45,14 @@ export class StatementBatcher<Item, Result> {
   run(item: Item): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
       this.waiting.push({ item, resolve, reject });
-      this.start();
+      if (this.startScheduled) return;
+      this.startScheduled = true;
+      // At the end of this turn of the event loop: the callers that the same
+      // turn's I/O woke (many requests, under load) join one flush.
+      setImmediate(() => {
+        this.startScheduled = false;
+        this.start();
+      });
     });
   }
 
