@@ -1,0 +1,23 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SERVICE_NODE_FLAGS } from '../bench/service';
+
+const ROOT = join(__dirname, '../..');
+
+/** The flags before the script in a `node ...` command line. */
+function nodeFlags(commandLine: readonly string[]): string[] {
+  expect(commandLine[0]).toBe('node');
+  return commandLine.slice(1).filter((arg) => arg.startsWith('--'));
+}
+
+describe('Node flags of the service', () => {
+  // The benchmark measures the service as it runs in production: a flag in one place and not the other would skew it.
+  it('are the same for npm start, npm run start:prod, the image and the benchmark', () => {
+    const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
+    expect(cmd).not.toBeNull();
+    const commandLines = [scripts.start.split(' '), scripts['start:prod'].split(' '), JSON.parse(cmd![1]) as string[]];
+    expect(SERVICE_NODE_FLAGS.length).toBeGreaterThan(0);
+    for (const commandLine of commandLines) expect(nodeFlags(commandLine)).toEqual(SERVICE_NODE_FLAGS);
+  });
+});
