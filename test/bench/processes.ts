@@ -29,7 +29,7 @@ process.on('exit', () => {
 });
 
 /** `node -r ts-node/register/transpile-only -r child-preload.ts <script>` in the repository root. */
-export function startNodeChild(name: string, script: string, env: NodeJS.ProcessEnv, nodeArgs: string[] = []): Child {
+export function startNodeChild(name: string, script: string, env: NodeJS.ProcessEnv, nodeArgs: readonly string[] = []): Child {
   const proc = spawn(process.execPath, [...nodeArgs, '-r', 'ts-node/register/transpile-only', '-r', PRELOAD, script], {
     cwd: ROOT,
     env,

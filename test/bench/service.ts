@@ -4,6 +4,7 @@
  * merchants.
  */
 import { randomBytes } from 'node:crypto';
+import { SERVICE_NODE_FLAGS } from '../support/service-node-flags';
 import { TestDatabase } from '../support/test-database';
 import { log, onCleanUp } from './clean-up';
 import { Credentials } from './load-generator';
@@ -18,8 +19,6 @@ const RATE_LIMIT = 100_000; // the back office's maximum
 const SERVICE_START_TIMEOUT_MS = 180_000;
 const BACK_OFFICE_ATTEMPTS = 6;
 const BACK_OFFICE_RETRY_DELAY_MS = 20_000;
-/** Node's flags for the service, as `npm start`, `npm run start:prod` and the image give them (test/startup/node-flags.test.ts). */
-export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32'];
 
 class RouteMissing extends Error {}
 
@@ -49,7 +48,7 @@ async function startService(name: string, db: TestDatabase, adminToken: string, 
       SECRETS_KEY: randomBytes(32).toString('hex'),
       ...env,
     },
-    [...SERVICE_NODE_FLAGS],
+    SERVICE_NODE_FLAGS,
   );
   onCleanUp(`stop the ${name}`, () => child.stop());
   const url = `http://127.0.0.1:${port}`;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SERVICE_NODE_FLAGS } from '../bench/service';
+import { SERVICE_NODE_FLAGS } from '../support/service-node-flags';
 
 const ROOT = join(__dirname, '../..');
 
@@ -11,8 +11,8 @@ function nodeFlags(commandLine: readonly string[]): string[] {
 }
 
 describe('Node flags of the service', () => {
-  // The benchmark measures the service as it runs in production: a flag in one place and not the other would skew it.
-  it('are the same for npm start, npm run start:prod, the image and the benchmark', () => {
+  // The tests and the benchmark run the service as production does: a flag in one place and not the other would skew them.
+  it('are the same for npm start, npm run start:prod, the image, the tests and the benchmark', () => {
     const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
     expect(cmd).not.toBeNull();

@@ -2,7 +2,11 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { TEST_ENV } from './service';
+import { SERVICE_NODE_FLAGS } from './service-node-flags';
 import { TestDatabase } from './test-database';
+
+/** `npm start`'s command line, with the repository root as the working directory. */
+const SERVICE_ARGV = [...SERVICE_NODE_FLAGS, '-r', 'ts-node/register/transpile-only', 'src/main.ts'];
 
 export interface ChildService {
   url: string;
@@ -36,7 +40,7 @@ export async function spawnServiceWithOnly(env: Record<string, string>, timeoutM
 }
 
 async function startChild(env: NodeJS.ProcessEnv, port: number, timeoutMs = 30_000): Promise<ChildService> {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
+  const child = spawn(process.execPath, SERVICE_ARGV, {
     cwd: resolve(__dirname, '../..'),
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -102,7 +106,7 @@ export function runServiceUntilExit(env: Record<string, string | undefined>, tim
   for (const [name, value] of Object.entries(env)) if (value !== undefined) childEnv[name] = value;
 
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
+    const child = spawn(process.execPath, SERVICE_ARGV, {
       cwd: resolve(__dirname, '../..'),
       env: childEnv,
       stdio: ['ignore', 'pipe', 'pipe'],

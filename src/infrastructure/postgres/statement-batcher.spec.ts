@@ -35,7 +35,7 @@ describe('StatementBatcher', () => {
     ]);
   });
 
-  it('sends a lone item within the turn it arrives in, without waiting for a timer', async () => {
+  it('sends a lone item at the end of the turn it arrives in, not at once', async () => {
     const { batches, flush } = recordingFlush(() => undefined);
     const batcher = new StatementBatcher(flush, { maxBatch: 10, maxInFlight: 2 });
     const result = batcher.run('only');

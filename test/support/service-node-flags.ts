@@ -1,0 +1,6 @@
+/**
+ * Node's flags for the service, as `npm start`, `npm run start:prod` and the
+ * image give them (test/startup/node-flags.test.ts keeps them in step): the
+ * tests' and the benchmark's service processes run as production does.
+ */
+export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32'];
