@@ -48,8 +48,16 @@ export class WakeUp {
 
 const RETRY_MIN_MS = 100;
 const RETRY_MAX_MS = 5000;
-/** Other instances hear of new events at most this often: one small NOTIFY transaction per period, whatever the load. */
-const ANNOUNCE_EVERY_MS = 10;
+/**
+ * Other instances hear of new events at most this often: one small NOTIFY
+ * transaction per period, whatever the load. It is a durable commit and a
+ * round trip of its own, and it comes back to this process's LISTEN
+ * connection too, so it is kept rare: reads after writes do not wait for it
+ * (they read the stream's tail), and this instance's own subscribers are
+ * woken at once; only another instance's workers start on its orders up to
+ * this much later.
+ */
+const ANNOUNCE_EVERY_MS = 50;
 
 /**
  * One LISTEN connection shared by all subscriptions of a store. When it is
