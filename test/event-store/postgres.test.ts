@@ -94,14 +94,88 @@ describe('PostgreSQL event store specifics', () => {
     ]);
   });
 
+  it('reads once per append once a subscriber has caught up, not again to find nothing', async () => {
+    let reads = 0;
+    // The store's pool, counting the subscription's reads (the only statements that look at the snapshot's xmin).
+    const counted = new Proxy(db.pool, {
+      get(target, key) {
+        const value = Reflect.get(target, key) as unknown;
+        if (key !== 'query') return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        return (text: unknown, ...rest: unknown[]) => {
+          if (typeof text === 'string' && text.includes('pg_snapshot_xmin')) reads += 1;
+          return (target.query as (...a: unknown[]) => unknown)(text, ...rest);
+        };
+      },
+    });
+    const counting = new PostgresEventStore(counted, { connection: db.config, pollIntervalMs: 60_000 });
+    const before = (await store.readAll(START, 100_000)).at(-1)?.position ?? START;
+    const seen: RecordedEvent[] = [];
+    const subscription = counting.subscribeToAll({ after: before, onEvents: async (events) => void seen.push(...events) });
+    try {
+      const until = async (done: () => boolean) => {
+        for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+      };
+      // Settled: its first read done, and the one its LISTEN connection asks for once connected.
+      await until(() => reads >= 1);
+      await new Promise((r) => setTimeout(r, 500));
+      reads = 0;
+      for (let i = 1; i <= 5; i++) {
+        await counting.append(`caught-up-${i}`, [{ type: 'A', data: {} }], NO_STREAM);
+        await until(() => seen.length === i);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(seen.map((e) => e.streamId)).toEqual([1, 2, 3, 4, 5].map((i) => `caught-up-${i}`));
+      // One read per append: a short read is all there was.
+      expect(reads).toBe(5);
+    } finally {
+      await subscription.stop();
+      await counting.close();
+    }
+  });
+
+  it('soon reads events that were held behind an open transaction, even one whose end announces nothing', async () => {
+    const waiting = new PostgresEventStore(db.pool, { connection: db.config, pollIntervalMs: 60_000 });
+    const before = (await store.readAll(START, 100_000)).at(-1)?.position ?? START;
+    const seen: RecordedEvent[] = [];
+    const subscription = waiting.subscribeToAll({ after: before, onEvents: async (events) => void seen.push(...events) });
+    const open = new Client(db.config);
+    await open.connect();
+    try {
+      await new Promise((r) => setTimeout(r, 500));
+      // Committed by another writer, unannounced: readable, but nobody said so.
+      await db.pool.query(`insert into es_events (stream_id, stream_revision, event_id, event_type, data) values ('held-0', 0, gen_random_uuid(), 'E', '{}')`);
+      // A transaction that takes an id and writes no event: its end announces nothing.
+      await db.pool.query('create table if not exists held_elsewhere (n int)');
+      await open.query('begin');
+      await open.query('insert into held_elsewhere values (1)');
+      // The announced append commits behind it: the wake-up's read finds held-0 and holds back held-1.
+      await waiting.append('held-1', [{ type: 'E', data: {} }], NO_STREAM);
+      const until = async (done: () => boolean, ms: number) => {
+        for (const started = Date.now(); !done() && Date.now() - started < ms;) await new Promise((r) => setTimeout(r, 10));
+      };
+      await until(() => seen.length >= 1, 2_000);
+      expect(seen.map((e) => e.streamId)).toEqual(['held-0']);
+      await open.query('commit');
+      const committed = Date.now();
+      await until(() => seen.length >= 2, 5_000);
+      expect(seen.map((e) => e.streamId)).toEqual(['held-0', 'held-1']);
+      // Re-read within the back-off, not at the 60 s poll.
+      expect(Date.now() - committed).toBeLessThan(2_000);
+    } finally {
+      await open.end();
+      await subscription.stop();
+      await waiting.close();
+    }
+  });
+
   it("wakes another instance's subscriber after an append, long before its poll", async () => {
     const other = new PostgresEventStore(db.pool, { connection: db.config, pollIntervalMs: 60_000 });
     const before = (await store.readAll(START, 100_000)).at(-1)?.position ?? START;
     const seen: RecordedEvent[] = [];
     const subscription = other.subscribeToAll({ after: before, onEvents: async (events) => void seen.push(...events) });
     try {
-      // After its first reads the subscription re-reads at 1, 2, 4 ... ms up to its 60 s poll:
-      // 5 s in, its next read is about 3 s away, so a wake-up within 1 s can only be the announcement.
+      // Caught up after its first read, the subscription waits for its 60 s poll:
+      // a wake-up within 1 s can only be the announcement.
       await new Promise((r) => setTimeout(r, 5_000));
       const started = Date.now();
       await store.append('announced-1', [{ type: 'A', data: {} }], NO_STREAM);

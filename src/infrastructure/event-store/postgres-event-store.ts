@@ -7,6 +7,7 @@ import {
   ANY,
   AppendResult,
   CheckedEvent,
+  comparePositions,
   EventStore,
   EventToAppend,
   ExpectedRevision,
@@ -215,6 +216,7 @@ interface EventRow {
 const EVENT_COLUMNS = `e.stream_id, e.stream_revision::text, e.transaction_id::text, e.global_position::text,
   e.event_id::text, e.event_type, e.data, e.metadata, floor(extract(epoch from e.created_at) * 1000)::bigint::text as created_ms`;
 const SELECT_EVENT = `select ${EVENT_COLUMNS} from es_events e`;
+const SELECT_EVENT_HELD = (held: boolean) => `select ${EVENT_COLUMNS}, ${held} as held from es_events e`;
 /**
  * What a replay reads (ReplayedEvent): no event id, no stream id (it is the
  * one asked for), and of the metadata only its chain links. Decoding each
@@ -420,6 +422,36 @@ export class PostgresEventStore implements EventStore {
     return rows.map(toRecordedEvent);
   }
 
+  /**
+   * A subscription's read: what readAll(after, maxCount) reads, and what lies
+   * beyond it. 'more': more events are readable now. 'held': events are
+   * committed behind a transaction still running anywhere on the server,
+   * readable once it ends, which may announce nothing. 'none': nothing yet; an
+   * append from now on announces itself.
+   */
+  async readForSubscription(after: GlobalPosition, maxCount: number): Promise<{ events: RecordedEvent[]; beyond: 'more' | 'held' | 'none' }> {
+    const { rows } = await this.pool.query<EventRow & { held: boolean }>(
+      `(${SELECT_EVENT_HELD(false)}
+         where (e.transaction_id, e.global_position) > ($1::xid8, $2::bigint)
+           and e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+         order by e.transaction_id, e.global_position
+         limit $3)
+       union all
+       (${SELECT_EVENT_HELD(true)}
+         where (e.transaction_id, e.global_position) > ($1::xid8, $2::bigint)
+           and e.transaction_id >= pg_snapshot_xmin(pg_current_snapshot())
+         limit 1)`,
+      [clampToZero(after.commit), clampToZero(after.prepare), maxCount + 1],
+    );
+    // Each part comes in its own order; the union's is not promised.
+    const events = rows
+      .filter((row) => !row.held)
+      .map(toRecordedEvent)
+      .sort((a, b) => comparePositions(a.position, b.position));
+    if (events.length > maxCount) return { events: events.slice(0, maxCount), beyond: 'more' };
+    return { events, beyond: rows.some((row) => row.held) ? 'held' : 'none' };
+  }
+
   subscribeToAll(options: SubscriptionOptions): Subscription {
     const subscription = new PollingSubscription(this, this.notifier, options, this.pollIntervalMs);
     this.subscriptions.add(subscription);
@@ -460,26 +492,32 @@ class PollingSubscription implements Subscription {
     let failures = 0;
     let backoff = 0;
     while (!this.stopped) {
-      let events: RecordedEvent[];
+      let read: Awaited<ReturnType<PostgresEventStore['readForSubscription']>>;
       try {
-        events = await this.store.readAll(after, maxBatch);
-        if (events.length > 0 && !this.stopped) await this.options.onEvents(events);
+        read = await this.store.readForSubscription(after, maxBatch);
+        if (read.events.length > 0 && !this.stopped) await this.options.onEvents(read.events);
         failures = 0;
       } catch (error) {
         this.options.onError?.(error);
         await this.wake.wait(Math.min(100 * 2 ** ++failures, 5000));
         continue;
       }
-      if (events.length > 0) {
-        after = events[events.length - 1].position;
+      if (read.events.length > 0) after = read.events[read.events.length - 1].position;
+      if (read.beyond === 'more') {
         backoff = 0;
         continue;
       }
-      // A notification can come before its events are readable (an older
-      // transaction is still open): re-read soon, backing off to the poll interval.
-      if (backoff > 0) backoff = Math.min(backoff * 2, this.pollIntervalMs);
-      const notified = await this.wake.wait(backoff || this.pollIntervalMs);
-      if (notified && backoff === 0) backoff = 1;
+      if (read.beyond === 'held') {
+        // Behind an older transaction still open, whose end may announce
+        // nothing: re-read soon, backing off to the poll interval.
+        backoff = backoff > 0 ? Math.min(backoff * 2, this.pollIntervalMs) : 2;
+        await this.wake.wait(backoff);
+        continue;
+      }
+      // Caught up: the next append wakes us (one that commits while we read
+      // has already left its wake-up pending), or the poll does.
+      backoff = 0;
+      await this.wake.wait(this.pollIntervalMs);
     }
   }
 
