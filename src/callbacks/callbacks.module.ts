@@ -8,6 +8,7 @@ import { APP_CONFIG, PG_POOL } from '../infrastructure/infrastructure.tokens';
 import { CallbackRecipients } from '../merchants';
 import { CallbackLog } from './callback-log';
 import { CallbackWorker } from './callback-worker';
+import { callbackConnections } from './delivery/callback-connections';
 import { logFailure } from '../infrastructure/logging/log-failure';
 import { METRICS, Metrics } from '../infrastructure/metrics/metrics';
 
@@ -28,6 +29,7 @@ class CallbackLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     await this.worker.stop();
+    callbackConnections.close();
   }
 }
 

@@ -2,6 +2,7 @@ import { createServer, IncomingHttpHeaders, IncomingMessage, Server, ServerRespo
 import { AddressInfo, createServer as createNetServer, Socket } from 'node:net';
 import { isAcknowledged } from '../../src/callbacks/delivery/acknowledgement';
 import { isForbiddenAddress, refusedCallbackHost } from '../../src/callbacks/delivery/address-policy';
+import { CallbackConnections } from '../../src/callbacks/delivery/callback-connections';
 import { ResolvedAddress, sendCallback, SendCallbackOptions } from '../../src/callbacks/delivery/callback-sender';
 
 /**
@@ -238,6 +239,90 @@ describe('address pinning', () => {
       expect(hello.includes('merchant.example')).toBe(true);
     } finally {
       await new Promise((r) => tls.close(r));
+    }
+  });
+});
+
+describe('kept connections', () => {
+  let connections: CallbackConnections;
+  beforeEach(() => {
+    connections = new CallbackConnections();
+  });
+  afterEach(() => connections.close());
+
+  /** A server that counts its connections and the requests on each. */
+  async function countingServer(handler: (requestOnSocket: number, req: IncomingMessage, res: ServerResponse) => void, host = '127.0.0.1', port = 0) {
+    const perSocket = new Map<Socket, number>();
+    const server = createServer((req, res) => {
+      const n = (perSocket.get(req.socket) ?? 0) + 1;
+      perSocket.set(req.socket, n);
+      req.resume();
+      req.on('end', () => handler(n, req, res));
+    });
+    await new Promise<void>((r) => server.listen(port, host, r));
+    return {
+      port: (server.address() as AddressInfo).port,
+      connections: () => perSocket.size,
+      requests: () => [...perSocket.values()].reduce((a, b) => a + b, 0),
+      close: () => {
+        server.closeAllConnections();
+        return new Promise<void>((r) => server.close(() => r()));
+      },
+    };
+  }
+
+  it("sends an endpoint's callbacks one after another over one connection", async () => {
+    const server = await countingServer((_n, _req, res) => res.end('success'));
+    try {
+      for (let i = 0; i < 5; i++) {
+        expect(await send({ url: `http://127.0.0.1:${server.port}/cb`, connections })).toMatchObject({ acknowledged: true, error: null });
+      }
+      expect(server.requests()).toBe(5);
+      expect(server.connections()).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('sends again over a new connection when a kept one turns out closed, within the same attempt', async () => {
+    // The second request on any connection finds it closed, as when the server's idle timeout ends it just then.
+    const server = await countingServer((n, req, res) => (n === 1 ? res.end('success') : req.socket.destroy()));
+    try {
+      const url = `http://127.0.0.1:${server.port}/cb`;
+      expect(await send({ url, connections })).toMatchObject({ acknowledged: true });
+      expect(await send({ url, connections })).toMatchObject({ acknowledged: true, statusCode: 200, error: null });
+      // The one that found the connection closed, and the one sent again (which the merchant may see as a repeat).
+      expect(server.requests()).toBe(3);
+      expect(server.connections()).toBe(2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('keeps no connection across a changed DNS answer: each vetted address has its own', async () => {
+    const first = await countingServer((_n, _req, res) => res.end('success'));
+    const second = await countingServer((_n, _req, res) => res.end('success'), '127.0.0.2', first.port);
+    try {
+      const url = `http://merchant.example:${first.port}/cb`;
+      expect(await send({ url, connections, lookup: lookupTo('127.0.0.1') })).toMatchObject({ acknowledged: true });
+      expect(await send({ url, connections, lookup: lookupTo('127.0.0.2') })).toMatchObject({ acknowledged: true });
+      expect(await send({ url, connections, lookup: lookupTo('127.0.0.1') })).toMatchObject({ acknowledged: true });
+      expect([first.requests(), first.connections()]).toEqual([2, 1]);
+      expect([second.requests(), second.connections()]).toEqual([1, 1]);
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
+  });
+
+  it('closes the connection of a reply it stopped reading', async () => {
+    const server = await countingServer((_n, _req, res) => res.end(Buffer.alloc(70 * 1024, 'a')));
+    try {
+      const url = `http://127.0.0.1:${server.port}/cb`;
+      expect(await send({ url, connections })).toMatchObject({ acknowledged: false, error: expect.stringContaining('exceeds') });
+      expect(await send({ url, connections })).toMatchObject({ acknowledged: false });
+      expect(server.connections()).toBe(2);
+    } finally {
+      await server.close();
     }
   });
 });

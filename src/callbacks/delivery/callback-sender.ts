@@ -5,6 +5,7 @@ import { isIP, LookupFunction } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import { isAcknowledged } from './acknowledgement';
 import { isForbiddenAddress } from './address-policy';
+import { callbackConnections, CallbackConnections } from './callback-connections';
 
 const MAX_REPLY_BYTES = 64 * 1024;
 const EXCERPT_BYTES = 200;
@@ -22,6 +23,8 @@ export interface SendCallbackOptions {
   timeoutMs: number;
   allowPrivateNetworks: boolean;
   lookup?: (hostname: string) => Promise<ResolvedAddress[]>;
+  /** Where kept connections come from; the process's own by default. */
+  connections?: CallbackConnections;
 }
 
 export interface CallbackAttemptResult {
@@ -108,7 +111,13 @@ function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
     process.nextTick(() => (options.all ? callback(null, addresses) : callback(null, addresses[0].address, addresses[0].family)));
 }
 
-function exchange(url: URL, addresses: ResolvedAddress[], options: SendCallbackOptions, signal: AbortSignal): Promise<Outcome> {
+/**
+ * One POST over a kept connection to the same vetted addresses, or a new one.
+ * A kept connection the merchant's server closed while it was idle fails
+ * before any reply; the callback then goes once more, over a new connection
+ * (`fresh`), within the same attempt and deadline.
+ */
+function exchange(url: URL, addresses: ResolvedAddress[], options: SendCallbackOptions, signal: AbortSignal, fresh = false): Promise<Outcome> {
   return new Promise<Outcome>((settle) => {
     let statusCode: number | null = null;
     const chunks: Buffer[] = [];
@@ -118,7 +127,8 @@ function exchange(url: URL, addresses: ResolvedAddress[], options: SendCallbackO
       if (settled) return;
       settled = true;
       signal.removeEventListener('abort', onAbort);
-      req.destroy();
+      // A complete reply leaves the connection to be kept; anything else closes it.
+      if (error !== null) req.destroy();
       settle({ acknowledged, statusCode, replyExcerpt: excerptOf(Buffer.concat(chunks)), error });
     };
     const onAbort = () => finish(messageOf(signal.reason));
@@ -126,13 +136,22 @@ function exchange(url: URL, addresses: ResolvedAddress[], options: SendCallbackO
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const req = send(url, {
       method: 'POST',
-      // A fresh connection each time: a pooled socket would bypass the pinned lookup.
-      agent: false,
+      // The connection's addresses are the vetted ones: the pinned lookup for a new one, the agent's key for a kept one.
+      agent: fresh ? false : (options.connections ?? callbackConnections).agentFor(url, addresses),
       lookup: pinnedLookup(addresses),
       headers: { ...options.headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(options.body) },
     });
     signal.addEventListener('abort', onAbort, { once: true });
-    req.on('error', (error) => finish(messageOf(error)));
+    req.on('error', (error) => {
+      if (!settled && !fresh && req.reusedSocket && statusCode === null && isClosedWhileIdle(error)) {
+        settled = true;
+        signal.removeEventListener('abort', onAbort);
+        req.destroy();
+        settle(exchange(url, addresses, options, signal, true));
+        return;
+      }
+      finish(messageOf(error));
+    });
     // http.request never follows redirects: a 3xx is just a status that does not acknowledge.
     req.on('response', (res: IncomingMessage) => {
       statusCode = res.statusCode ?? null;
@@ -149,6 +168,12 @@ function exchange(url: URL, addresses: ResolvedAddress[], options: SendCallbackO
     });
     req.end(options.body);
   });
+}
+
+/** How a kept connection that the other end closed while it was idle fails the next request on it. */
+function isClosedWhileIdle(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'ECONNABORTED';
 }
 
 /** Aborts once timeoutMs have passed since `started`; re-arms if a timer fires early, so latency >= timeout holds. */

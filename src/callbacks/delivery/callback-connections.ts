@@ -1,0 +1,56 @@
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+
+/** An idle connection is closed after this long, or sooner when the merchant's server announces a shorter keep-alive. */
+const IDLE_MS = 4_000;
+/** Endpoints whose connections are kept; the least recently used is closed beyond it. */
+const MAX_ENDPOINTS = 1_000;
+
+/**
+ * Keep-alive connections to merchants' callback endpoints, so that a busy
+ * merchant's callbacks do not each open a TCP connection (and a TLS session).
+ * An endpoint is the URL's origin together with the addresses its name
+ * resolved to and passed the address rule: a connection is reused only for
+ * a callback whose name resolves to the same addresses, so a changed DNS
+ * answer (rebinding) never rides on a socket connected to an address vetted
+ * earlier; it gets connections of its own.
+ */
+export class CallbackConnections {
+  private readonly agents = new Map<string, HttpAgent>();
+
+  agentFor(url: URL, addresses: readonly { address: string }[]): HttpAgent {
+    const key = `${url.protocol}//${url.host} ${addresses
+      .map((a) => a.address)
+      .sort()
+      .join(',')}`;
+    let agent = this.agents.get(key);
+    if (agent) {
+      // Most recently used last: the first is the one to close.
+      this.agents.delete(key);
+    } else {
+      const options = { keepAlive: true, timeout: IDLE_MS, maxFreeSockets: 16, scheduling: 'lifo' as const };
+      agent = url.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
+      if (this.agents.size >= MAX_ENDPOINTS) {
+        const [oldest, evicted] = this.agents.entries().next().value as [string, HttpAgent];
+        this.agents.delete(oldest);
+        // Its callbacks in flight finish; their sockets then time out idle.
+        closeIdle(evicted);
+      }
+    }
+    this.agents.set(key, agent);
+    return agent;
+  }
+
+  /** Closes every kept connection. */
+  close(): void {
+    for (const agent of this.agents.values()) agent.destroy();
+    this.agents.clear();
+  }
+}
+
+function closeIdle(agent: HttpAgent): void {
+  for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
+}
+
+/** The process's connections: kept sockets are unreferenced, so they never hold the process open. */
+export const callbackConnections = new CallbackConnections();
