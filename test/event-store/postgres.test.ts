@@ -32,6 +32,22 @@ describe('PostgreSQL event store specifics', () => {
     await db.drop();
   });
 
+  /** A subscriber from the end of the log, on a store of its own (another instance) polling every 60 s, with what it was handed. */
+  async function subscriberAtEnd(pool: Pool = db.pool) {
+    const own = new PostgresEventStore(pool, { connection: db.config, pollIntervalMs: 60_000 });
+    const before = (await store.readAll(START, 100_000)).at(-1)?.position ?? START;
+    const seen: RecordedEvent[] = [];
+    const subscription = own.subscribeToAll({ after: before, onEvents: async (events) => void seen.push(...events) });
+    return {
+      store: own,
+      seen,
+      stop: async () => {
+        await subscription.stop();
+        await own.close();
+      },
+    };
+  }
+
   it('does not let a subscriber pass an event whose transaction commits after a later one', async () => {
     const seen: RecordedEvent[] = [];
     const subscription = store.subscribeToAll({ after: START, onEvents: async (events) => void seen.push(...events) });
@@ -107,10 +123,8 @@ describe('PostgreSQL event store specifics', () => {
         };
       },
     });
-    const counting = new PostgresEventStore(counted, { connection: db.config, pollIntervalMs: 60_000 });
-    const before = (await store.readAll(START, 100_000)).at(-1)?.position ?? START;
-    const seen: RecordedEvent[] = [];
-    const subscription = counting.subscribeToAll({ after: before, onEvents: async (events) => void seen.push(...events) });
+    const subscriber = await subscriberAtEnd(counted);
+    const { seen } = subscriber;
     try {
       const until = async (done: () => boolean) => {
         for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
@@ -120,24 +134,23 @@ describe('PostgreSQL event store specifics', () => {
       await new Promise((r) => setTimeout(r, 500));
       reads = 0;
       for (let i = 1; i <= 5; i++) {
-        await counting.append(`caught-up-${i}`, [{ type: 'A', data: {} }], NO_STREAM);
+        await subscriber.store.append(`caught-up-${i}`, [{ type: 'A', data: {} }], NO_STREAM);
         await until(() => seen.length === i);
         await new Promise((r) => setTimeout(r, 50));
       }
       expect(seen.map((e) => e.streamId)).toEqual([1, 2, 3, 4, 5].map((i) => `caught-up-${i}`));
-      // One read per append: a short read is all there was.
-      expect(reads).toBe(5);
+      // One read per append: a short read is all there was. (Reading again at once made it 10;
+      // a transaction elsewhere, autovacuum's analyze say, may hold an append back for a re-read or two.)
+      expect(reads).toBeGreaterThanOrEqual(5);
+      expect(reads).toBeLessThan(8);
     } finally {
-      await subscription.stop();
-      await counting.close();
+      await subscriber.stop();
     }
   });
 
   it('soon reads events that were held behind an open transaction, even one whose end announces nothing', async () => {
-    const waiting = new PostgresEventStore(db.pool, { connection: db.config, pollIntervalMs: 60_000 });
-    const before = (await store.readAll(START, 100_000)).at(-1)?.position ?? START;
-    const seen: RecordedEvent[] = [];
-    const subscription = waiting.subscribeToAll({ after: before, onEvents: async (events) => void seen.push(...events) });
+    const subscriber = await subscriberAtEnd();
+    const { seen } = subscriber;
     const open = new Client(db.config);
     await open.connect();
     try {
@@ -149,7 +162,7 @@ describe('PostgreSQL event store specifics', () => {
       await open.query('begin');
       await open.query('insert into held_elsewhere values (1)');
       // The announced append commits behind it: the wake-up's read finds held-0 and holds back held-1.
-      await waiting.append('held-1', [{ type: 'E', data: {} }], NO_STREAM);
+      await subscriber.store.append('held-1', [{ type: 'E', data: {} }], NO_STREAM);
       const until = async (done: () => boolean, ms: number) => {
         for (const started = Date.now(); !done() && Date.now() - started < ms;) await new Promise((r) => setTimeout(r, 10));
       };
@@ -163,16 +176,13 @@ describe('PostgreSQL event store specifics', () => {
       expect(Date.now() - committed).toBeLessThan(2_000);
     } finally {
       await open.end();
-      await subscription.stop();
-      await waiting.close();
+      await subscriber.stop();
     }
   });
 
   it("wakes another instance's subscriber after an append, long before its poll", async () => {
-    const other = new PostgresEventStore(db.pool, { connection: db.config, pollIntervalMs: 60_000 });
-    const before = (await store.readAll(START, 100_000)).at(-1)?.position ?? START;
-    const seen: RecordedEvent[] = [];
-    const subscription = other.subscribeToAll({ after: before, onEvents: async (events) => void seen.push(...events) });
+    const subscriber = await subscriberAtEnd();
+    const { seen } = subscriber;
     try {
       // Caught up after its first read, the subscription waits for its 60 s poll:
       // a wake-up within 1 s can only be the announcement.
@@ -183,8 +193,7 @@ describe('PostgreSQL event store specifics', () => {
       expect(seen.map((e) => e.streamId)).toContain('announced-1');
       expect(Date.now() - started).toBeLessThan(1_000);
     } finally {
-      await subscription.stop();
-      await other.close();
+      await subscriber.stop();
     }
   });
 });
