@@ -18,7 +18,10 @@ describe('two instances on one database decide on the same wallet', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    [a, b] = await Promise.all([startService(db, FULFILMENT_ENV), startService(db, FULFILMENT_ENV)]);
+    // The built-in simulator answers from the instance's own event loop, which a busy 2-core machine can stall
+    // past the tests' 400 ms upstream timeout: the result would be unknown and the order wait for a clerk.
+    const env = { ...FULFILMENT_ENV, UPSTREAM_TIMEOUT_MS: '5000' };
+    [a, b] = await Promise.all([startService(db, env), startService(db, env)]);
     const admin = adminClient(a.url);
     expect((await admin('PUT', '/admin/v1/products/gift', { name: 'Gift cards' })).status).toBe(200);
     const sku = { product_id: 'gift', name: 'Voucher', required_account_fields: [], supports_account_check: false, on_shelf: true };
