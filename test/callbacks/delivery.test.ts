@@ -263,6 +263,8 @@ describe('kept connections', () => {
     return {
       port: (server.address() as AddressInfo).port,
       connections: () => perSocket.size,
+      /** The server side of the newest connection. */
+      lastSocket: () => [...perSocket.keys()].at(-1),
       requests: () => [...perSocket.values()].reduce((a, b) => a + b, 0),
       close: () => {
         server.closeAllConnections();
@@ -310,6 +312,41 @@ describe('kept connections', () => {
       expect([first.requests(), first.connections()]).toEqual([2, 1]);
       expect([second.requests(), second.connections()]).toEqual([1, 1]);
     } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
+  });
+
+  it('closes the idle connections of the least recently used endpoint beyond its bound, and every one on close', async () => {
+    const bounded = new CallbackConnections(1);
+    const [first, second] = await Promise.all([countingServer((_n, _req, res) => res.end('success')), countingServer((_n, _req, res) => res.end('success'))]);
+    const sockets = new Map<number, Socket>();
+    /** Until the server's side of the endpoint's kept connection has closed: at once, well before the 4 s idle timeout would. */
+    const closedOn = (server: { port: number }) =>
+      new Promise<void>((done, fail) => {
+        const socket = sockets.get(server.port)!;
+        if (socket.closed) return done();
+        const late = setTimeout(() => fail(new Error(`the connection to port ${server.port} is still open after 1 s`)), 1_000);
+        socket.once('close', () => {
+          clearTimeout(late);
+          done();
+        });
+      });
+    try {
+      for (const server of [first, second]) {
+        const result = await send({ url: `http://127.0.0.1:${server.port}/cb`, connections: bounded });
+        expect(result).toMatchObject({ acknowledged: true });
+        sockets.set(server.port, server.lastSocket()!);
+      }
+      // The second endpoint pushed the first out: its kept connection is closed, the second's kept.
+      await closedOn(first);
+      expect(sockets.get(second.port)!.destroyed).toBe(false);
+      bounded.close();
+      await closedOn(second);
+      // And the first endpoint, used again, connects anew.
+      await send({ url: `http://127.0.0.1:${first.port}/cb`, connections: bounded });
+      expect([first.connections(), second.connections()]).toEqual([2, 1]);
+    } finally {
+      bounded.close();
       await Promise.all([first.close(), second.close()]);
     }
   });

@@ -2,7 +2,7 @@ import { verifyCallback } from '../../src/merchant-client/signing';
 import { adminClient } from '../back-office/admin-client';
 import { CALLBACK_ENV, callbackEndpoint } from '../support/callback-endpoint';
 import { Cluster, startCluster } from '../support/cluster';
-import { awaitFinal, FULFILMENT_ENV } from '../support/fulfilment';
+import { awaitFinal, FULFILMENT_ENV_EVERY_ORDER_ENDS } from '../support/fulfilment';
 import { signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
@@ -22,15 +22,12 @@ describe.each([1, 2])('%i instance(s) on one database behind a round-robin proxy
   beforeAll(async () => {
     db = await createTestDatabase();
     cluster = await startCluster(db, size, {
-      ...FULFILMENT_ENV,
+      ...FULFILMENT_ENV_EVERY_ORDER_ENDS,
       ...CALLBACK_ENV,
       // Few slots per instance and a short upstream delay: every instance gets a share of the work.
       FULFILMENT_CONCURRENCY: '2',
       CALLBACK_CONCURRENCY: '2',
       UPSTREAM_SIM_DELAY_MS: '20',
-      // The built-in simulator answers from the instance's own event loop, which a busy 2-core machine can
-      // stall for 400 ms; an upstream timeout there makes the result unknown, and the order waits for a clerk.
-      UPSTREAM_TIMEOUT_MS: '5000',
     });
     admin = adminClient(cluster.url);
     expect((await admin('PUT', '/admin/v1/products/gift', { name: 'Gift cards' })).status).toBe(200);

@@ -1,5 +1,5 @@
 import { adminClient } from '../back-office/admin-client';
-import { FULFILMENT_ENV } from '../support/fulfilment';
+import { FULFILMENT_ENV_EVERY_ORDER_ENDS } from '../support/fulfilment';
 import { checkEventInvariants } from '../support/invariants';
 import { signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { RunningService, startService } from '../support/service';
@@ -18,10 +18,7 @@ describe('two instances on one database decide on the same wallet', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    // The built-in simulator answers from the instance's own event loop, which a busy 2-core machine can stall
-    // past the tests' 400 ms upstream timeout: the result would be unknown and the order wait for a clerk.
-    const env = { ...FULFILMENT_ENV, UPSTREAM_TIMEOUT_MS: '5000' };
-    [a, b] = await Promise.all([startService(db, env), startService(db, env)]);
+    [a, b] = await Promise.all([startService(db, FULFILMENT_ENV_EVERY_ORDER_ENDS), startService(db, FULFILMENT_ENV_EVERY_ORDER_ENDS)]);
     const admin = adminClient(a.url);
     expect((await admin('PUT', '/admin/v1/products/gift', { name: 'Gift cards' })).status).toBe(200);
     const sku = { product_id: 'gift', name: 'Voucher', required_account_fields: [], supports_account_check: false, on_shelf: true };

@@ -3,7 +3,7 @@ import { Agent as HttpsAgent } from 'node:https';
 
 /** An idle connection is closed after this long, or sooner when the merchant's server announces a shorter keep-alive. */
 const IDLE_MS = 4_000;
-/** Endpoints whose connections are kept; the least recently used is closed beyond it. */
+/** Endpoints whose connections are kept by default; beyond it the least recently used one's idle connections are closed. */
 const MAX_ENDPOINTS = 1_000;
 
 /**
@@ -18,6 +18,8 @@ const MAX_ENDPOINTS = 1_000;
 export class CallbackConnections {
   private readonly agents = new Map<string, HttpAgent>();
 
+  constructor(private readonly maxEndpoints = MAX_ENDPOINTS) {}
+
   agentFor(url: URL, addresses: readonly { address: string }[]): HttpAgent {
     const key = `${url.protocol}//${url.host} ${addresses
       .map((a) => a.address)
@@ -30,7 +32,7 @@ export class CallbackConnections {
     } else {
       const options = { keepAlive: true, timeout: IDLE_MS, maxFreeSockets: 16, scheduling: 'lifo' as const };
       agent = url.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
-      if (this.agents.size >= MAX_ENDPOINTS) {
+      if (this.agents.size >= this.maxEndpoints) {
         const [oldest, evicted] = this.agents.entries().next().value as [string, HttpAgent];
         this.agents.delete(oldest);
         // Its callbacks in flight finish; their sockets then time out idle.

@@ -123,14 +123,16 @@ function exchange(url: URL, addresses: ResolvedAddress[], options: SendCallbackO
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
-    const finish = (error: string | null, acknowledged = false) => {
+    /** Settles with `outcome`; a complete reply (no error) leaves the connection to be kept, anything else closes it. */
+    const end = (outcome: Promise<Outcome> | Outcome, keepConnection: boolean) => {
       if (settled) return;
       settled = true;
       signal.removeEventListener('abort', onAbort);
-      // A complete reply leaves the connection to be kept; anything else closes it.
-      if (error !== null) req.destroy();
-      settle({ acknowledged, statusCode, replyExcerpt: excerptOf(Buffer.concat(chunks)), error });
+      if (!keepConnection) req.destroy();
+      settle(outcome);
     };
+    const finish = (error: string | null, acknowledged = false) =>
+      end({ acknowledged, statusCode, replyExcerpt: excerptOf(Buffer.concat(chunks)), error }, error === null);
     const onAbort = () => finish(messageOf(signal.reason));
 
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -143,14 +145,9 @@ function exchange(url: URL, addresses: ResolvedAddress[], options: SendCallbackO
     });
     signal.addEventListener('abort', onAbort, { once: true });
     req.on('error', (error) => {
-      if (!settled && !fresh && req.reusedSocket && statusCode === null && isClosedWhileIdle(error)) {
-        settled = true;
-        signal.removeEventListener('abort', onAbort);
-        req.destroy();
-        settle(exchange(url, addresses, options, signal, true));
-        return;
-      }
-      finish(messageOf(error));
+      if (!settled && !fresh && req.reusedSocket && statusCode === null && isClosedWhileIdle(error))
+        end(exchange(url, addresses, options, signal, true), false);
+      else finish(messageOf(error));
     });
     // http.request never follows redirects: a 3xx is just a status that does not acknowledge.
     req.on('response', (res: IncomingMessage) => {

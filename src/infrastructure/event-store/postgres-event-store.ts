@@ -411,20 +411,12 @@ export class PostgresEventStore implements EventStore {
    * (pg_snapshot_xmin) means no event can ever appear behind a reader.
    */
   async readAll(after: GlobalPosition, maxCount: number): Promise<RecordedEvent[]> {
-    const { rows } = await this.pool.query<EventRow>(
-      `${SELECT_EVENT}
-       where (e.transaction_id, e.global_position) > ($1::xid8, $2::bigint)
-         and e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-       order by e.transaction_id, e.global_position
-       limit $3`,
-      [clampToZero(after.commit), clampToZero(after.prepare), maxCount],
-    );
-    return rows.map(toRecordedEvent);
+    return (await this.readForSubscription(after, maxCount)).events;
   }
 
   /**
-   * A subscription's read: what readAll(after, maxCount) reads, and what lies
-   * beyond it. 'more': more events are readable now. 'held': events are
+   * Up to maxCount events after `after` in global order, and what lies
+   * beyond them (readAll keeps only the events). 'more': more events are readable now. 'held': events are
    * committed behind a transaction still running anywhere on the server,
    * readable once it ends, which may announce nothing. 'none': nothing yet; an
    * append from now on announces itself.
