@@ -41,6 +41,8 @@ describe('bench:audit at a tiny size', () => {
     expect(results.get('first-page')!.count).toBe(100);
     expect(results.get('export-hot')!.count).toBe(4_000);
     expect(results.get('export-small')!.count).toBe(smallWallet);
+    expect(results.get('export-hot-capped')).toEqual(results.get('export-hot'));
+    expect(results.get('export-small-capped')).toEqual(results.get('export-small'));
     expect(results.get('balance-start')).toEqual({ count: 1, note: '1 replayed' });
     // The middle is the worst case: 999 events after the snapshot at revision 1999.
     expect(results.get('balance-middle')).toEqual({ count: 2_999, note: '999 replayed' });
