@@ -39,5 +39,8 @@ export interface Projection<K extends string = string> {
   applyAll?(events: readonly LedgerEvent[], t: TableNames<K>): readonly Statement[];
 }
 
-export const liveTables = <K extends string>(projection: Projection<K>): TableNames<K> =>
-  Object.fromEntries(projection.tables.map((k) => [k, k])) as unknown as TableNames<K>;
+/** The projection's tables under their names plus a suffix: a rebuild's fresh copies, a test's own. */
+export const suffixedTables = <K extends string>(projection: Projection<K>, suffix: string): TableNames<K> =>
+  Object.fromEntries(projection.tables.map((k) => [k, `${k}${suffix}`])) as unknown as TableNames<K>;
+
+export const liveTables = <K extends string>(projection: Projection<K>): TableNames<K> => suffixedTables(projection, '');

@@ -2,7 +2,7 @@ import { Pool } from 'pg';
 import { EventStore, GlobalPosition, START } from '../src/ledger/ports/event-store.port';
 import { lockCheckpoint, saveCheckpoint } from './checkpoints';
 import { applyBatch } from './projection-runner';
-import { liveTables, Projection, TableNames } from './projection';
+import { liveTables, Projection, suffixedTables } from './projection';
 
 const REBUILD_BATCH = 1000;
 
@@ -26,7 +26,7 @@ export async function rebuildProjection(
 ): Promise<RebuildReport> {
   const generation = `r${Date.now().toString(36)}${Math.floor(Math.random() * 1296).toString(36)}`;
   const live = liveTables(projection);
-  const fresh = Object.fromEntries(projection.tables.map((k) => [k, `${k}__${generation}`])) as TableNames;
+  const fresh = suffixedTables(projection, `__${generation}`);
   const shadowCheckpoint = `${projection.name}__${generation}`;
   for (const step of projection.schema) await pool.query(step(fresh));
 

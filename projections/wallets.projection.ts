@@ -95,11 +95,11 @@ interface LineDetails {
 }
 
 /** The wallet at its opening, before any movement. */
-function openWallet({ merchantId, event, recorded }: WalletLedgerEvent & { event: { type: 'WalletOpened' } }, t: TableNames<Tables>): Statement {
+function openWallet(merchantId: string, opened: Extract<WalletEvent, { type: 'WalletOpened' }>, revision: bigint, t: TableNames<Tables>): Statement {
   return {
     text: `insert into ${t.rm_wallets} (merchant_id, currency, balance, frozen, available, revision, opened_at, updated_at)
            values ($1, $2, 0, 0, 0, $3, $4, $4)`,
-    values: [merchantId, event.data.currency, recorded.revision, event.data.at],
+    values: [merchantId, opened.data.currency, revision, opened.data.at],
   };
 }
 
@@ -121,20 +121,20 @@ function applyWalletEvents(events: readonly LedgerEvent[], t: TableNames<Tables>
   };
   for (const ledgerEvent of events) {
     if (ledgerEvent.stream !== 'wallet') continue;
-    if (ledgerEvent.event.type === 'WalletOpened') {
+    const { merchantId, event, recorded } = ledgerEvent;
+    if (event.type === 'WalletOpened') {
       // A movement is applied after the opening before it.
       flush();
-      statements.push(openWallet({ ...ledgerEvent, event: ledgerEvent.event }, t));
-    } else run.push(ledgerEvent as MovementEvent);
+      statements.push(openWallet(merchantId, event, recorded.revision, t));
+    } else run.push({ merchantId, event, recorded });
   }
   flush();
   return statements;
 }
 
-type WalletLedgerEvent = Extract<LedgerEvent, { stream: 'wallet' }>;
-type MovementEvent = WalletLedgerEvent & { event: Movement };
+type MovementEvent = Omit<Extract<LedgerEvent, { stream: 'wallet' }>, 'stream' | 'event'> & { event: Movement };
 
-/** The columns of a run's movements as the set-wise statement takes them, with the SQL type of each. */
+/** The columns of a run's movements as the set-wise statement takes them, with the SQL type of each (a VALUES list's literals carry none). */
 const MOVEMENT_COLUMNS: readonly [string, string][] = [
   ['merchant_id', 'text'],
   ['revision', 'bigint'],
@@ -152,17 +152,18 @@ const MOVEMENT_COLUMNS: readonly [string, string][] = [
   ['snapshot_recorded_at', 'timestamptz'],
   ['snapshot_hash', 'text'],
 ];
+const MOVEMENT_NAMES = MOVEMENT_COLUMNS.map(([name]) => name).join(', ');
+const MOVEMENT_TYPES = MOVEMENT_COLUMNS.map(([, type]) => type);
 
 function applyMovements(run: readonly MovementEvent[], t: TableNames<Tables>): Statement[] {
-  const values: SqlValue[] = [];
-  const rows: string[] = [];
+  const movements: SqlValue[][] = [];
   const opened = new Map<string, SqlValue[]>();
   const closed: SqlValue[][] = [];
   for (const { merchantId, event, recorded } of run) {
     const { balance, frozen } = walletMovement(event);
     const details = lineDetails(event);
     const snapshot = isSnapshotRevision(recorded.revision) && typeof recorded.metadata.hash === 'string';
-    const row: SqlValue[] = [
+    movements.push([
       merchantId,
       recorded.revision,
       recorded.position.commit,
@@ -178,9 +179,7 @@ function applyMovements(run: readonly MovementEvent[], t: TableNames<Tables>): S
       event.data.at,
       snapshot ? recorded.createdAt.toISOString() : null,
       snapshot ? (recorded.metadata.hash as string) : null,
-    ];
-    rows.push(`(${row.map((_, i) => `$${values.length + i + 1}::${MOVEMENT_COLUMNS[i][1]}`).join(', ')})`);
-    values.push(...row);
+    ]);
     if (event.type === 'FundsDeposited') continue;
     const hold = `${merchantId}\u0000${event.data.orderNo}\u0000${event.data.attempt}`;
     if (event.type === 'FundsFrozen') opened.set(hold, [merchantId, event.data.orderNo, event.data.attempt, event.data.amount, event.data.at]);
@@ -188,7 +187,7 @@ function applyMovements(run: readonly MovementEvent[], t: TableNames<Tables>): S
   }
   const statements: Statement[] = [
     {
-      text: `with movement (${MOVEMENT_COLUMNS.map(([name]) => name).join(', ')}) as (values ${rows.join(', ')}),
+      text: `with movement (${MOVEMENT_NAMES}) as (values ${placeholders(movements, MOVEMENT_TYPES)}),
              total as (
                select merchant_id, sum(balance_delta) as balance_delta, sum(frozen_delta) as frozen_delta, max(revision) as revision,
                       (array_agg(occurred_at order by revision desc))[1] as updated_at
@@ -213,7 +212,7 @@ function applyMovements(run: readonly MovementEvent[], t: TableNames<Tables>): S
            insert into ${t.rm_wallet_snapshots} (merchant_id, revision, position_commit, position_prepare, recorded_at, event_hash, balance, frozen)
            select merchant_id, revision, position_commit, position_prepare, snapshot_recorded_at, snapshot_hash, balance_after, frozen_after
            from line where snapshot_hash is not null`,
-      values,
+      values: movements.flat(),
     },
   ];
   if (opened.size > 0) {
@@ -233,10 +232,10 @@ function applyMovements(run: readonly MovementEvent[], t: TableNames<Tables>): S
   return statements;
 }
 
-/** `($1, $2), ($3, $4)` for rows of values. */
-const placeholders = (rows: readonly (readonly SqlValue[])[]): string => {
+/** `($1, $2), ($3, $4)` for rows of values; with types, `($1::text, $2::int), ...`. */
+const placeholders = (rows: readonly (readonly SqlValue[])[], types?: readonly string[]): string => {
   let n = 0;
-  return rows.map((row) => `(${row.map(() => `$${++n}`).join(', ')})`).join(', ');
+  return rows.map((row) => `(${row.map((_, i) => `$${++n}${types ? `::${types[i]}` : ''}`).join(', ')})`).join(', ');
 };
 
 function lineDetails(event: Movement): LineDetails {

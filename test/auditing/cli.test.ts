@@ -209,8 +209,7 @@ describe("the operators' and auditors' CLI (src/cli/main.ts), as a child process
       [['statement', 'mch_nobody'], /no wallet for merchant mch_nobody/],
     ];
     // One as a process, for the exit code main.ts gives it; the rest in this process, one start each being dear.
-    const [first, ...rest] = await Promise.all(cases.map(([args], i) => (i === 0 ? cli : cliInProcess)(args, env)));
-    const runs = [first, ...rest];
+    const runs = await Promise.all(cases.map(([args], i) => (i === 0 ? cli : cliInProcess)(args, env)));
     for (const [i, [args, message]] of cases.entries()) {
       expect({ args, code: runs[i].code }).toEqual({ args, code: 2 });
       expect(runs[i].stderr).toMatch(message);

@@ -2,14 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { checkpointMigration } from '../../projections/checkpoints';
 import { decodeLedgerEvent, LedgerEvent } from '../../projections/ledger-event';
 import { ordersProjection } from '../../projections/orders.projection';
-import { TableNames } from '../../projections/projection';
-import { applyBatch } from '../../projections/projection-runner';
 import { inlineStatements } from '../../projections/statement-batch';
 import { encodeEvent } from '../../src/ledger/event-codec';
 import { OrderEvent } from '../../src/ledger/order/order.decider';
 import { RecordedEvent } from '../../src/ledger/ports/event-store.port';
 import { orderStream } from '../../src/ledger/streams';
 import { migrate } from '../../src/infrastructure/postgres/migrations';
+import { applyInBatches, caseTables } from '../support/projection-cases';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 /**
@@ -29,11 +28,7 @@ describe('orders projection: a batch of events writes what the events one by one
     await db.drop();
   });
 
-  async function freshTables(): Promise<TableNames<'rm_orders'>> {
-    const t = { rm_orders: `rm_orders_case_${++tables}` };
-    for (const step of ordersProjection.schema) await db.pool.query(step(t));
-    return t;
-  }
+  const freshTables = () => caseTables(db.pool, ordersProjection, ++tables);
 
   type OrderSpec = { orderNo: string; event: OrderEvent };
   const order = (orderNo: string, event: OrderEvent): OrderSpec => ({ orderNo, event });
@@ -117,13 +112,7 @@ describe('orders projection: a batch of events writes what the events one by one
   /** The rows after the runner applied the batches, each in its own transaction, from a checkpoint of their own. */
   async function rowsAfter(batches: LedgerEvent[][]): Promise<unknown[]> {
     const t = await freshTables();
-    const target = { projection: ordersProjection, checkpoint: `orders-case-${tables}`, tables: t };
-    for (const batch of batches)
-      await applyBatch(
-        db.pool,
-        [target],
-        batch.map((e) => e.recorded),
-      );
+    await applyInBatches(db.pool, { projection: ordersProjection, checkpoint: `orders-case-${tables}`, tables: t }, batches);
     return (await db.pool.query(`select * from ${t.rm_orders} order by order_no`)).rows;
   }
 

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { checkpointMigration } from '../../projections/checkpoints';
 import { decodeLedgerEvent, LedgerEvent } from '../../projections/ledger-event';
 import { TableNames } from '../../projections/projection';
-import { applyBatch } from '../../projections/projection-runner';
 import { inlineStatements } from '../../projections/statement-batch';
 import { walletsProjection } from '../../projections/wallets.projection';
 import { encodeEvent } from '../../src/ledger/event-codec';
@@ -10,6 +9,7 @@ import { RecordedEvent } from '../../src/ledger/ports/event-store.port';
 import { walletStream } from '../../src/ledger/streams';
 import { WalletEvent } from '../../src/ledger/wallet/wallet.decider';
 import { migrate } from '../../src/infrastructure/postgres/migrations';
+import { applyInBatches, caseTables } from '../support/projection-cases';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 type Tables = 'rm_wallets' | 'rm_wallet_holds' | 'rm_statement_lines' | 'rm_wallet_snapshots';
@@ -32,17 +32,7 @@ describe('wallets projection: batches of events, applied set-wise, leave what th
     await db.drop();
   });
 
-  async function freshTables(): Promise<TableNames<Tables>> {
-    const n = ++cases;
-    const t = {
-      rm_wallets: `rm_wallets_case_${n}`,
-      rm_wallet_holds: `rm_wallet_holds_case_${n}`,
-      rm_statement_lines: `rm_statement_lines_case_${n}`,
-      rm_wallet_snapshots: `rm_wallet_snapshots_case_${n}`,
-    };
-    for (const step of walletsProjection.schema) await db.pool.query(step(t));
-    return t;
-  }
+  const freshTables = () => caseTables(db.pool, walletsProjection, ++cases);
 
   /**
    * Three wallets' events interleaved as the log holds them: the first is
@@ -113,13 +103,7 @@ describe('wallets projection: batches of events, applied set-wise, leave what th
   /** The rows after the runner applied the batches, each in its own transaction. */
   async function rowsAfter(batches: LedgerEvent[][]): Promise<Record<Tables, Record<string, unknown>[]>> {
     const t = await freshTables();
-    const target = { projection: walletsProjection, checkpoint: `wallets-case-${cases}`, tables: t };
-    for (const batch of batches)
-      await applyBatch(
-        db.pool,
-        [target],
-        batch.map((e) => e.recorded),
-      );
+    await applyInBatches(db.pool, { projection: walletsProjection, checkpoint: `wallets-case-${cases}`, tables: t }, batches);
     return rows(t);
   }
 
