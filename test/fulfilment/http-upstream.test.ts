@@ -117,6 +117,59 @@ describe('HTTP upstream adapter: every outcome is classified', () => {
     });
   });
 
+  describe('kept connections', () => {
+    /** An upstream that answers per the script, by the request's number (0-based), and counts connections. */
+    const countingUpstream = async (script: (n: number, res: import('node:http').ServerResponse, server: Server) => void) => {
+      let requests = 0;
+      let connections = 0;
+      const { url, server } = await scriptedUpstream((_, res) => script(requests++, res, server));
+      servers.push(server);
+      server.on('connection', () => connections++);
+      return { upstream: new HttpUpstream(url, { timeoutMs: 300, connectTimeoutMs: 300 }), counts: () => ({ requests, connections }) };
+    };
+    const delivered = (n: number, res: import('node:http').ServerResponse) => json(200, { status: 'delivered', reference: `R${n}` })('', res);
+
+    it('top-ups one after another share one connection', async () => {
+      const { upstream, counts } = await countingUpstream(delivered);
+      for (let i = 0; i < 3; i++) expect(await upstream.topUp(request)).toMatchObject({ kind: 'delivered', reference: `R${i}` });
+      expect(counts()).toEqual({ requests: 3, connections: 1 });
+    });
+
+    it('a kept connection cut before any reply is tried once on a fresh one, whose answer is the answer', async () => {
+      const { upstream, counts } = await countingUpstream((n, res) => (n === 1 ? res.socket!.destroy() : delivered(n, res)));
+      expect(await upstream.topUp(request)).toMatchObject({ kind: 'delivered', reference: 'R0' });
+      expect(await upstream.topUp(request)).toMatchObject({ kind: 'delivered', reference: 'R2' });
+      expect(counts()).toEqual({ requests: 3, connections: 2 });
+    });
+
+    it('cut, then no fresh connection: unknown, never retryable, since the first may have arrived', async () => {
+      const { upstream, counts } = await countingUpstream((n, res, server) => {
+        if (n === 0) return delivered(n, res);
+        server.close();
+        res.socket!.destroy();
+      });
+      await upstream.topUp(request);
+      const outcome = await upstream.topUp(request);
+      expect(outcome).toMatchObject({ kind: 'unknown', reason: expect.stringMatching(/on a kept connection, then ECONNREFUSED.* on a new one/) });
+      expect(counts()).toEqual({ requests: 2, connections: 1 });
+    });
+
+    it('no reply on a kept connection is unknown, and not sent again', async () => {
+      const { upstream, counts } = await countingUpstream((n, res) => (n === 0 ? delivered(n, res) : undefined));
+      await upstream.topUp(request);
+      expect(await upstream.topUp(request)).toMatchObject({ kind: 'unknown', reason: expect.stringContaining('no reply within 300 ms') });
+      expect(counts()).toEqual({ requests: 2, connections: 1 });
+    });
+
+    it('a connection idle longer than a second is not reused', async () => {
+      const { upstream, counts } = await countingUpstream(delivered);
+      await upstream.topUp(request);
+      await new Promise((r) => setTimeout(r, 1_200));
+      await upstream.topUp(request);
+      expect(counts()).toEqual({ requests: 2, connections: 2 });
+    });
+  });
+
   describe('against the simulator', () => {
     it('speaks the same protocol, de-duplicates on the key, and answers status queries', async () => {
       const simulator = await startUpstreamSimulator({ deliveryDelayMs: 10 });

@@ -1,13 +1,24 @@
-import { request as httpRequest, IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { UpstreamFailCode } from '../../ledger/order/order.decider';
 import { TopUpRequest, UpstreamOutcome, UpstreamProvider, UpstreamStatus } from './upstream.port';
 
 const FAIL_CODES: readonly UpstreamFailCode[] = ['INVALID_ACCOUNT', 'UPSTREAM_REJECTED', 'SKU_UNAVAILABLE'];
 const MAX_BODY_BYTES = 64 * 1024;
+/**
+ * A kept connection is reused only this soon after its last reply, well
+ * inside any server's keep-alive timeout (Node's own is 5 s; a shorter
+ * `Keep-Alive: timeout` the upstream announces is honoured too).
+ */
+const REUSE_WITHIN_MS = 1_000;
+/** Idle connections kept: as many as fulfilment runs at once by default. */
+const KEPT_CONNECTIONS = 256;
 
 /** How far one HTTP exchange got: the line between "retry" and "unknown". */
 type Exchange = { phase: 'not_sent'; error: string } | { phase: 'sent'; error: string } | { phase: 'answered'; status: number; body: string };
+
+/** One try of an exchange; `cutOnKeptConnection`: a kept connection failed before any byte of a reply, not by our timeout. */
+type Attempt = Exchange & { cutOnKeptConnection?: boolean };
 
 export interface HttpUpstreamOptions {
   /** From sending the request to the end of the reply. */
@@ -22,10 +33,16 @@ export interface HttpUpstreamOptions {
  * request provably never left.
  */
 export class HttpUpstream implements UpstreamProvider {
+  /** Kept connections: a fresh TCP connection per order cost the service and the upstream each about 0.2 ms of CPU. */
+  private readonly connections: HttpAgent;
+
   constructor(
     private readonly baseUrl: string,
     private readonly options: HttpUpstreamOptions,
-  ) {}
+  ) {
+    const kept = { keepAlive: true, timeout: REUSE_WITHIN_MS, maxFreeSockets: KEPT_CONNECTIONS, scheduling: 'lifo' as const };
+    this.connections = baseUrl.startsWith('https:') ? new HttpsAgent(kept) : new HttpAgent(kept);
+  }
 
   async topUp(r: TopUpRequest): Promise<UpstreamOutcome> {
     const body = JSON.stringify({
@@ -54,38 +71,66 @@ export class HttpUpstream implements UpstreamProvider {
     return answer ?? { kind: 'unknown', reason: `no definitive status (HTTP ${exchange.status})`, evidence: evidenceOf(exchange) };
   }
 
-  private exchange(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<Exchange> {
+  /**
+   * A kept connection the upstream closed just as a request went out fails
+   * before any reply, and nothing tells whether the request arrived. Such a
+   * failure is tried once more on a fresh connection: the idempotency key
+   * makes a second receipt harmless, so an answer there is the answer. If
+   * that one is not answered either, the first may still have arrived: the
+   * exchange counts as sent, and so is never "retryable".
+   */
+  private async exchange(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<Exchange> {
     const url = new URL(path.replace(/^\//, ''), this.baseUrl.endsWith('/') ? this.baseUrl : `${this.baseUrl}/`);
+    const first = await this.attempt(url, method, body, headers, this.connections);
+    if (first.phase !== 'sent' || !first.cutOnKeptConnection) return first;
+    const second = await this.attempt(url, method, body, headers, false);
+    if (second.phase === 'answered') return second;
+    return { phase: 'sent', error: `${first.error} on a kept connection, then ${second.error} on a new one` };
+  }
+
+  private attempt(url: URL, method: string, body: string | undefined, headers: Record<string, string>, agent: HttpAgent | false): Promise<Attempt> {
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    return new Promise<Exchange>((resolve) => {
+    return new Promise<Attempt>((resolve) => {
       let sent = false;
+      let reused = false;
+      let replied = false;
+      let timedOut = false;
       let settled = false;
-      const finish = (exchange: Exchange) => {
+      const finish = (attempt: Attempt) => {
         if (settled) return;
         settled = true;
         clearTimeout(connectTimer);
         clearTimeout(replyTimer);
-        resolve(exchange);
+        resolve(attempt);
       };
-      const fail = (error: string) => finish(sent ? { phase: 'sent', error } : { phase: 'not_sent', error });
-      // A fresh connection per request: a reused keep-alive socket that turns
-      // out dead would blur "never sent" into "unknown".
+      const fail = (error: string) =>
+        finish(sent ? { phase: 'sent', error, cutOnKeptConnection: reused && !replied && !timedOut } : { phase: 'not_sent', error });
       const req = send(url, {
         method,
-        agent: false,
+        agent,
         headers: { ...headers, ...(body ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } : {}) },
       });
       const connectTimer = setTimeout(() => req.destroy(new Error(`no connection within ${this.options.connectTimeoutMs} ms`)), this.options.connectTimeoutMs);
       let replyTimer: NodeJS.Timeout | undefined;
+      const sending = () => {
+        sent = true;
+        clearTimeout(connectTimer);
+        replyTimer = setTimeout(() => {
+          timedOut = true;
+          req.destroy(new Error(`no reply within ${this.options.timeoutMs} ms`));
+        }, this.options.timeoutMs);
+      };
       req.on('socket', (socket) => {
-        socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => {
-          sent = true;
-          clearTimeout(connectTimer);
-          replyTimer = setTimeout(() => req.destroy(new Error(`no reply within ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
-        });
+        // A kept connection is open already: the request goes out on it now.
+        if (req.reusedSocket) {
+          reused = true;
+          return sending();
+        }
+        socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', sending);
       });
       req.on('error', (error: NodeJS.ErrnoException) => fail(error.code ? `${error.code}: ${error.message}` : error.message));
       req.on('response', (response: IncomingMessage) => {
+        replied = true;
         const chunks: Buffer[] = [];
         let size = 0;
         response.on('data', (chunk: Buffer) => {
