@@ -286,6 +286,19 @@ describe('kept connections', () => {
     }
   });
 
+  it("keeps a burst's connections for the next burst to the same endpoint", async () => {
+    // Replies wait a little, so that the 40 callbacks of a burst are all under way at once, each on a connection of its own.
+    const server = await countingServer((_n, _req, res) => setTimeout(() => res.end('success'), 50));
+    try {
+      const burst = () => Promise.all(Array.from({ length: 40 }, () => send({ url: `http://127.0.0.1:${server.port}/cb`, connections })));
+      for (const outcomes of [await burst(), await burst()]) expect(outcomes.every((o) => o.acknowledged)).toBe(true);
+      expect(server.requests()).toBe(80);
+      expect(server.connections()).toBe(40);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('sends again over a new connection when a kept one turns out closed, within the same attempt', async () => {
     // The second request on any connection finds it closed, as when the server's idle timeout ends it just then.
     const server = await countingServer((n, req, res) => (n === 1 ? res.end('success') : req.socket.destroy()));
