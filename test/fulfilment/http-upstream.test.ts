@@ -161,6 +161,14 @@ describe('HTTP upstream adapter: every outcome is classified', () => {
       expect(counts()).toEqual({ requests: 2, connections: 1 });
     });
 
+    it('a reply slower than the reuse window still arrives, on a kept connection too', async () => {
+      const { url, server } = await scriptedUpstream((_, res) => setTimeout(() => delivered(0, res), 1_300));
+      servers.push(server);
+      const upstream = new HttpUpstream(url, { timeoutMs: 3_000, connectTimeoutMs: 300 });
+      expect(await upstream.topUp(request)).toMatchObject({ kind: 'delivered' });
+      expect(await upstream.topUp(request)).toMatchObject({ kind: 'delivered' });
+    });
+
     it('a connection idle longer than a second is not reused', async () => {
       const { upstream, counts } = await countingUpstream(delivered);
       await upstream.topUp(request);
