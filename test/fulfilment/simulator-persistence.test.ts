@@ -39,7 +39,8 @@ describe('the in-process upstream simulator remembers its orders across a servic
   };
 
   it('a ...999 order answers pending after the restart, a delivered one delivered, and one it never saw not_received', async () => {
-    service = await startService(db, FULFILMENT_ENV);
+    // A short delivery and a long timeout: the delivered order must never time out on a slow machine, the hanging one soon does.
+    service = await startService(db, { ...FULFILMENT_ENV, UPSTREAM_SIM_DELAY_MS: '20', UPSTREAM_TIMEOUT_MS: '1500' });
     merchant = await provisionMerchant(service);
     const hanging = await submit('4242999');
     const delivered = await submit('4242123');
