@@ -62,8 +62,9 @@ export function endToEndSection(settings: Settings, e: EndToEnd): string[] {
   const atLoadEnd = (times: number[]) => within(times, -1, e.loadMs);
   return [
     `End to end: the service with its defaults (fulfilment on; the upstream the simulator in a process of its own, delay ${process.env.UPSTREAM_SIM_DELAY_MS ?? '200'} ms; callbacks to a receiver ` +
-      `in the benchmark), ${settings.merchants} merchants; open loop at ${e.ratePerS.toFixed(0)}/s (${settings.steadyFraction} of the service's median ` +
-      `"spread" rate above), sent for ${(e.sendMs / 1000).toFixed(1)} s, the last reply ${(e.loadMs / 1000).toFixed(1)} s after the first request ` +
+      `in the benchmark), ${settings.merchants} merchants; open loop at ${e.ratePerS.toFixed(0)}/s (${
+        settings.endToEndRate === undefined ? `${settings.steadyFraction} of the service's median "spread" rate above` : 'as --e2e-rate gave it'
+      }), sent for ${(e.sendMs / 1000).toFixed(1)} s, the last reply ${(e.loadMs / 1000).toFixed(1)} s after the first request ` +
       `("the load" below); a ${e.warmupS} s warm-up before, whose orders ${e.warmupDrainMs === undefined ? 'had NOT all finished' : `had all finished ${(e.warmupDrainMs / 1000).toFixed(1)} s after it`}. ` +
       'Final: the time of the final event (completed_at); called back: the first acknowledged callback.',
     '',

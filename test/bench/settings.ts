@@ -16,6 +16,8 @@ export interface Settings {
   steadyFraction: number;
   /** Seconds of steady load in the end-to-end phase; 0 leaves the phase out. */
   endToEndS: number;
+  /** The end-to-end phase's offered rate (orders/s) instead of steadyFraction of the service's spread rate. */
+  endToEndRate?: number;
   /** The longest wait for the end-to-end backlog after the load stops. */
   drainMaxS: number;
   /** Fulfilment on in the service during the submit scenarios (it is always on in the end-to-end phase). */
@@ -33,6 +35,7 @@ const OPTIONS = [
   'systems',
   'steady',
   'e2e',
+  'e2e-rate',
   'drain-max',
   'with-fulfilment',
   'cpu-prof',
@@ -87,6 +90,7 @@ export function readSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
     systems: SYSTEMS.filter((s) => systems.includes(s)),
     steadyFraction: number('steady', 'STEADY_FRACTION', 0.7, 0.01, 10)!,
     endToEndS: number('e2e', 'E2E_S', 10, 0)!,
+    endToEndRate: number('e2e-rate', 'E2E_RATE', undefined, 1),
     drainMaxS: number('drain-max', 'DRAIN_MAX_S', 60, 1)!,
     withFulfilment: flag('with-fulfilment', 'BENCH_WITH_FULFILMENT'),
     cpuProfDir:
@@ -101,8 +105,8 @@ export function readSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
 export function usage(): string {
   return [
     'usage: npm run bench [-- --concurrency N] [--duration S | --requests N] [--warmup S] [--merchants N] [--passes N]',
-    '                        [--systems service,crud,bare] [--steady F] [--e2e S] [--drain-max S] [--with-fulfilment] [--cpu-prof [DIR]]',
-    'or the variables CONCURRENCY, DURATION_S, REQUESTS, WARMUP_S, MERCHANTS, PASSES, BENCH_SYSTEMS, STEADY_FRACTION, E2E_S,',
+    '                        [--systems service,crud,bare] [--steady F] [--e2e S] [--e2e-rate R] [--drain-max S] [--with-fulfilment] [--cpu-prof [DIR]]',
+    'or the variables CONCURRENCY, DURATION_S, REQUESTS, WARMUP_S, MERCHANTS, PASSES, BENCH_SYSTEMS, STEADY_FRACTION, E2E_S, E2E_RATE,',
     'DRAIN_MAX_S, BENCH_WITH_FULFILMENT, BENCH_CPU_PROF. See the header of test/bench/submit-bench.ts.',
   ].join('\n');
 }

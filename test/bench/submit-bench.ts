@@ -38,6 +38,8 @@
  *   --systems         BENCH_SYSTEMS    service,crud,bare   which systems to run
  *   --steady          STEADY_FRACTION  0.7   open-loop rate as a fraction of the system's maximum
  *   --e2e             E2E_S            10    seconds of load in the end-to-end phase; 0 leaves it out
+ *   --e2e-rate        E2E_RATE         -     the end-to-end phase's offered orders/s, instead of the
+ *                                            "steady" fraction of the service's spread rate
  *   --drain-max       DRAIN_MAX_S      60    longest wait for the end-to-end backlog after the load
  *   --with-fulfilment BENCH_WITH_FULFILMENT  fulfilment on in the service's submit scenarios too
  *                                            (each then waits until the service has worked off its orders)
@@ -132,7 +134,7 @@ async function main(): Promise<void> {
 
   let e2e: EndToEnd | undefined;
   if (settings.systems.includes('service') && settings.endToEndS > 0) {
-    const rate = settings.steadyFraction * results.maxRate('service');
+    const rate = settings.endToEndRate ?? settings.steadyFraction * results.maxRate('service');
     if (rate > 0) e2e = await endToEnd(settings, rate);
   }
 
