@@ -1,5 +1,5 @@
 import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
+import { keptConnectionsAgent } from '../../infrastructure/http/kept-connections';
 
 /** An idle connection is closed after this long, or sooner when the merchant's server announces a shorter keep-alive. */
 const IDLE_MS = 4_000;
@@ -37,8 +37,7 @@ export class CallbackConnections {
       // Most recently used last: the first is the one to close.
       this.agents.delete(key);
     } else {
-      const options = { keepAlive: true, timeout: IDLE_MS, maxFreeSockets: KEPT_PER_ENDPOINT, scheduling: 'lifo' as const };
-      agent = url.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
+      agent = keptConnectionsAgent(url.protocol, { idleMs: IDLE_MS, maxIdle: KEPT_PER_ENDPOINT });
       if (this.agents.size >= this.maxEndpoints) {
         const [oldest, evicted] = this.agents.entries().next().value as [string, HttpAgent];
         this.agents.delete(oldest);

@@ -3,6 +3,7 @@ import { request as httpRequest, IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, LookupFunction } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
+import { cutOnKeptConnection } from '../../infrastructure/http/kept-connections';
 import { isAcknowledged } from './acknowledgement';
 import { isForbiddenAddress } from './address-policy';
 import { callbackConnections, CallbackConnections } from './callback-connections';
@@ -145,8 +146,7 @@ function exchange(url: URL, addresses: ResolvedAddress[], options: SendCallbackO
     });
     signal.addEventListener('abort', onAbort, { once: true });
     req.on('error', (error) => {
-      if (!settled && !fresh && req.reusedSocket && statusCode === null && isClosedWhileIdle(error))
-        end(exchange(url, addresses, options, signal, true), false);
+      if (!settled && !fresh && cutOnKeptConnection(req, error, statusCode !== null)) end(exchange(url, addresses, options, signal, true), false);
       else finish(messageOf(error));
     });
     // http.request never follows redirects: a 3xx is just a status that does not acknowledge.
@@ -165,12 +165,6 @@ function exchange(url: URL, addresses: ResolvedAddress[], options: SendCallbackO
     });
     req.end(options.body);
   });
-}
-
-/** How a kept connection that the other end closed while it was idle fails the next request on it. */
-function isClosedWhileIdle(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'ECONNABORTED';
 }
 
 /** Aborts once timeoutMs have passed since `started`; re-arms if a timer fires early, so latency >= timeout holds. */

@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { request as httpsRequest } from 'node:https';
+import { cutOnKeptConnection, keptConnectionsAgent } from '../../infrastructure/http/kept-connections';
 import { UpstreamFailCode } from '../../ledger/order/order.decider';
 import { TopUpRequest, UpstreamOutcome, UpstreamProvider, UpstreamStatus } from './upstream.port';
 
@@ -16,9 +17,6 @@ const KEPT_CONNECTIONS = 256;
 
 /** How far one HTTP exchange got: the line between "retry" and "unknown". */
 type Exchange = { phase: 'not_sent'; error: string } | { phase: 'sent'; error: string } | { phase: 'answered'; status: number; body: string };
-
-/** One try of an exchange; `cutOnKeptConnection`: a kept connection failed before any byte of a reply, not by our timeout. */
-type Attempt = Exchange & { cutOnKeptConnection?: boolean };
 
 export interface HttpUpstreamOptions {
   /** From sending the request to the end of the reply. */
@@ -40,8 +38,7 @@ export class HttpUpstream implements UpstreamProvider {
     private readonly baseUrl: string,
     private readonly options: HttpUpstreamOptions,
   ) {
-    const kept = { keepAlive: true, timeout: REUSE_WITHIN_MS, maxFreeSockets: KEPT_CONNECTIONS, scheduling: 'lifo' as const };
-    this.connections = baseUrl.startsWith('https:') ? new HttpsAgent(kept) : new HttpAgent(kept);
+    this.connections = keptConnectionsAgent(new URL(baseUrl).protocol, { idleMs: REUSE_WITHIN_MS, maxIdle: KEPT_CONNECTIONS });
   }
 
   async topUp(r: TopUpRequest): Promise<UpstreamOutcome> {
@@ -72,42 +69,31 @@ export class HttpUpstream implements UpstreamProvider {
   }
 
   /**
-   * A kept connection the upstream closed just as a request went out fails
-   * before any reply, and nothing tells whether the request arrived. Such a
-   * failure is tried once more on a fresh connection: the idempotency key
-   * makes a second receipt harmless, so an answer there is the answer. If
-   * that one is not answered either, the first may still have arrived: the
-   * exchange counts as sent, and so is never "retryable".
+   * One request and its reply. A kept connection the upstream closed just as
+   * the request went out fails before any reply (cutOnKeptConnection); the
+   * request then goes once more over a fresh connection, and the idempotency
+   * key makes a second receipt harmless, so an answer there is the answer.
+   * If that one is not answered either, the first may still have arrived:
+   * the exchange counts as sent, and so is never "retryable".
    */
-  private async exchange(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<Exchange> {
+  private exchange(method: string, path: string, body?: string, headers: Record<string, string> = {}, fresh = false): Promise<Exchange> {
     const url = new URL(path.replace(/^\//, ''), this.baseUrl.endsWith('/') ? this.baseUrl : `${this.baseUrl}/`);
-    const first = await this.attempt(url, method, body, headers, this.connections);
-    if (first.phase !== 'sent' || !first.cutOnKeptConnection) return first;
-    const second = await this.attempt(url, method, body, headers, false);
-    if (second.phase === 'answered') return second;
-    return { phase: 'sent', error: `${first.error} on a kept connection, then ${second.error} on a new one` };
-  }
-
-  private attempt(url: URL, method: string, body: string | undefined, headers: Record<string, string>, agent: HttpAgent | false): Promise<Attempt> {
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    return new Promise<Attempt>((resolve) => {
+    return new Promise<Exchange>((resolve) => {
       let sent = false;
-      let reused = false;
       let replied = false;
-      let timedOut = false;
       let settled = false;
-      const finish = (attempt: Attempt) => {
+      const finish = (exchange: Exchange | Promise<Exchange>) => {
         if (settled) return;
         settled = true;
         clearTimeout(connectTimer);
         clearTimeout(replyTimer);
-        resolve(attempt);
+        resolve(exchange);
       };
-      const fail = (error: string) =>
-        finish(sent ? { phase: 'sent', error, cutOnKeptConnection: reused && !replied && !timedOut } : { phase: 'not_sent', error });
+      const fail = (error: string) => finish(sent ? { phase: 'sent', error } : { phase: 'not_sent', error });
       const req = send(url, {
         method,
-        agent,
+        agent: fresh ? false : this.connections,
         headers: { ...headers, ...(body ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } : {}) },
       });
       const connectTimer = setTimeout(() => req.destroy(new Error(`no connection within ${this.options.connectTimeoutMs} ms`)), this.options.connectTimeoutMs);
@@ -115,20 +101,22 @@ export class HttpUpstream implements UpstreamProvider {
       const sending = () => {
         sent = true;
         clearTimeout(connectTimer);
-        replyTimer = setTimeout(() => {
-          timedOut = true;
-          req.destroy(new Error(`no reply within ${this.options.timeoutMs} ms`));
-        }, this.options.timeoutMs);
+        replyTimer = setTimeout(() => req.destroy(new Error(`no reply within ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
       };
-      req.on('socket', (socket) => {
-        // A kept connection is open already: the request goes out on it now.
-        if (req.reusedSocket) {
-          reused = true;
-          return sending();
+      // A kept connection is open already: the request goes out on it at once.
+      req.on('socket', (socket) => (req.reusedSocket ? sending() : socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', sending)));
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        const message = error.code ? `${error.code}: ${error.message}` : error.message;
+        if (!fresh && cutOnKeptConnection(req, error, replied)) {
+          const again = this.exchange(method, path, body, headers, true);
+          return finish(
+            again.then((second): Exchange =>
+              second.phase === 'answered' ? second : { phase: 'sent', error: `${message} on a kept connection, then ${second.error} on a new one` },
+            ),
+          );
         }
-        socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', sending);
+        fail(message);
       });
-      req.on('error', (error: NodeJS.ErrnoException) => fail(error.code ? `${error.code}: ${error.message}` : error.message));
       req.on('response', (response: IncomingMessage) => {
         replied = true;
         const chunks: Buffer[] = [];
