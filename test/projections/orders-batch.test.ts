@@ -1,15 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import { checkpointMigration } from '../../projections/checkpoints';
-import { decodeLedgerEvent, LedgerEvent } from '../../projections/ledger-event';
+import { LedgerEvent } from '../../projections/ledger-event';
 import { ordersProjection } from '../../projections/orders.projection';
 import { inlineStatements } from '../../projections/statement-batch';
-import { encodeEvent } from '../../src/ledger/event-codec';
 import { OrderEvent } from '../../src/ledger/order/order.decider';
-import { RecordedEvent } from '../../src/ledger/ports/event-store.port';
 import { orderStream } from '../../src/ledger/streams';
-import { migrate } from '../../src/infrastructure/postgres/migrations';
-import { applyInBatches, caseTables } from '../support/projection-cases';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { projectionCases, recordedLedgerEvent } from '../support/projection-cases';
 
 /**
  * The orders projection folds an order's events within one batch into one
@@ -17,18 +11,7 @@ import { createTestDatabase, TestDatabase } from '../support/test-database';
  * applying the events one by one makes.
  */
 describe('orders projection: a batch of events writes what the events one by one write', () => {
-  let db: TestDatabase;
-  let tables = 0;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    await migrate(db.pool, [checkpointMigration]);
-  });
-  afterAll(async () => {
-    await db.drop();
-  });
-
-  const freshTables = () => caseTables(db.pool, ordersProjection, ++tables);
+  const cases = projectionCases(ordersProjection);
 
   type OrderSpec = { orderNo: string; event: OrderEvent };
   const order = (orderNo: string, event: OrderEvent): OrderSpec => ({ orderNo, event });
@@ -93,17 +76,7 @@ describe('orders projection: a batch of events writes what the events one by one
       for (const q of queues) {
         const next = q.shift();
         if (!next) continue;
-        const recorded: RecordedEvent = {
-          id: randomUUID(),
-          streamId: orderStream(next.orderNo),
-          revision: 0n,
-          position: { commit: 1n, prepare: BigInt(log.length + 1) },
-          type: next.event.type,
-          data: encodeEvent(next.event).data as RecordedEvent['data'],
-          metadata: {},
-          createdAt: new Date(next.event.data.at),
-        };
-        log.push(decodeLedgerEvent(recorded)!);
+        log.push(recordedLedgerEvent(orderStream(next.orderNo), 0n, { commit: 1n, prepare: BigInt(log.length + 1) }, next.event));
       }
     }
     return log;
@@ -111,9 +84,8 @@ describe('orders projection: a batch of events writes what the events one by one
 
   /** The rows after the runner applied the batches, each in its own transaction, from a checkpoint of their own. */
   async function rowsAfter(batches: LedgerEvent[][]): Promise<unknown[]> {
-    const t = await freshTables();
-    await applyInBatches(db.pool, { projection: ordersProjection, checkpoint: `orders-case-${tables}`, tables: t }, batches);
-    return (await db.pool.query(`select * from ${t.rm_orders} order by order_no`)).rows;
+    const t = await cases.applied(batches);
+    return (await cases.pool().query(`select * from ${t.rm_orders} order by order_no`)).rows;
   }
 
   it('one batch, batches of three, and one event at a time leave the same rows', async () => {
@@ -136,19 +108,19 @@ describe('orders projection: a batch of events writes what the events one by one
     expect(applyAll.mock.calls.map(([events]) => events.length)).toEqual([log.length]);
     applyAll.mockRestore();
     // And `apply`, event by event, is the same write.
-    const t = await freshTables();
-    for (const event of log) await db.pool.query(inlineStatements(ordersProjection.apply(event, t)));
-    expect((await db.pool.query(`select * from ${t.rm_orders} order by order_no`)).rows).toEqual(oneByOne);
+    const t = await cases.freshTables();
+    for (const event of log) await cases.pool().query(inlineStatements(ordersProjection.apply(event, t)));
+    expect((await cases.pool().query(`select * from ${t.rm_orders} order by order_no`)).rows).toEqual(oneByOne);
   });
 
   it('writes each order once per batch, and the rows say what the events said', async () => {
     const log = interleaved();
-    const t = await freshTables();
+    const t = await cases.freshTables();
     const statements = ordersProjection.applyAll!(log, t);
     // B is placed twice: the refused attempt's write, then the new attempt's.
     expect(statements).toHaveLength(6);
-    await db.pool.query(inlineStatements(statements));
-    const rows = (await db.pool.query(`select * from ${t.rm_orders} order by order_no`)).rows;
+    await cases.pool().query(inlineStatements(statements));
+    const rows = (await cases.pool().query(`select * from ${t.rm_orders} order by order_no`)).rows;
     const pick = (orderNo: string, ...columns: string[]) => {
       const row = rows.find((r) => r.order_no === orderNo);
       return Object.fromEntries(columns.map((c) => [c, row[c] instanceof Date ? row[c].toISOString() : row[c]]));

@@ -1,16 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { checkpointMigration } from '../../projections/checkpoints';
-import { decodeLedgerEvent, LedgerEvent } from '../../projections/ledger-event';
+import { LedgerEvent } from '../../projections/ledger-event';
 import { TableNames } from '../../projections/projection';
 import { inlineStatements } from '../../projections/statement-batch';
 import { walletsProjection } from '../../projections/wallets.projection';
-import { encodeEvent } from '../../src/ledger/event-codec';
-import { RecordedEvent } from '../../src/ledger/ports/event-store.port';
 import { walletStream } from '../../src/ledger/streams';
 import { WalletEvent } from '../../src/ledger/wallet/wallet.decider';
-import { migrate } from '../../src/infrastructure/postgres/migrations';
-import { applyInBatches, caseTables } from '../support/projection-cases';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { projectionCases, recordedLedgerEvent } from '../support/projection-cases';
 
 type Tables = 'rm_wallets' | 'rm_wallet_holds' | 'rm_statement_lines' | 'rm_wallet_snapshots';
 type WalletLedgerEvent = Extract<LedgerEvent, { stream: 'wallet' }>;
@@ -21,18 +15,7 @@ type WalletLedgerEvent = Extract<LedgerEvent, { stream: 'wallet' }>;
  * snapshots must be what applying the events one by one makes.
  */
 describe('wallets projection: batches of events, applied set-wise, leave what the events add up to', () => {
-  let db: TestDatabase;
-  let cases = 0;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    await migrate(db.pool, [checkpointMigration]);
-  });
-  afterAll(async () => {
-    await db.drop();
-  });
-
-  const freshTables = () => caseTables(db.pool, walletsProjection, ++cases);
+  const cases = projectionCases(walletsProjection);
 
   /**
    * Three wallets' events interleaved as the log holds them: the first is
@@ -48,17 +31,8 @@ describe('wallets projection: batches of events, applied set-wise, leave what th
     const record = (merchantId: string, event: WalletEvent) => {
       const revision = revisions.get(merchantId) ?? 0;
       revisions.set(merchantId, revision + 1);
-      const recorded: RecordedEvent = {
-        id: randomUUID(),
-        streamId: walletStream(merchantId),
-        revision: BigInt(revision),
-        position: { commit: BigInt(log.length + 1), prepare: BigInt(log.length + 1) },
-        type: event.type,
-        data: encodeEvent(event).data as RecordedEvent['data'],
-        metadata: { hash: `hash-${merchantId}-${revision}` },
-        createdAt: new Date(event.data.at),
-      };
-      log.push(decodeLedgerEvent(recorded)!);
+      const position = { commit: BigInt(log.length + 1), prepare: BigInt(log.length + 1) };
+      log.push(recordedLedgerEvent(walletStream(merchantId), BigInt(revision), position, event, { hash: `hash-${merchantId}-${revision}` }));
     };
     const open = (merchantId: string) => {
       record(merchantId, { type: 'WalletOpened', data: { merchantId, currency: 'USD', at: at() } });
@@ -95,16 +69,14 @@ describe('wallets projection: batches of events, applied set-wise, leave what th
   async function rows(t: TableNames<Tables>): Promise<Record<Tables, Record<string, unknown>[]>> {
     const result = {} as Record<Tables, Record<string, unknown>[]>;
     for (const [table, order] of Object.entries(TABLE_ORDER) as [Tables, string][]) {
-      result[table] = (await db.pool.query(`select * from ${t[table]} order by ${order}`)).rows;
+      result[table] = (await cases.pool().query(`select * from ${t[table]} order by ${order}`)).rows;
     }
     return result;
   }
 
   /** The rows after the runner applied the batches, each in its own transaction. */
   async function rowsAfter(batches: LedgerEvent[][]): Promise<Record<Tables, Record<string, unknown>[]>> {
-    const t = await freshTables();
-    await applyInBatches(db.pool, { projection: walletsProjection, checkpoint: `wallets-case-${cases}`, tables: t }, batches);
-    return rows(t);
+    return rows(await cases.applied(batches));
   }
 
   /** What the tables must hold after the log, folded here in plain arithmetic (amounts as Postgres returns bigints: text). */
@@ -180,8 +152,8 @@ describe('wallets projection: batches of events, applied set-wise, leave what th
     const sevens: LedgerEvent[][] = [];
     for (let i = 0; i < log.length; i += 7) sevens.push(log.slice(i, i + 7));
     expect(await rowsAfter(sevens)).toEqual(whole);
-    const t = await freshTables();
-    for (const event of log) await db.pool.query(inlineStatements(walletsProjection.apply(event, t)));
+    const t = await cases.freshTables();
+    for (const event of log) await cases.pool().query(inlineStatements(walletsProjection.apply(event, t)));
     expect(await rows(t)).toEqual(whole);
   });
 
@@ -196,7 +168,7 @@ describe('wallets projection: batches of events, applied set-wise, leave what th
     expect(stillOpen.length).toBeGreaterThan(0);
     expect(closedFromBefore.length).toBeGreaterThan(0);
 
-    const statements = walletsProjection.applyAll!(log, await freshTables());
+    const statements = walletsProjection.applyAll!(log, await cases.freshTables());
     // The movements with their lines; the holds still open at the batch's end; the holds it closed that were opened before it.
     expect(statements).toHaveLength(3);
     expect(statements[0].text).toMatch(/^with movement/);
@@ -206,9 +178,9 @@ describe('wallets projection: batches of events, applied set-wise, leave what th
 
   it('fails loudly on a movement of a wallet that was never opened', async () => {
     const log = walletLog();
-    const t = await freshTables();
+    const t = await cases.freshTables();
     const movement = log.find((e) => e.event.type === 'FundsFrozen')!;
-    await expect(db.pool.query(inlineStatements(walletsProjection.applyAll!([movement], t)))).rejects.toThrow(/null value/);
+    await expect(cases.pool().query(inlineStatements(walletsProjection.applyAll!([movement], t)))).rejects.toThrow(/null value/);
     expect((await rows(t)).rm_statement_lines).toHaveLength(0);
   });
 });

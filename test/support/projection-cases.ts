@@ -1,25 +1,69 @@
-import { Pool } from 'pg';
-import { LedgerEvent } from '../../projections/ledger-event';
+import { randomUUID } from 'node:crypto';
+import { checkpointMigration } from '../../projections/checkpoints';
+import { decodeLedgerEvent, LedgerEvent } from '../../projections/ledger-event';
 import { Projection, suffixedTables, TableNames } from '../../projections/projection';
 import { applyBatch } from '../../projections/projection-runner';
+import { DomainEvent, encodeEvent } from '../../src/ledger/event-codec';
+import { GlobalPosition, RecordedEvent } from '../../src/ledger/ports/event-store.port';
+import { migrate } from '../../src/infrastructure/postgres/migrations';
+import { createTestDatabase } from './test-database';
 
-/** A projection's tables under names of a test case's own (`rm_orders_case_3` ...), created empty. */
-export async function caseTables<K extends string>(pool: Pool, projection: Projection<K>, caseNumber: number): Promise<TableNames<K>> {
-  const tables = suffixedTables(projection, `_case_${caseNumber}`);
-  for (const step of projection.schema) await pool.query(step(tables));
-  return tables;
+/**
+ * A suite's cases of one projection: a test database with the checkpoints
+ * table, made before the cases and dropped after them, and for each case
+ * the projection's tables under names of its own (`rm_orders_case_3` ...),
+ * created empty.
+ */
+export function projectionCases<K extends string>(projection: Projection<K>) {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let cases = 0;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await migrate(db.pool, [checkpointMigration]);
+  });
+  afterAll(async () => {
+    await db.drop();
+  });
+
+  const freshTables = async (): Promise<TableNames<K>> => {
+    const tables = suffixedTables(projection, `_case_${++cases}`);
+    for (const step of projection.schema) await db.pool.query(step(tables));
+    return tables;
+  };
+  return {
+    pool: () => db.pool,
+    freshTables,
+    /** Fresh tables after the runner applied the batches, each in its own transaction, from a checkpoint of the case's own. */
+    async applied(batches: readonly (readonly LedgerEvent[])[]): Promise<TableNames<K>> {
+      const tables = await freshTables();
+      const target = { projection, tables, checkpoint: `${projection.name}-case-${cases}` };
+      for (const batch of batches)
+        await applyBatch(
+          db.pool,
+          [target],
+          batch.map((e) => e.recorded),
+        );
+      return tables;
+    },
+  };
 }
 
-/** The batches through the runner into those tables, each in its own transaction, from a checkpoint of their own. */
-export async function applyInBatches<K extends string>(
-  pool: Pool,
-  target: { projection: Projection<K>; tables: TableNames<K>; checkpoint: string },
-  batches: readonly (readonly LedgerEvent[])[],
-): Promise<void> {
-  for (const batch of batches)
-    await applyBatch(
-      pool,
-      [target],
-      batch.map((e) => e.recorded),
-    );
+/** A domain event as the log holds it (encoded, at this revision and position) and as the runner decodes it. */
+export function recordedLedgerEvent(
+  streamId: string,
+  revision: bigint,
+  position: GlobalPosition,
+  event: DomainEvent & { data: { at: string } },
+  metadata: RecordedEvent['metadata'] = {},
+): LedgerEvent {
+  return decodeLedgerEvent({
+    id: randomUUID(),
+    streamId,
+    revision,
+    position,
+    type: event.type,
+    data: encodeEvent(event).data as RecordedEvent['data'],
+    metadata,
+    createdAt: new Date(event.data.at),
+  })!;
 }

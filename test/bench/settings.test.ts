@@ -1,0 +1,15 @@
+import { readSettings } from './settings';
+
+describe('npm run bench: the end-to-end phase at a rate given by hand', () => {
+  it('takes --e2e-rate or E2E_RATE, and otherwise leaves the rate to the steady fraction of the spread rate', () => {
+    expect(readSettings([], {}).endToEndRate).toBeUndefined();
+    expect(readSettings(['--e2e-rate', '250'], {}).endToEndRate).toBe(250);
+    expect(readSettings(['--e2e-rate=320'], { E2E_RATE: '100' }).endToEndRate).toBe(320);
+    expect(readSettings([], { E2E_RATE: '100' }).endToEndRate).toBe(100);
+  });
+
+  it('refuses a rate below one order a second, or not a number', () => {
+    expect(() => readSettings(['--e2e-rate', '0'], {})).toThrow('--e2e-rate / E2E_RATE must be a number from 1');
+    expect(() => readSettings([], { E2E_RATE: 'fast' })).toThrow('--e2e-rate / E2E_RATE must be a number from 1');
+  });
+});
