@@ -1,6 +1,8 @@
+import { OrderEvent } from '../src/ledger/order/order.decider';
 import { assertNever } from '../src/shared/decider';
 import { LedgerEvent } from './ledger-event';
 import { Projection, Statement, TableNames } from './projection';
+import { placeholders } from './statement-batch';
 
 type Tables = 'callback_deliveries';
 
@@ -30,21 +32,33 @@ export const callbackScheduleProjection: Projection<Tables> = {
     );
     create index on ${t.callback_deliveries} (due_at) where state = 'pending';`,
   ],
-  apply: applyScheduleEvent,
+  apply: (event, t) => scheduleCallbacks([event], t),
+  applyAll: scheduleCallbacks,
 };
 
-function applyScheduleEvent(ledgerEvent: LedgerEvent, t: TableNames<Tables>): Statement[] {
-  if (ledgerEvent.stream !== 'order') return [];
-  const { orderNo, event } = ledgerEvent;
+/** A batch's final orders' deliveries in one multi-row insert; an order's first final event sets its due time. */
+function scheduleCallbacks(events: readonly LedgerEvent[], t: TableNames<Tables>): Statement[] {
+  const due = new Map<string, string>();
+  for (const ledgerEvent of events) {
+    if (ledgerEvent.stream !== 'order') continue;
+    const { orderNo, event } = ledgerEvent;
+    if (isFinal(event) && !due.has(orderNo)) due.set(orderNo, event.data.at);
+  }
+  if (due.size === 0) return [];
+  const rows = [...due].map(([orderNo, at]) => [orderNo, at, at]);
+  return [
+    {
+      text: `insert into ${t.callback_deliveries} (order_no, due_at, created_at) values ${placeholders(rows)} on conflict do nothing`,
+      values: rows.flat(),
+    },
+  ];
+}
+
+function isFinal(event: OrderEvent): boolean {
   switch (event.type) {
     case 'OrderSucceeded':
     case 'OrderFailed':
-      return [
-        {
-          text: `insert into ${t.callback_deliveries} (order_no, due_at, created_at) values ($1, $2, $2) on conflict do nothing`,
-          values: [orderNo, event.data.at],
-        },
-      ];
+      return true;
     // Only a final order is called back.
     case 'OrderPlaced':
     case 'OrderAccepted':
@@ -54,7 +68,7 @@ function applyScheduleEvent(ledgerEvent: LedgerEvent, t: TableNames<Tables>): St
     case 'OrderDeliveryConfirmed':
     case 'OrderDeliveryFailed':
     case 'OrderResolved':
-      return [];
+      return false;
     default:
       return assertNever(event);
   }

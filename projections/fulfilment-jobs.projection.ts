@@ -1,6 +1,8 @@
+import { OrderEvent } from '../src/ledger/order/order.decider';
 import { assertNever } from '../src/shared/decider';
 import { LedgerEvent } from './ledger-event';
 import { Projection, Statement, TableNames } from './projection';
+import { placeholders } from './statement-batch';
 
 type Tables = 'fulfilment_jobs';
 
@@ -27,20 +29,48 @@ export const fulfilmentJobsProjection: Projection<Tables> = {
     );
     create index on ${t.fulfilment_jobs} (next_attempt_at) where not done;`,
   ],
-  apply: applyFulfilmentEvent,
+  apply: (event, t) => applyFulfilmentEvents([event], t),
+  applyAll: applyFulfilmentEvents,
 };
 
-function applyFulfilmentEvent(ledgerEvent: LedgerEvent, t: TableNames<Tables>): Statement[] {
-  if (ledgerEvent.stream !== 'order') return [];
-  const { orderNo, event } = ledgerEvent;
+/**
+ * A batch's jobs in at most two set-wise statements: one inserts the
+ * accepted orders' jobs, one marks done those the upstream has nothing more
+ * to do for. Inserting first is what the events one by one do, as an
+ * order's job is finished only after its acceptance.
+ */
+function applyFulfilmentEvents(events: readonly LedgerEvent[], t: TableNames<Tables>): Statement[] {
+  const created = new Map<string, string>();
+  const finished = new Set<string>();
+  for (const ledgerEvent of events) {
+    if (ledgerEvent.stream !== 'order') continue;
+    const { orderNo, event } = ledgerEvent;
+    const effect = effectOnJob(event);
+    if (effect === 'create' && !created.has(orderNo)) created.set(orderNo, event.data.at);
+    else if (effect === 'finish') finished.add(orderNo);
+  }
+  const statements: Statement[] = [];
+  if (created.size > 0) {
+    const rows = [...created].map(([orderNo, at]) => [orderNo, at, at]);
+    statements.push({
+      text: `insert into ${t.fulfilment_jobs} (order_no, next_attempt_at, accepted_at) values ${placeholders(rows)} on conflict do nothing`,
+      values: rows.flat(),
+    });
+  }
+  if (finished.size > 0) {
+    const orderNos = [...finished];
+    statements.push({
+      text: `update ${t.fulfilment_jobs} set done = true, lease_until = null where order_no in ${placeholders([orderNos])} and not done`,
+      values: orderNos,
+    });
+  }
+  return statements;
+}
+
+function effectOnJob(event: OrderEvent): 'create' | 'finish' | 'none' {
   switch (event.type) {
     case 'OrderAccepted':
-      return [
-        {
-          text: `insert into ${t.fulfilment_jobs} (order_no, next_attempt_at, accepted_at) values ($1, $2, $2) on conflict do nothing`,
-          values: [orderNo, event.data.at],
-        },
-      ];
+      return 'create';
     // The upstream has nothing more to do for the order.
     case 'OrderResultUnknown':
     case 'OrderDeliveryConfirmed':
@@ -48,12 +78,12 @@ function applyFulfilmentEvent(ledgerEvent: LedgerEvent, t: TableNames<Tables>): 
     case 'OrderResolved':
     case 'OrderSucceeded':
     case 'OrderFailed':
-      return [{ text: `update ${t.fulfilment_jobs} set done = true, lease_until = null where order_no = $1 and not done`, values: [orderNo] }];
+      return 'finish';
     // Before acceptance there is no job; a send is the job's own doing.
     case 'OrderPlaced':
     case 'OrderRefused':
     case 'OrderSentUpstream':
-      return [];
+      return 'none';
     default:
       return assertNever(event);
   }

@@ -2,6 +2,7 @@ import type { OrderEvent, OrderStage } from '../src/ledger/order/order.decider';
 import { assertNever } from '../src/shared/decider';
 import { LedgerEvent } from './ledger-event';
 import { Projection, SqlValue, Statement, TableNames } from './projection';
+import { placeholders } from './statement-batch';
 
 type Tables = 'rm_orders';
 
@@ -85,8 +86,36 @@ const KEPT_ON_NEW_ATTEMPT: ReadonlySet<string> = new Set(['merchant_id', 'out_tr
 interface OrderWrite {
   orderNo: string;
   placed: boolean;
-  columns: Map<string, SqlValue>;
+  columns: Map<OrderColumn, SqlValue>;
 }
+
+type OrderColumn = Exclude<keyof OrderReadModelRow, 'order_no'>;
+
+/** The SQL type of each column an event sets: an update's VALUES list carries literals, which need one. */
+const COLUMN_TYPES: Readonly<Record<OrderColumn, string>> = {
+  merchant_id: 'text',
+  out_trade_no: 'text',
+  attempt: 'int',
+  stage: 'text',
+  sku_id: 'text',
+  account_id: 'text',
+  account_fields: 'jsonb',
+  amount: 'bigint',
+  currency: 'text',
+  refusal_code: 'text',
+  upstream_attempts: 'int',
+  fail_code: 'text',
+  fail_reason: 'text',
+  resolved_by: 'text',
+  resolution_note: 'text',
+  unknown_reason: 'text',
+  unknown_evidence: 'text',
+  created_at: 'timestamptz',
+  accepted_at: 'timestamptz',
+  result_unknown_at: 'timestamptz',
+  completed_at: 'timestamptz',
+  updated_at: 'timestamptz',
+};
 
 /**
  * The writes a batch's order events make, one per order where it can: an
@@ -95,10 +124,17 @@ interface OrderWrite {
  * update (OrderPlaced and OrderAccepted, OrderDeliveryConfirmed and
  * OrderSucceeded are appended together). A new OrderPlaced starts a new
  * write after the order's earlier one, as it replaces only some columns.
+ *
+ * Orders written once in the batch (nearly all) go set-wise: one multi-row
+ * statement per kind of write and set of columns. An order written twice
+ * (refused, then placed again) keeps one statement per write, in order, as
+ * one statement cannot write a row twice. Different orders are different
+ * rows, so the statements' order between orders does not matter.
  */
 function writeOrders(events: readonly LedgerEvent[], t: TableNames<Tables>): Statement[] {
   const writes: OrderWrite[] = [];
   const open = new Map<string, OrderWrite>();
+  const writesPerOrder = new Map<string, number>();
   for (const ledgerEvent of events) {
     if (ledgerEvent.stream !== 'order') continue;
     const { orderNo, event } = ledgerEvent;
@@ -108,29 +144,51 @@ function writeOrders(events: readonly LedgerEvent[], t: TableNames<Tables>): Sta
       write = { orderNo, placed, columns: new Map() };
       writes.push(write);
       open.set(orderNo, write);
+      writesPerOrder.set(orderNo, (writesPerOrder.get(orderNo) ?? 0) + 1);
     }
-    for (const [column, value] of Object.entries(columnsSetBy(event))) write.columns.set(column, value);
+    for (const [column, value] of Object.entries(columnsSetBy(event))) write.columns.set(column as OrderColumn, value);
   }
-  return writes.map((write) => (write.placed ? placement(write, t) : update(write, t)));
+  const statements: Statement[] = [];
+  const alike = new Map<string, OrderWrite[]>();
+  for (const write of writes) {
+    if (writesPerOrder.get(write.orderNo)! > 1) {
+      statements.push(write.placed ? placement([write], t) : update([write], t));
+      continue;
+    }
+    const key = `${write.placed ? 'placed' : 'update'} ${[...write.columns.keys()].sort().join(',')}`;
+    const group = alike.get(key);
+    if (group) group.push(write);
+    else alike.set(key, [write]);
+  }
+  for (const group of alike.values()) statements.push(group[0].placed ? placement(group, t) : update(group, t));
+  return statements;
 }
 
-function placement({ orderNo, columns }: OrderWrite, t: TableNames<Tables>): Statement {
-  const names = [...columns.keys()];
+/** The column names the writes set (the same for each), and each write's row of values, order_no first. */
+function rowsOf(writes: readonly OrderWrite[]): { names: OrderColumn[]; rows: SqlValue[][] } {
+  const names = [...writes[0].columns.keys()];
+  return { names, rows: writes.map(({ orderNo, columns }) => [orderNo, ...names.map((name) => columns.get(name))]) };
+}
+
+function placement(writes: readonly OrderWrite[], t: TableNames<Tables>): Statement {
+  const { names, rows } = rowsOf(writes);
   return {
-    text: `insert into ${t.rm_orders} (order_no, ${names.join(', ')}) values ($1, ${names.map((_, i) => `$${i + 2}`).join(', ')})
+    text: `insert into ${t.rm_orders} (order_no, ${names.join(', ')}) values ${placeholders(rows)}
        on conflict (order_no) do update set ${names
          .filter((name) => !KEPT_ON_NEW_ATTEMPT.has(name))
          .map((name) => `${name} = excluded.${name}`)
          .join(', ')}`,
-    values: [orderNo, ...columns.values()],
+    values: rows.flat(),
   };
 }
 
-function update({ orderNo, columns }: OrderWrite, t: TableNames<Tables>): Statement {
-  const names = [...columns.keys()];
+function update(writes: readonly OrderWrite[], t: TableNames<Tables>): Statement {
+  const { names, rows } = rowsOf(writes);
   return {
-    text: `update ${t.rm_orders} set ${names.map((name, i) => `${name} = $${i + 2}`).join(', ')} where order_no = $1`,
-    values: [orderNo, ...columns.values()],
+    text: `update ${t.rm_orders} o set ${names.map((name) => `${name} = w.${name}`).join(', ')}
+       from (values ${placeholders(rows, ['text', ...names.map((name) => COLUMN_TYPES[name])])}) as w (order_no, ${names.join(', ')})
+       where o.order_no = w.order_no`,
+    values: rows.flat(),
   };
 }
 

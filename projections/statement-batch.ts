@@ -12,6 +12,12 @@ export function inlineStatements(statements: readonly Statement[]): string {
   return statements.map((statement) => `${inline(statement)};`).join('\n');
 }
 
+/** `($1, $2), ($3, $4)` for rows of values; with types, `($1::text, $2::int), ...`. */
+export function placeholders(rows: readonly (readonly SqlValue[])[], types?: readonly string[]): string {
+  let n = 0;
+  return rows.map((row) => `(${row.map((_, i) => `$${++n}${types ? `::${types[i]}` : ''}`).join(', ')})`).join(', ');
+}
+
 function inline({ text, values = [] }: Statement): string {
   return text.replace(/\$(\d+)/g, (_, n: string) => {
     const index = Number(n) - 1;
@@ -20,9 +26,12 @@ function inline({ text, values = [] }: Statement): string {
   });
 }
 
+/** Only a quote or a backslash needs escaping; most texts (timestamps, identifiers) have neither. */
+const NEEDS_ESCAPING = /['\\]/;
+
 function literal(value: SqlValue): string {
   if (value === null || value === undefined) return 'null';
-  if (typeof value === 'string') return escapeLiteral(value);
+  if (typeof value === 'string') return NEEDS_ESCAPING.test(value) ? escapeLiteral(value) : `'${value}'`;
   if (typeof value === 'bigint') return `'${value.toString()}'`;
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw new Error(`not a finite number: ${value}`);

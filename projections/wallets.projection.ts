@@ -2,6 +2,7 @@ import { WalletEvent, walletMovement } from '../src/ledger/wallet/wallet.decider
 import { assertNever } from '../src/shared/decider';
 import { LedgerEvent } from './ledger-event';
 import { Projection, SqlValue, Statement, TableNames } from './projection';
+import { placeholders } from './statement-batch';
 
 type Tables = 'rm_wallets' | 'rm_wallet_holds' | 'rm_statement_lines' | 'rm_wallet_snapshots';
 
@@ -231,12 +232,6 @@ function applyMovements(run: readonly MovementEvent[], t: TableNames<Tables>): S
   }
   return statements;
 }
-
-/** `($1, $2), ($3, $4)` for rows of values; with types, `($1::text, $2::int), ...`. */
-const placeholders = (rows: readonly (readonly SqlValue[])[], types?: readonly string[]): string => {
-  let n = 0;
-  return rows.map((row) => `(${row.map((_, i) => `$${++n}${types ? `::${types[i]}` : ''}`).join(', ')})`).join(', ');
-};
 
 function lineDetails(event: Movement): LineDetails {
   switch (event.type) {

@@ -1,9 +1,8 @@
 import { LedgerEvent } from '../../projections/ledger-event';
 import { ordersProjection } from '../../projections/orders.projection';
 import { inlineStatements } from '../../projections/statement-batch';
-import { OrderEvent } from '../../src/ledger/order/order.decider';
-import { orderStream } from '../../src/ledger/streams';
-import { projectionCases, recordedLedgerEvent } from '../support/projection-cases';
+import { at, interleaved, order, placed } from '../support/order-lives';
+import { projectionCases } from '../support/projection-cases';
 
 /**
  * The orders projection folds an order's events within one batch into one
@@ -12,75 +11,6 @@ import { projectionCases, recordedLedgerEvent } from '../support/projection-case
  */
 describe('orders projection: a batch of events writes what the events one by one write', () => {
   const cases = projectionCases(ordersProjection);
-
-  type OrderSpec = { orderNo: string; event: OrderEvent };
-  const order = (orderNo: string, event: OrderEvent): OrderSpec => ({ orderNo, event });
-  const placed = (orderNo: string, attempt: number, at: string): OrderSpec =>
-    order(orderNo, {
-      type: 'OrderPlaced',
-      data: {
-        orderNo,
-        merchantId: 'mch_1',
-        outTradeNo: `OUT-${orderNo}`,
-        skuId: `sku-${attempt}`,
-        accountId: `acc-${attempt}`,
-        accountFields: { server_id: String(attempt) },
-        amount: 1000n * BigInt(attempt),
-        currency: 'USD',
-        attempt,
-        at,
-      },
-    });
-
-  /** Every order's life the service can write, each event a second apart. */
-  function lives(): OrderSpec[][] {
-    const at = (s: number) => `2026-11-25T10:00:${String(s).padStart(2, '0')}.000+00:00`;
-    return [
-      [placed('A', 1, at(0)), order('A', { type: 'OrderAccepted', data: { attempt: 1, at: at(1) } })],
-      [
-        placed('B', 1, at(0)),
-        order('B', { type: 'OrderRefused', data: { attempt: 1, code: 'INSUFFICIENT_BALANCE', at: at(1) } }),
-        placed('B', 2, at(2)),
-        order('B', { type: 'OrderAccepted', data: { attempt: 2, at: at(3) } }),
-        order('B', { type: 'OrderSentUpstream', data: { upstreamAttempt: 1, at: at(4) } }),
-        order('B', { type: 'OrderDeliveryConfirmed', data: { at: at(5) } }),
-        order('B', { type: 'OrderSucceeded', data: { at: at(6) } }),
-      ],
-      [
-        placed('C', 1, at(0)),
-        order('C', { type: 'OrderAccepted', data: { attempt: 1, at: at(1) } }),
-        order('C', { type: 'OrderSentUpstream', data: { upstreamAttempt: 1, at: at(2) } }),
-        order('C', { type: 'OrderDeliveryFailed', data: { failCode: 'INVALID_ACCOUNT', failReason: 'no such player', at: at(3) } }),
-        order('C', { type: 'OrderFailed', data: { failCode: 'INVALID_ACCOUNT', failReason: 'no such player', at: at(4) } }),
-      ],
-      [
-        placed('D', 1, at(0)),
-        order('D', { type: 'OrderAccepted', data: { attempt: 1, at: at(1) } }),
-        order('D', { type: 'OrderSentUpstream', data: { upstreamAttempt: 1, at: at(2) } }),
-        order('D', { type: 'OrderResultUnknown', data: { reason: 'timeout', evidence: 'no reply in 10 s', at: at(3) } }),
-        order('D', { type: 'OrderResolved', data: { outcome: 'failed', resolvedBy: 'clerk-1', note: 'provider says never delivered', at: at(4) } }),
-        order('D', { type: 'OrderFailed', data: { failCode: 'RESOLVED_FAILED', failReason: 'provider says never delivered', at: at(5) } }),
-      ],
-      [placed('E', 1, at(0)), order('E', { type: 'OrderRefused', data: { attempt: 1, code: 'INSUFFICIENT_BALANCE', at: at(1) } })],
-    ];
-  }
-
-  /**
-   * The orders' events interleaved, as the log holds concurrent orders: each
-   * recorded (encoded, at the next position) and decoded as the runner does.
-   */
-  function interleaved(): LedgerEvent[] {
-    const queues = lives();
-    const log: LedgerEvent[] = [];
-    while (queues.some((q) => q.length > 0)) {
-      for (const q of queues) {
-        const next = q.shift();
-        if (!next) continue;
-        log.push(recordedLedgerEvent(orderStream(next.orderNo), 0n, { commit: 1n, prepare: BigInt(log.length + 1) }, next.event));
-      }
-    }
-    return log;
-  }
 
   /** The rows after the runner applied the batches, each in its own transaction, from a checkpoint of their own. */
   async function rowsAfter(batches: LedgerEvent[][]): Promise<unknown[]> {
@@ -162,5 +92,30 @@ describe('orders projection: a batch of events writes what the events one by one
       refusal_code: 'INSUFFICIENT_BALANCE',
       updated_at: '2026-11-25T10:00:01.000Z',
     });
+  });
+
+  it('writes the orders a batch writes once set-wise: a burst of submits is one statement, their sends one more', async () => {
+    const orderNos = Array.from({ length: 40 }, (_, i) => `S${String(i).padStart(2, '0')}`);
+    // Round robin over the lives: every placement, then every acceptance, then every send.
+    const log = interleaved(
+      orderNos.map((orderNo) => [
+        placed(orderNo, 1, at(0)),
+        order(orderNo, { type: 'OrderAccepted', data: { attempt: 1, at: at(1) } }),
+        order(orderNo, { type: 'OrderSentUpstream', data: { upstreamAttempt: 1, at: at(2) } }),
+      ]),
+    );
+    const submits = log.slice(0, 2 * orderNos.length);
+    const sends = log.slice(2 * orderNos.length);
+    const t = await cases.freshTables();
+    expect(ordersProjection.applyAll!(submits, t)).toHaveLength(1);
+    expect(ordersProjection.applyAll!(sends, t)).toHaveLength(1);
+
+    const setWise = await cases.applied([submits, sends]);
+    const oneByOne = await cases.applied([...submits, ...sends].map((event) => [event]));
+    const rows = async (tables: typeof t) => (await cases.pool().query(`select * from ${tables.rm_orders} order by order_no`)).rows;
+    expect(await rows(setWise)).toEqual(await rows(oneByOne));
+    expect((await rows(setWise)).map((row) => [row.stage, row.upstream_attempts, row.accepted_at.toISOString()])).toEqual(
+      orderNos.map(() => ['sent', 1, '2026-11-25T10:00:01.000Z']),
+    );
   });
 });

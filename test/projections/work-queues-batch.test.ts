@@ -1,0 +1,65 @@
+import { callbackScheduleProjection } from '../../projections/callback-schedule.projection';
+import { fulfilmentJobsProjection } from '../../projections/fulfilment-jobs.projection';
+import { LedgerEvent } from '../../projections/ledger-event';
+import { Projection } from '../../projections/projection';
+import { inlineStatements } from '../../projections/statement-batch';
+import { interleaved } from '../support/order-lives';
+import { projectionCases } from '../support/projection-cases';
+
+/**
+ * The fulfilment jobs and the callback schedule take a batch's events in a
+ * statement or two. Whatever the batches, their rows must be what the
+ * events one by one make: a job per accepted order, done once the upstream
+ * has nothing more to do; a delivery per final order.
+ */
+describe.each<[Projection, string, string]>([
+  [fulfilmentJobsProjection, 'fulfilment_jobs', 'order_no, done, attempts, next_attempt_at, lease_until, accepted_at'],
+  [callbackScheduleProjection, 'callback_deliveries', 'order_no, state, attempts_made, due_at, created_at'],
+])('%s: a batch of events writes what the events one by one write', (projection, table, columns) => {
+  const cases = projectionCases(projection);
+  const rowsAfter = async (batches: LedgerEvent[][]) => {
+    const t = await cases.applied(batches);
+    return (await cases.pool().query(`select ${columns} from ${t[table]} order by order_no`)).rows;
+  };
+
+  it('one batch, batches of three, and one event at a time leave the same rows', async () => {
+    const log = interleaved();
+    const oneByOne = await rowsAfter(log.map((event) => [event]));
+    const threes: LedgerEvent[][] = [];
+    for (let i = 0; i < log.length; i += 3) threes.push(log.slice(i, i + 3));
+    expect(await rowsAfter([log])).toEqual(oneByOne);
+    expect(await rowsAfter(threes)).toEqual(oneByOne);
+    // `apply`, event by event, is the same write.
+    const t = await cases.freshTables();
+    for (const event of log) await cases.pool().query(inlineStatements(projection.apply(event, t)));
+    expect((await cases.pool().query(`select ${columns} from ${t[table]} order by order_no`)).rows).toEqual(oneByOne);
+  });
+
+  it('sends a whole batch in at most two statements', async () => {
+    const t = await cases.freshTables();
+    expect(projection.applyAll!(interleaved(), t).length).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('the work queues after the order lives', () => {
+  const jobs = projectionCases(fulfilmentJobsProjection);
+  const deliveries = projectionCases(callbackScheduleProjection);
+
+  it('hold a job per accepted order, done unless the order waits upstream, and a delivery per final order', async () => {
+    const log = interleaved();
+    const jobTables = await jobs.applied([log]);
+    expect((await jobs.pool().query(`select order_no, done, accepted_at from ${jobTables.fulfilment_jobs} order by order_no`)).rows).toEqual([
+      // A is accepted and waits for its send; B, C and D ended (D through a clerk). E was refused: no job.
+      { order_no: 'A', done: false, accepted_at: new Date('2026-11-25T10:00:01.000Z') },
+      { order_no: 'B', done: true, accepted_at: new Date('2026-11-25T10:00:03.000Z') },
+      { order_no: 'C', done: true, accepted_at: new Date('2026-11-25T10:00:01.000Z') },
+      { order_no: 'D', done: true, accepted_at: new Date('2026-11-25T10:00:01.000Z') },
+    ]);
+    const deliveryTables = await deliveries.applied([log]);
+    expect((await deliveries.pool().query(`select order_no, state, due_at from ${deliveryTables.callback_deliveries} order by order_no`)).rows).toEqual([
+      { order_no: 'B', state: 'pending', due_at: new Date('2026-11-25T10:00:06.000Z') },
+      { order_no: 'C', state: 'pending', due_at: new Date('2026-11-25T10:00:04.000Z') },
+      { order_no: 'D', state: 'pending', due_at: new Date('2026-11-25T10:00:05.000Z') },
+    ]);
+  });
+});
