@@ -36,6 +36,18 @@ describe('POST /api/v2/topup/submit', () => {
     await teardown();
   });
 
+  it('answers in JSON with the exact length and no ETag: a POST is never a conditional request', async () => {
+    const body = valid();
+    for (const expected of [202, 200]) {
+      const reply = await submit(body);
+      expect(reply.status).toBe(expected);
+      expect(reply.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(Number(reply.headers.get('content-length'))).toBe(Buffer.byteLength(JSON.stringify(reply.body)));
+      expect(reply.headers.get('etag')).toBeNull();
+      expect(reply.headers.get('x-request-id')).toBeTruthy();
+    }
+  });
+
   it('202 ACCEPTED: the order, funds frozen at the merchant price', async () => {
     const before = await balance();
     const reply = await submit(valid({ out_trade_no: 'first.order:1' }));

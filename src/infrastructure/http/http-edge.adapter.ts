@@ -1,4 +1,5 @@
 import { ExpressAdapter } from '@nestjs/platform-express';
+import type { Response } from 'express';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { AppConfig } from '../../config/config';
@@ -77,6 +78,26 @@ export class HttpEdgeAdapter extends ExpressAdapter {
   }
 
   /**
+   * A JSON reply to anything but GET or HEAD is written here, without
+   * Express's res.json: its ETag (a SHA-1 of the body) and freshness check
+   * serve only conditional GETs, and its charset handling parses the
+   * Content-Type it has just set. The headers and body are the same.
+   * Everything else (GETs, streams, replies with a type of their own) goes
+   * the usual way.
+   */
+  override reply(response: Response, body: unknown, statusCode?: number): unknown {
+    const method = response.req.method;
+    if (method === 'GET' || method === 'HEAD' || !isPlainJson(body) || response.getHeader('Content-Type') !== undefined) {
+      return super.reply(response, body, statusCode);
+    }
+    if (statusCode) response.statusCode = statusCode;
+    const json = JSON.stringify(body);
+    response.setHeader('Content-Type', 'application/json; charset=utf-8');
+    response.setHeader('Content-Length', Buffer.byteLength(json));
+    return response.end(json);
+  }
+
+  /**
    * Shutdown waits for the answers under way, but not for keep-alive
    * connections idling after them: Node's close() only closes the connections
    * idle at that moment, and the others would hold it for the keep-alive timeout.
@@ -112,4 +133,11 @@ export class HttpEdgeAdapter extends ExpressAdapter {
     }
     this.clientErrors.flush();
   }
+}
+
+/** An object literal or an array: what res.json would serialise as it stands. */
+function isPlainJson(body: unknown): body is object {
+  if (typeof body !== 'object' || body === null) return false;
+  const prototype = Object.getPrototypeOf(body) as unknown;
+  return prototype === Object.prototype || prototype === null || Array.isArray(body);
 }

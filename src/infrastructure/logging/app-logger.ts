@@ -22,8 +22,17 @@ type JsonLine = { level: LogLevel; pid: number; timestamp: number; message: unkn
  * terminal. A message may be LogFields, whose fields become keys of the line.
  */
 export class AppLogger extends ConsoleLogger {
+  private stamp = { second: NaN, text: '' };
+
   constructor(format: LogFormat) {
     super({ json: format === 'json', logLevels: LEVELS });
+  }
+
+  /** Nest's pretty timestamp shows whole seconds: formatted once a second, not once a line (Intl formatting is slow). */
+  protected override getTimestamp(): string {
+    const second = Math.floor(Date.now() / 1000);
+    if (second !== this.stamp.second) this.stamp = { second, text: super.getTimestamp() };
+    return this.stamp.text;
   }
 
   protected override getJsonLogObject(
