@@ -10,12 +10,15 @@ const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
  */
 export function deriveOrderNo(merchantId: string, outTradeNo: string): string {
   const digest = createHash('sha256').update(`topup/order-no/v1\n${merchantId}\n${outTradeNo}`).digest();
-  let bits = 0n;
-  for (const byte of digest.subarray(0, 17)) bits = (bits << 8n) | BigInt(byte);
-  let text = '';
-  for (let i = 0; i < 26; i++) {
-    text = CROCKFORD[Number(bits & 31n)] + text;
-    bits >>= 5n;
+  // The low 130 bits of the digest's first 17 bytes (big-endian), five bits
+  // a character, most significant first: read from the bytes directly, as
+  // a BigInt of them costs more than the hash.
+  let text = 'T';
+  for (let i = 25; i >= 0; i--) {
+    const bit = 5 * i;
+    const byte = 16 - (bit >> 3);
+    const window = (byte > 0 ? digest[byte - 1] << 8 : 0) | digest[byte];
+    text += CROCKFORD[(window >> (bit & 7)) & 31];
   }
-  return `T${text}`;
+  return text;
 }
