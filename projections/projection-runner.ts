@@ -120,6 +120,18 @@ function batchStatements(
   return { statements, positions };
 }
 
+/** Events per batch at most: a batch's transaction holds back what other readers see of the log. */
+const MAX_BATCH = 500;
+
+/**
+ * After a batch short of MAX_BATCH, the runner waits this long before it
+ * reads again. An event after a quiet spell is applied at once; under load
+ * the events of this interval are read and applied together. Each batch
+ * costs a read of the log and a transaction whatever its size, and under a
+ * submit load back-to-back batches held a few submits each.
+ */
+export const BATCH_GAP_MS = 20;
+
 /** Runs each projection as a checkpointed subscription on the event store. */
 export class ProjectionRunner {
   private readonly subscriptions: Subscription[] = [];
@@ -133,6 +145,7 @@ export class ProjectionRunner {
     private readonly store: EventStore,
     readonly projections: readonly Projection[],
     private readonly log: (message: string, error?: unknown) => void = () => undefined,
+    private readonly batchGapMs = BATCH_GAP_MS,
   ) {}
 
   /**
@@ -157,8 +170,7 @@ export class ProjectionRunner {
     this.subscriptions.push(
       this.store.subscribeToAll({
         after: positions.reduce((a, b) => (comparePositions(a, b) <= 0 ? a : b)),
-        // Modest batches: a batch's transaction holds back what other readers see of the log.
-        maxBatchSize: 500,
+        maxBatchSize: MAX_BATCH,
         onEvents: async (events) => {
           const reached = await applyBatch(this.pool, targets, events, this.known);
           const last = events[events.length - 1].position;
@@ -166,6 +178,7 @@ export class ProjectionRunner {
             this.reached.set(projection.name, comparePositions(reached[i], last) > 0 ? reached[i] : last);
           }
           for (const listener of this.appliedListeners) listener(events);
+          if (events.length < MAX_BATCH && this.batchGapMs > 0) await new Promise((resolve) => setTimeout(resolve, this.batchGapMs));
         },
         onError: (error) => this.log('projections failed a batch; retrying', error),
       }),
