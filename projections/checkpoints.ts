@@ -12,29 +12,6 @@ export const checkpointMigration: Migration = {
   )`,
 };
 
-/**
- * Locks the named checkpoints (in name order, as every batch takes them) and
- * raises CHECKPOINTS_MOVED unless each is at the position given: a batch
- * computed from the positions its instance last wrote goes in one round
- * trip, and falls back to reading them when another instance, or a
- * rebuild's swap, moved one since.
- */
-export const checkpointGuardMigration: Migration = {
-  id: 'projections/000-checkpoints-guard',
-  sql: `create function projection_checkpoints_expect(names text[], commits bigint[], prepares bigint[]) returns void
-    language plpgsql as $fn$
-    begin
-      perform 1 from projection_checkpoints where name = any(names) order by name for update;
-      if (select count(*) from unnest(names, commits, prepares) as e (name, c, p)
-          join projection_checkpoints k using (name) where k.position_commit = e.c and k.position_prepare = e.p) <> cardinality(names) then
-        raise exception 'projection checkpoints moved' using errcode = 'TP001';
-      end if;
-    end $fn$`,
-};
-
-/** The SQLSTATE projection_checkpoints_expect raises. */
-export const CHECKPOINTS_MOVED = 'TP001';
-
 /** Reads a checkpoint and locks it until the transaction ends. */
 export async function lockCheckpoint(client: PoolClient, name: string): Promise<GlobalPosition> {
   await client.query(`insert into projection_checkpoints (name, position_commit, position_prepare) values ($1, $2, $3) on conflict do nothing`, [

@@ -1,7 +1,7 @@
 import { escapeLiteral, Pool, QueryResult } from 'pg';
 import { comparePositions, EventStore, GlobalPosition, RecordedEvent, START, Subscription } from '../src/ledger/ports/event-store.port';
 import { Migration } from '../src/infrastructure/postgres/migrations';
-import { checkpointGuardMigration, checkpointMigration, CHECKPOINTS_MOVED, lockCheckpoint } from './checkpoints';
+import { checkpointMigration, lockCheckpoint } from './checkpoints';
 import { decodeLedgerEvent, LedgerEvent } from './ledger-event';
 import { liveTables, Projection, Statement, TableNames } from './projection';
 import { inlineStatements } from './statement-batch';
@@ -9,7 +9,6 @@ import { inlineStatements } from './statement-batch';
 export function projectionMigrations(projections: readonly Projection[]): Migration[] {
   return [
     checkpointMigration,
-    checkpointGuardMigration,
     ...projections.flatMap((p) =>
       p.schema.map((step, i) => ({ id: `projections/${p.name}/${String(i + 1).padStart(3, '0')}${i === 0 ? '-tables' : ''}`, sql: step(liveTables(p)) })),
     ),
@@ -23,65 +22,49 @@ export interface ProjectionTarget {
   tables: TableNames;
 }
 
-/** The checkpoints' positions as this process last wrote or read them, by checkpoint name. */
-export type KnownCheckpoints = Map<string, GlobalPosition>;
-
 /**
- * Applies a batch of events to every target in one transaction. Events at
- * or before a target's checkpoint are skipped for it, so a batch is applied
- * once even when two instances (or a rebuild's swap) race for it. With the
- * checkpoints' positions as this process last saw them (`known`, kept up to
- * date here) it takes one round trip, in which Postgres checks that they
- * have not moved; otherwise, or when they have, two: the first locks and
- * reads the checkpoints, the second sends every statement and the new
- * checkpoints and commits. Returns each target's position.
+ * Applies a batch of events to every target in one transaction, in two round
+ * trips: the first locks the checkpoints (in name order, as every batch
+ * does, so two instances' batches never deadlock), the second sends every statement
+ * and the new checkpoints and commits. Events at or before a target's
+ * checkpoint are skipped for it, so a batch is applied once even when two
+ * instances (or a rebuild's swap) race for it. Returns each target's position.
  */
-export async function applyBatch(
-  pool: Pool,
-  targets: readonly ProjectionTarget[],
-  events: readonly RecordedEvent[],
-  known?: KnownCheckpoints,
-): Promise<GlobalPosition[]> {
+export async function applyBatch(pool: Pool, targets: readonly ProjectionTarget[], events: readonly RecordedEvent[]): Promise<GlobalPosition[]> {
   // Decoded once for every target.
   const decoded = events.map(decodeLedgerEvent);
   const client = await pool.connect();
   try {
-    const expected = known && targets.every((t) => known.has(t.checkpoint)) ? targets.map((t) => known.get(t.checkpoint)!) : undefined;
-    let reached: GlobalPosition[] | undefined;
-    if (expected) {
-      const { statements, positions } = batchStatements(targets, events, decoded, expected);
-      try {
-        await client.query(`begin;
-          select projection_checkpoints_expect(array[${targets.map((t) => escapeLiteral(t.checkpoint)).join(', ')}]::text[],
-            array[${expected.map((p) => p.commit).join(', ')}]::bigint[], array[${expected.map((p) => p.prepare).join(', ')}]::bigint[]);
-          ${inlineStatements(statements)}
-          commit`);
-        reached = positions;
-      } catch (error) {
-        if ((error as { code?: string }).code !== CHECKPOINTS_MOVED) throw error;
-        await client.query('rollback');
+    const names = targets.map((t) => escapeLiteral(t.checkpoint));
+    const locked = (await client.query(
+      `begin;
+       insert into projection_checkpoints (name, position_commit, position_prepare)
+         select name, ${START.commit}, ${START.prepare} from unnest(array[${names.join(', ')}]) as name on conflict do nothing;
+       select name, position_commit::text as c, position_prepare::text as p from projection_checkpoints where name in (${names.join(', ')})
+         order by name for update`,
+    )) as unknown as QueryResult<{ name: string; c: string; p: string }>[];
+    const checkpoints = new Map(locked[2].rows.map((row) => [row.name, { commit: BigInt(row.c), prepare: BigInt(row.p) }]));
+    const statements: Statement[] = [];
+    const reached = targets.map(({ projection, checkpoint, tables }) => {
+      const from = checkpoints.get(checkpoint)!;
+      let to: GlobalPosition | undefined;
+      const pending: LedgerEvent[] = [];
+      for (const [i, recorded] of events.entries()) {
+        if (comparePositions(recorded.position, from) <= 0) continue;
+        const event = decoded[i];
+        if (event) pending.push(event);
+        to = recorded.position;
       }
-    }
-    if (!reached) {
-      const names = targets.map((t) => escapeLiteral(t.checkpoint));
-      const locked = (await client.query(
-        `begin;
-         insert into projection_checkpoints (name, position_commit, position_prepare)
-           select name, ${START.commit}, ${START.prepare} from unnest(array[${names.join(', ')}]) as name on conflict do nothing;
-         select name, position_commit::text as c, position_prepare::text as p from projection_checkpoints where name in (${names.join(', ')})
-           order by name for update`,
-      )) as unknown as QueryResult<{ name: string; c: string; p: string }>[];
-      const checkpoints = new Map(locked[2].rows.map((row) => [row.name, { commit: BigInt(row.c), prepare: BigInt(row.p) }]));
-      const { statements, positions } = batchStatements(
-        targets,
-        events,
-        decoded,
-        targets.map((t) => checkpoints.get(t.checkpoint)!),
-      );
-      await client.query(`${inlineStatements(statements)}\ncommit`);
-      reached = positions;
-    }
-    for (const [i, target] of targets.entries()) known?.set(target.checkpoint, reached[i]);
+      if (to === undefined) return from;
+      if (projection.applyAll) statements.push(...projection.applyAll(pending, tables));
+      else for (const event of pending) statements.push(...projection.apply(event, tables));
+      statements.push({
+        text: 'update projection_checkpoints set position_commit = $2, position_prepare = $3, updated_at = now() where name = $1',
+        values: [checkpoint, to.commit, to.prepare],
+      });
+      return to;
+    });
+    await client.query(`${inlineStatements(statements)}\ncommit`);
     return reached;
   } catch (error) {
     await client.query('rollback').catch(() => undefined);
@@ -89,35 +72,6 @@ export async function applyBatch(
   } finally {
     client.release();
   }
-}
-
-/** Each target's statements for the events past its checkpoint, and the checkpoint's new position. */
-function batchStatements(
-  targets: readonly ProjectionTarget[],
-  events: readonly RecordedEvent[],
-  decoded: readonly (LedgerEvent | undefined)[],
-  from: readonly GlobalPosition[],
-): { statements: Statement[]; positions: GlobalPosition[] } {
-  const statements: Statement[] = [];
-  const positions = targets.map(({ projection, checkpoint, tables }, t) => {
-    let to: GlobalPosition | undefined;
-    const pending: LedgerEvent[] = [];
-    for (const [i, recorded] of events.entries()) {
-      if (comparePositions(recorded.position, from[t]) <= 0) continue;
-      const event = decoded[i];
-      if (event) pending.push(event);
-      to = recorded.position;
-    }
-    if (to === undefined) return from[t];
-    if (projection.applyAll) statements.push(...projection.applyAll(pending, tables));
-    else for (const event of pending) statements.push(...projection.apply(event, tables));
-    statements.push({
-      text: 'update projection_checkpoints set position_commit = $2, position_prepare = $3, updated_at = now() where name = $1',
-      values: [checkpoint, to.commit, to.prepare],
-    });
-    return to;
-  });
-  return { statements, positions };
 }
 
 /** Events per batch at most: a batch's transaction holds back what other readers see of the log. */
@@ -136,8 +90,6 @@ export const BATCH_GAP_MS = 20;
 export class ProjectionRunner {
   private readonly subscriptions: Subscription[] = [];
   private readonly reached = new Map<string, GlobalPosition>();
-  /** The checkpoints as this runner last wrote or read them: a batch that finds them there takes one round trip. */
-  private readonly known: KnownCheckpoints = new Map();
   private readonly appliedListeners: ((events: readonly RecordedEvent[]) => void)[] = [];
 
   constructor(
@@ -163,7 +115,6 @@ export class ProjectionRunner {
         client.release();
       }
       this.reached.set(projection.name, positions[positions.length - 1]);
-      this.known.set(projection.name, positions[positions.length - 1]);
     }
     if (this.projections.length === 0) return;
     const targets = this.projections.map((projection) => ({ projection, checkpoint: projection.name, tables: liveTables(projection) }));
@@ -172,7 +123,7 @@ export class ProjectionRunner {
         after: positions.reduce((a, b) => (comparePositions(a, b) <= 0 ? a : b)),
         maxBatchSize: MAX_BATCH,
         onEvents: async (events) => {
-          const reached = await applyBatch(this.pool, targets, events, this.known);
+          const reached = await applyBatch(this.pool, targets, events);
           const last = events[events.length - 1].position;
           for (const [i, { projection }] of targets.entries()) {
             this.reached.set(projection.name, comparePositions(reached[i], last) > 0 ? reached[i] : last);

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { checkpointGuardMigration, checkpointMigration } from '../../projections/checkpoints';
+import { checkpointMigration } from '../../projections/checkpoints';
 import { decodeLedgerEvent, LedgerEvent } from '../../projections/ledger-event';
 import { Projection, suffixedTables, TableNames } from '../../projections/projection';
-import { applyBatch, KnownCheckpoints } from '../../projections/projection-runner';
+import { applyBatch } from '../../projections/projection-runner';
 import { DomainEvent, encodeEvent } from '../../src/ledger/event-codec';
 import { GlobalPosition, RecordedEvent } from '../../src/ledger/ports/event-store.port';
 import { migrate } from '../../src/infrastructure/postgres/migrations';
@@ -19,7 +19,7 @@ export function projectionCases<K extends string>(projection: Projection<K>) {
   let cases = 0;
   beforeAll(async () => {
     db = await createTestDatabase();
-    await migrate(db.pool, [checkpointMigration, checkpointGuardMigration]);
+    await migrate(db.pool, [checkpointMigration]);
   });
   afterAll(async () => {
     await db.drop();
@@ -33,22 +33,15 @@ export function projectionCases<K extends string>(projection: Projection<K>) {
   return {
     pool: () => db.pool,
     freshTables,
-    /**
-     * Fresh tables after the runner applied the batches, each in its own
-     * transaction, from a checkpoint of the case's own: the first batch
-     * reads the checkpoint, the others go in one round trip, as the
-     * runner's do.
-     */
+    /** Fresh tables after the runner applied the batches, each in its own transaction, from a checkpoint of the case's own. */
     async applied(batches: readonly (readonly LedgerEvent[])[]): Promise<TableNames<K>> {
       const tables = await freshTables();
       const target = { projection, tables, checkpoint: `${projection.name}-case-${cases}` };
-      const known: KnownCheckpoints = new Map();
       for (const batch of batches)
         await applyBatch(
           db.pool,
           [target],
           batch.map((e) => e.recorded),
-          known,
         );
       return tables;
     },
