@@ -36,7 +36,7 @@ describe('POST /api/v2/topup/submit', () => {
     await teardown();
   });
 
-  it('answers in JSON with the exact length and no ETag: a POST is never a conditional request', async () => {
+  it('answers in JSON with the exact length and no ETag, refusals too: a POST is never a conditional request', async () => {
     const body = valid();
     for (const expected of [202, 200]) {
       const reply = await submit(body);
@@ -46,6 +46,12 @@ describe('POST /api/v2/topup/submit', () => {
       expect(reply.headers.get('etag')).toBeNull();
       expect(reply.headers.get('x-request-id')).toBeTruthy();
     }
+    // So does a refusal: an error is never a conditional GET's answer.
+    const refused = await signedFetch(service, merchant, { path: '/api/v2/topup/submit', body: JSON.stringify(valid()), signature: '0'.repeat(64) });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(Number(refused.headers.get('content-length'))).toBe(Buffer.byteLength(JSON.stringify(refused.body)));
+    expect(refused.headers.get('etag')).toBeNull();
   });
 
   it('202 ACCEPTED: the order, funds frozen at the merchant price', async () => {

@@ -4,6 +4,7 @@ import { CommandRefusedError } from '../../shared/command-refused';
 import { logFailure } from '../logging/log-failure';
 import { requestContextOf, requestFields } from '../logging/request-context';
 import { ApiError, failureEnvelope, ON_UNEXPECTED_ERROR } from './api-error';
+import { sendJson } from './json-reply';
 import { ClientGoneError } from './raw-body';
 
 /** HTTP status of each business refusal code that can reach a client: the one map, for every command (submit included). */
@@ -33,7 +34,8 @@ const HTTP_CODES: Record<number, string> = {
 
 /**
  * The one place errors become responses: every failure leaves in the
- * contract's envelope, and nothing unexpected leaks a stack trace.
+ * contract's envelope, and nothing unexpected leaks a stack trace. An error
+ * is never a conditional GET's answer, so no ETag either (sendJson).
  */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
@@ -46,15 +48,13 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const request = requestContextOf(host.switchToHttp().getRequest());
     if (error instanceof ApiError) {
       if (request) request.code = error.code;
-      response
-        .set(error.headers)
-        .status(error.status)
-        .json(failureEnvelope(error.code, error.message, error.field));
+      response.set(error.headers);
+      sendJson(response, error.status, failureEnvelope(error.code, error.message, error.field));
       return;
     }
     if (error instanceof CommandRefusedError) {
       if (request) request.code = error.code;
-      response.status(REFUSAL_STATUS[error.code] ?? 409).json(failureEnvelope(error.code, error.message));
+      sendJson(response, REFUSAL_STATUS[error.code] ?? 409, failureEnvelope(error.code, error.message));
       return;
     }
     if (error instanceof HttpException && error.getStatus() < 500) {
@@ -62,7 +62,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
       const message = status === 404 ? 'No such route' : error.message;
       const code = HTTP_CODES[status] ?? 'BAD_REQUEST';
       if (request) request.code = code;
-      response.status(status).json(failureEnvelope(code, message));
+      sendJson(response, status, failureEnvelope(code, message));
       return;
     }
     if (request) request.code = 'INTERNAL_ERROR';
@@ -72,6 +72,6 @@ export class ApiExceptionFilter implements ExceptionFilter {
     await undo?.().catch((e: unknown) =>
       this.logger.warn({ message: `could not undo after an unexpected error: ${String(e)}`, ...requestFields(httpRequest) }),
     );
-    response.status(500).json(failureEnvelope('INTERNAL_ERROR', 'An unexpected error occurred; the same request may be retried unchanged'));
+    sendJson(response, 500, failureEnvelope('INTERNAL_ERROR', 'An unexpected error occurred; the same request may be retried unchanged'));
   }
 }

@@ -6,6 +6,7 @@ import { AppConfig } from '../../config/config';
 import { Logger } from '@nestjs/common';
 import { Metrics } from '../metrics/metrics';
 import { ClientErrorLog } from './client-error-log';
+import { sendJson } from './json-reply';
 import { answerClientErrors, refuse } from './client-errors';
 import { RequestLog } from './request-log';
 
@@ -78,23 +79,17 @@ export class HttpEdgeAdapter extends ExpressAdapter {
   }
 
   /**
-   * A JSON reply to anything but GET or HEAD is written here, without
-   * Express's res.json: its ETag (a SHA-1 of the body) and freshness check
-   * serve only conditional GETs, and its charset handling parses the
-   * Content-Type it has just set. The headers and body are the same.
-   * Everything else (GETs, streams, replies with a type of their own) goes
-   * the usual way.
+   * A JSON reply to anything but GET or HEAD skips Express's res.json (see
+   * sendJson): a POST is never a conditional request. GETs, streams and
+   * replies with a type of their own go the usual way.
    */
   override reply(response: Response, body: unknown, statusCode?: number): unknown {
     const method = response.req.method;
     if (method === 'GET' || method === 'HEAD' || !isPlainJson(body) || response.getHeader('Content-Type') !== undefined) {
       return super.reply(response, body, statusCode);
     }
-    if (statusCode) response.statusCode = statusCode;
-    const json = JSON.stringify(body);
-    response.setHeader('Content-Type', 'application/json; charset=utf-8');
-    response.setHeader('Content-Length', Buffer.byteLength(json));
-    return response.end(json);
+    sendJson(response, statusCode, body);
+    return response;
   }
 
   /**
