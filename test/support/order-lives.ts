@@ -78,4 +78,3 @@ export function interleaved(lives: OrderSpec[][] = orderLives()): LedgerEvent[] 
   }
   return log;
 }
-
