@@ -134,24 +134,25 @@ const COLUMN_TYPES: Readonly<Record<OrderColumn, string>> = {
 function writeOrders(events: readonly LedgerEvent[], t: TableNames<Tables>): Statement[] {
   const writes: OrderWrite[] = [];
   const open = new Map<string, OrderWrite>();
-  const writesPerOrder = new Map<string, number>();
+  /** Orders with more than one write in the batch: they keep a statement per write. */
+  const rewritten = new Set<string>();
   for (const ledgerEvent of events) {
     if (ledgerEvent.stream !== 'order') continue;
     const { orderNo, event } = ledgerEvent;
     const placed = event.type === 'OrderPlaced';
     let write = open.get(orderNo);
     if (!write || placed) {
+      if (write) rewritten.add(orderNo);
       write = { orderNo, placed, columns: new Map() };
       writes.push(write);
       open.set(orderNo, write);
-      writesPerOrder.set(orderNo, (writesPerOrder.get(orderNo) ?? 0) + 1);
     }
     for (const [column, value] of Object.entries(columnsSetBy(event))) write.columns.set(column as OrderColumn, value);
   }
   const statements: Statement[] = [];
   const alike = new Map<string, OrderWrite[]>();
   for (const write of writes) {
-    if (writesPerOrder.get(write.orderNo)! > 1) {
+    if (rewritten.has(write.orderNo)) {
       statements.push(write.placed ? placement([write], t) : update([write], t));
       continue;
     }

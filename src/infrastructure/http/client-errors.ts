@@ -3,6 +3,7 @@ import { maxHeaderSize, STATUS_CODES, type Server, type ServerResponse } from 'n
 import type { Duplex } from 'node:stream';
 import { failureEnvelope } from './api-error';
 import { ClientErrorKind, ClientErrorLog } from './client-error-log';
+import { sendJson } from './json-reply';
 
 /**
  * How long a refused connection may go on sending before it is cut. Closing a
@@ -77,11 +78,6 @@ export function answerClientErrors(server: Server, log: ClientErrorLog): void {
 
 /** The same refusal for a request that parsed but breaks a rule the parser leaves to us. */
 export function refuse(response: ServerResponse, refusal: Refusal & { field?: string }): void {
-  const body = JSON.stringify(failureEnvelope(refusal.code, refusal.message, refusal.field));
-  response.writeHead(refusal.status, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': Buffer.byteLength(body),
-    Connection: 'close',
-  });
-  response.end(body);
+  response.setHeader('Connection', 'close');
+  sendJson(response, refusal.status, failureEnvelope(refusal.code, refusal.message, refusal.field));
 }

@@ -6,8 +6,8 @@ import { AppConfig } from '../../config/config';
 import { Logger } from '@nestjs/common';
 import { Metrics } from '../metrics/metrics';
 import { ClientErrorLog } from './client-error-log';
-import { sendJson } from './json-reply';
 import { answerClientErrors, refuse } from './client-errors';
+import { sendJson } from './json-reply';
 import { RequestLog } from './request-log';
 
 /**
