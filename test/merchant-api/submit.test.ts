@@ -1,7 +1,8 @@
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { checkEventInvariants } from '../support/invariants';
-import { RunningService, serviceOnFreshDatabase } from '../support/service';
+import { RunningService, serviceOnFreshDatabase, TEST_ENV } from '../support/service';
 import { ORDER_KEYS } from '../support/expectations';
+import { rawExchange } from '../support/raw-http';
 
 describe('POST /api/v2/topup/submit', () => {
   let service: RunningService;
@@ -52,6 +53,20 @@ describe('POST /api/v2/topup/submit', () => {
     expect(refused.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(Number(refused.headers.get('content-length'))).toBe(Buffer.byteLength(JSON.stringify(refused.body)));
     expect(refused.headers.get('etag')).toBeNull();
+    // A GET still goes through Express: its ETag answers a conditional repeat with 304.
+    const url = `${service.url}/admin/v1/merchants/${merchant.merchantId}`;
+    const authorization = `Bearer ${TEST_ENV.ADMIN_TOKEN}`;
+    const first = await fetch(url, { headers: { authorization } });
+    expect(first.status).toBe(200);
+    const etag = first.headers.get('etag');
+    expect(etag).toMatch(/^W\/"/);
+    // Over a plain request: fetch adds Cache-Control: no-cache to a conditional one, which Express then never answers with 304.
+    const { host, pathname } = new URL(url);
+    const repeat = await rawExchange(
+      url,
+      `GET ${pathname} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${authorization}\r\nIf-None-Match: ${etag}\r\nConnection: close\r\n\r\n`,
+    );
+    expect(repeat.status).toBe(304);
   });
 
   it('202 ACCEPTED: the order, funds frozen at the merchant price', async () => {

@@ -118,4 +118,23 @@ describe('orders projection: a batch of events writes what the events one by one
       orderNos.map(() => ['sent', 1, '2026-11-25T10:00:01.000Z']),
     );
   });
+
+  it('writes texts with quotes and backslashes as they are, set-wise and one by one', async () => {
+    const reason = String.raw`player's id \ "x" not found: C:\games\it's`;
+    const life = (orderNo: string) => [
+      placed(orderNo, 1, at(0)),
+      order(orderNo, { type: 'OrderAccepted', data: { attempt: 1, at: at(1) } }),
+      order(orderNo, { type: 'OrderSentUpstream', data: { upstreamAttempt: 1, at: at(2) } }),
+      order(orderNo, { type: 'OrderDeliveryFailed', data: { failCode: 'INVALID_ACCOUNT', failReason: reason, at: at(3) } }),
+    ];
+    const log = interleaved([life("Q'1"), life('Q\\2')]);
+    for (const batches of [[log], log.map((event) => [event])]) {
+      const t = await cases.applied(batches);
+      const { rows } = await cases.pool().query(`select order_no, fail_code, fail_reason from ${t.rm_orders} order by order_no`);
+      expect(rows).toEqual([
+        { order_no: "Q'1", fail_code: 'INVALID_ACCOUNT', fail_reason: reason },
+        { order_no: 'Q\\2', fail_code: 'INVALID_ACCOUNT', fail_reason: reason },
+      ]);
+    }
+  });
 });
