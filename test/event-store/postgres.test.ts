@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Client, Pool } from 'pg';
 import { migrate } from '../../src/infrastructure/postgres/migrations';
 import { eventStoreMigrations, PostgresEventStore } from '../../src/infrastructure/event-store/postgres-event-store';
@@ -107,6 +108,56 @@ describe('PostgreSQL event store specifics', () => {
     expect(rows).toEqual([
       ...Array.from({ length: 10 }, (_, i) => ({ stream_id: `grouped-new-${i}`, n: 1 })).sort((a, b) => a.stream_id.localeCompare(b.stream_id)),
       { stream_id: 'grouped-taken', n: 2 },
+    ]);
+  });
+
+  it('answers each append of a batch on its own: conflicts, groups all or nothing, a stream twice in the batch in the order given', async () => {
+    // es_append called as the store calls it, on streams named batch-*.
+    const append = (s: string, x: string, ...types: string[]) => ({
+      s: `batch-${s}`,
+      x,
+      ev: types.map((type, i) => ({ id: randomUUID(), type, data: { i } })),
+    });
+    for (const s of ['at-0', 'stale', 'taken', 'group-stale', 'pair-any']) await store.append(`batch-${s}`, [{ type: 'Seed', data: {} }], NO_STREAM);
+    const { rows: answers } = await db.pool.query('select o_item, o_member, o_appended, o_actual::text, o_revision::text from es_append($1::jsonb)', [
+      JSON.stringify([
+        append('new', 'no_stream', 'A', 'B', 'C'),
+        append('at-0', '0', 'B'),
+        append('stale', '5', 'B'),
+        append('taken', 'no_stream', 'B'),
+        { g: [append('group-new', 'no_stream', 'A'), append('group-stale', '3', 'B')] },
+        { g: [append('pair-new', 'no_stream', 'A'), append('pair-any', 'any', 'B', 'C')] },
+        append('new', '2', 'D'),
+        append('new', '2', 'E'),
+      ]),
+    ]);
+    const { rows: events } = await db.pool.query<{ stream: string; revision: string; event_type: string }>(
+      `select substr(stream_id, 7) as stream, stream_revision::text as revision, event_type
+       from es_events where stream_id like 'batch-%' and event_type <> 'Seed' order by global_position`,
+    );
+
+    expect(answers).toEqual([
+      { o_item: 0, o_member: 0, o_appended: true, o_actual: null, o_revision: '2' },
+      { o_item: 1, o_member: 0, o_appended: true, o_actual: '0', o_revision: '1' },
+      { o_item: 2, o_member: 0, o_appended: false, o_actual: '0', o_revision: null },
+      { o_item: 3, o_member: 0, o_appended: false, o_actual: '0', o_revision: null },
+      { o_item: 4, o_member: 0, o_appended: false, o_actual: null, o_revision: null },
+      { o_item: 4, o_member: 1, o_appended: false, o_actual: '0', o_revision: null },
+      { o_item: 5, o_member: 0, o_appended: true, o_actual: null, o_revision: '0' },
+      { o_item: 5, o_member: 1, o_appended: true, o_actual: '0', o_revision: '2' },
+      // A stream twice: the first finds it as this batch left it, the second conflicts with the first.
+      { o_item: 6, o_member: 0, o_appended: true, o_actual: '2', o_revision: '3' },
+      { o_item: 7, o_member: 0, o_appended: false, o_actual: '3', o_revision: null },
+    ]);
+    expect(events.map((e) => [e.stream, e.revision, e.event_type])).toEqual([
+      ['new', '0', 'A'],
+      ['new', '1', 'B'],
+      ['new', '2', 'C'],
+      ['at-0', '1', 'B'],
+      ['pair-new', '0', 'A'],
+      ['pair-any', '1', 'B'],
+      ['pair-any', '2', 'C'],
+      ['new', '3', 'D'],
     ]);
   });
 
