@@ -11,7 +11,7 @@ import { isoTimestamp } from '../shared/clock';
 import { DispatchedWorker, JobDispatcher } from '../infrastructure/jobs/job-dispatcher';
 import { StatementBatcher } from '../infrastructure/postgres/statement-batcher';
 import { AttemptResult, AttemptStart, recordAttemptResults, startAttempts } from './attempt-statements';
-import { ClaimedDelivery, claimDeliveries } from './delivery-claims.queries';
+import { ClaimedDelivery, claimDeliveries, ReadModelOrder } from './delivery-claims.queries';
 import { CallbackAttemptResult, sendCallback } from './delivery/callback-sender';
 
 export interface CallbackOptions {
@@ -34,7 +34,19 @@ interface Delivery extends ClaimedDelivery {
 }
 
 /** The callback body (CONTRACT §2). */
-export function callbackPayload(state: OrderState) {
+export interface CallbackPayload {
+  order_no: string;
+  out_trade_no: string;
+  status: 'success' | 'failed';
+  amount: string;
+  account_id: string;
+  fail_code: string | null;
+  fail_reason: string | null;
+  completed_at: string;
+}
+
+/** A final order's callback, from its events. */
+export function callbackPayload(state: OrderState): CallbackPayload {
   const order = state.order!;
   return {
     order_no: order.orderNo,
@@ -45,6 +57,22 @@ export function callbackPayload(state: OrderState) {
     fail_code: state.stage === 'failed' ? (state.failCode ?? null) : null,
     fail_reason: state.stage === 'failed' ? (state.failReason ?? null) : null,
     completed_at: isoTimestamp(new Date(state.completedAt!)),
+  };
+}
+
+/** The same callback from the orders read model's row, when the row shows the order final. */
+export function callbackPayloadFromReadModel(orderNo: string, row: ReadModelOrder): CallbackPayload | undefined {
+  if ((row.stage !== 'succeeded' && row.stage !== 'failed') || row.completed_ms === null) return undefined;
+  const failed = row.stage === 'failed';
+  return {
+    order_no: orderNo,
+    out_trade_no: row.out_trade_no,
+    status: failed ? 'failed' : 'success',
+    amount: formatAmount(BigInt(row.amount)),
+    account_id: row.account_id,
+    fail_code: failed ? row.fail_code : null,
+    fail_reason: failed ? row.fail_reason : null,
+    completed_at: isoTimestamp(new Date(Number(row.completed_ms))),
   };
 }
 
@@ -112,11 +140,22 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
     return claimed;
   }
 
+  /**
+   * The callback and the order's merchant: from the read model's row read
+   * with the claim, or from the order's events when the row does not show
+   * the order final (a read model being rebuilt, say).
+   */
+  private async callbackOf(delivery: Delivery): Promise<{ payload: CallbackPayload; merchantId: string }> {
+    const payload = delivery.order && callbackPayloadFromReadModel(delivery.order_no, delivery.order);
+    if (payload) return { payload, merchantId: delivery.order!.merchant_id };
+    const { state } = await loadAggregate(this.store, orderStream(delivery.order_no), orderDecider);
+    return { payload: callbackPayload(state), merchantId: state.order!.merchantId };
+  }
+
   private async deliver(delivery: Delivery): Promise<void> {
     let slotOf = delivery.slotOf;
     try {
-      const { state } = await loadAggregate(this.store, orderStream(delivery.order_no), orderDecider);
-      const merchantId = state.order!.merchantId;
+      const { payload, merchantId } = await this.callbackOf(delivery);
       if (slotOf !== merchantId) {
         if (slotOf !== undefined) this.freeSlot(slotOf);
         slotOf = undefined;
@@ -132,7 +171,7 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
         }
         slotOf = merchantId;
       }
-      await this.attempt(delivery, state, merchantId);
+      await this.attempt(delivery, payload, merchantId);
     } finally {
       if (slotOf !== undefined) this.freeSlot(slotOf);
     }
@@ -151,7 +190,7 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
     else this.inFlight.set(merchantId, left);
   }
 
-  private async attempt(delivery: Delivery, state: OrderState, merchantId: string): Promise<void> {
+  private async attempt(delivery: Delivery, payload: CallbackPayload, merchantId: string): Promise<void> {
     const delays = this.options.retryDelaysMs;
     const attempt = delivery.attempts_made + 1;
     const maxAttempts = delivery.max_attempts ?? 1 + delays.length;
@@ -172,7 +211,7 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
     if (!started) return; // our lease expired and another instance holds the delivery now
 
     const result = url
-      ? await this.sendSigned(url, merchant!, callbackPayload(state))
+      ? await this.sendSigned(url, merchant!, payload)
       : { acknowledged: false, statusCode: null, latencyMs: 0, replyExcerpt: '', error: 'the merchant has no callback_url' };
     if (result.refusedAddress !== undefined) this.logRefusal(merchantId, url!, result.refusedAddress, delivery.order_no);
     this.options.onAttempt?.(

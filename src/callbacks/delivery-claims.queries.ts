@@ -7,6 +7,26 @@ export interface ClaimedDelivery {
   attempts_made: number;
   max_attempts: number | null;
   manual_requested: boolean;
+  /**
+   * The order as the orders read model shows it, read with the claim: the
+   * projection batch that scheduled the delivery made it final there. Null
+   * when the read model has no row for it.
+   */
+  order: ReadModelOrder | null;
+}
+
+/** What a callback carries, as rm_orders holds it. */
+export interface ReadModelOrder {
+  merchant_id: string;
+  out_trade_no: string;
+  stage: string;
+  /** Minor units. */
+  amount: string;
+  account_id: string;
+  fail_code: string | null;
+  fail_reason: string | null;
+  /** Milliseconds since the epoch. */
+  completed_ms: string | null;
 }
 
 export interface ClaimLimits {
@@ -58,9 +78,13 @@ export async function claimDeliveries(pool: Pool, limits: ClaimLimits): Promise<
          for update skip locked)
        update callback_deliveries d
        set lease_until = now() + make_interval(secs => $2::float8 / 1000), leased_by = $3, merchant_id = coalesce(d.merchant_id, c.merchant_id)
-       from capped c join locked l on l.order_no = c.order_no
+       from capped c join locked l on l.order_no = c.order_no left join rm_orders o on o.order_no = c.order_no
        where d.order_no = c.order_no
-       returning d.order_no, d.merchant_id, d.attempts_made, d.max_attempts, d.manual_requested`,
+       returning d.order_no, d.merchant_id, d.attempts_made, d.max_attempts, d.manual_requested,
+         case when o.order_no is not null then json_build_object(
+           'merchant_id', o.merchant_id, 'out_trade_no', o.out_trade_no, 'stage', o.stage, 'amount', o.amount::text,
+           'account_id', o.account_id, 'fail_code', o.fail_code, 'fail_reason', o.fail_reason,
+           'completed_ms', floor(extract(epoch from o.completed_at) * 1000)::bigint::text) end as order`,
     values: [limits.slots, limits.leaseMs, limits.instanceId, inFlight.map(([id]) => id), inFlight.map(([, n]) => n), limits.perMerchant],
   });
   return rows;

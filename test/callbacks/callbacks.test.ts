@@ -1,5 +1,9 @@
+import { callbackPayload } from '../../src/callbacks/callback-worker';
 import { ConfirmDelivery } from '../../src/fulfilment/outcomes/confirm-delivery.command';
 import { RecordDeliveryFailure } from '../../src/fulfilment/outcomes/record-delivery-failure.command';
+import { loadAggregate } from '../../src/ledger/command-handling';
+import { orderDecider } from '../../src/ledger/order/order.decider';
+import { orderStream } from '../../src/ledger/streams';
 import { verifyCallback } from '../../src/merchant-client/signing';
 import { adminClient } from '../back-office/admin-client';
 import { CALLBACK_ENV, callbackEndpoint, Reply } from '../support/callback-endpoint';
@@ -135,6 +139,39 @@ describe('callbacks: signed, acknowledged by the contract rule, retried on sched
       expect(callback.headers['x-api-key']).toBe(merchant.apiKey);
       expect(verifyCallback({ appSecret: merchant.appSecret, path: '/hooks/topup', headers: callback.headers, rawBody: callback.body })).toEqual({ ok: true });
       expect(verifyCallback({ appSecret: 'f'.repeat(64), path: '/hooks/topup', headers: callback.headers, rawBody: callback.body }).ok).toBe(false);
+    } finally {
+      await endpoint.stop();
+    }
+  });
+
+  it("carries what the order's events say: read with the claim from the read model, or from the events when the row does not show the order final", async () => {
+    const endpoint = await endpointAnswering(() => ({ status: 200, body: 'success' }));
+    try {
+      const merchant = await provisionMerchant(service, { callbackUrl: endpoint.url });
+      const succeeded = await finalOrder(merchant, 'success');
+      const failed = await finalOrder(merchant, 'failed');
+      await until(() => endpoint.forOrder(succeeded).length >= 1 && endpoint.forOrder(failed).length >= 1);
+      const fromEvents = async (orderNo: string) => callbackPayload((await loadAggregate(service.store, orderStream(orderNo), orderDecider)).state);
+      for (const orderNo of [succeeded, failed]) expect(JSON.parse(endpoint.forOrder(orderNo)[0].body)).toEqual(await fromEvents(orderNo));
+
+      // The row as a read model being rebuilt might show it: not final yet. A redelivery then reads the events.
+      const { rows } = await service.pool.query('select stage, completed_at, fail_code from rm_orders where order_no = $1', [failed]);
+      await service.pool.query(`update rm_orders set stage = 'sent', completed_at = null, fail_code = null where order_no = $1`, [failed]);
+      try {
+        const reconciler = await adminClient(service.url).createStaff('reconciler');
+        const redelivered = await adminClient(service.url)('POST', `/admin/v1/orders/${failed}/callbacks/redeliver`, {}, { token: reconciler.token });
+        expect(redelivered.status).toBe(202);
+        await until(() => endpoint.forOrder(failed).length >= 2);
+        expect(JSON.parse(endpoint.forOrder(failed)[1].body)).toEqual(await fromEvents(failed));
+      } finally {
+        const [row] = rows;
+        await service.pool.query('update rm_orders set stage = $2, completed_at = $3, fail_code = $4 where order_no = $1', [
+          failed,
+          row.stage,
+          row.completed_at,
+          row.fail_code,
+        ]);
+      }
     } finally {
       await endpoint.stop();
     }

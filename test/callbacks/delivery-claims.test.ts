@@ -29,8 +29,8 @@ describe('claiming callback deliveries', () => {
     );
     if (merchant.inReadModel)
       await db.pool.query(
-        `insert into rm_orders (order_no, merchant_id, out_trade_no, attempt, stage, sku_id, account_id, account_fields, amount, currency, created_at, updated_at)
-         values ($1, $2, $1, 1, 'succeeded', 'sku', 'acc', '{}', 100, 'USD', now(), now())`,
+        `insert into rm_orders (order_no, merchant_id, out_trade_no, attempt, stage, sku_id, account_id, account_fields, amount, currency, created_at, completed_at, updated_at)
+         values ($1, $2, $1, 1, 'succeeded', 'sku', 'acc', '{}', 100, 'USD', now(), '2026-01-02T03:04:05.678Z', now())`,
         [orderNo, merchant.inReadModel],
       );
   }
@@ -48,6 +48,18 @@ describe('claiming callback deliveries', () => {
     expect(claimed.map((d) => d.order_no).sort()).toEqual(['A-0', 'A-1', 'A-2', 'B-0', 'B-1']);
     // The merchant known only from the read model is written into the claimed row.
     expect(claimed.find((d) => d.order_no === 'B-0')!.merchant_id).toBe('mch_b');
+    // The order as the read model shows it comes with the claim (what the callback carries); none without a row.
+    expect(claimed.find((d) => d.order_no === 'B-0')!.order).toEqual({
+      merchant_id: 'mch_b',
+      out_trade_no: 'B-0',
+      stage: 'succeeded',
+      amount: '100',
+      account_id: 'acc',
+      fail_code: null,
+      fail_reason: null,
+      completed_ms: String(Date.parse('2026-01-02T03:04:05.678Z')),
+    });
+    expect(claimed.find((d) => d.order_no === 'A-0')!.order).toBeNull();
     const { rows } = await db.pool.query(`select order_no, merchant_id, leased_by from callback_deliveries where order_no like 'B-%' order by order_no`);
     expect(rows).toEqual([
       { order_no: 'B-0', merchant_id: 'mch_b', leased_by: 'instance-a' },
