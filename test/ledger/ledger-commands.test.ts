@@ -118,8 +118,8 @@ describe('ledger commands against the running service', () => {
 
     it('ConfirmDelivery deducts once and succeeds; repeating it changes nothing', async () => {
       const { merchant, orderNo } = await acceptedOrder('O-1');
-      expect((await commands.execute(new ConfirmDelivery(orderNo))).stage).toBe('succeeded');
-      expect((await commands.execute(new ConfirmDelivery(orderNo))).stage).toBe('succeeded');
+      expect((await commands.execute(new ConfirmDelivery(orderNo))).state.stage).toBe('succeeded');
+      expect((await commands.execute(new ConfirmDelivery(orderNo))).state.stage).toBe('succeeded');
       expect(await wallet(merchant)).toEqual([880n, 0n, 880n]);
       await expect(commands.execute(new RecordDeliveryFailure(orderNo, 'UPSTREAM_REJECTED', 'no'))).rejects.toMatchObject({
         code: 'ORDER_ALREADY_FINAL',
@@ -129,13 +129,13 @@ describe('ledger commands against the running service', () => {
     it('RecordDeliveryFailure releases once and fails with the fail code', async () => {
       const { merchant, orderNo } = await acceptedOrder('O-2');
       const failed = await commands.execute(new RecordDeliveryFailure(orderNo, 'INVALID_ACCOUNT', 'The account does not exist'));
-      expect(failed).toMatchObject({ stage: 'failed', failCode: 'INVALID_ACCOUNT' });
-      expect((await commands.execute(new RecordDeliveryFailure(orderNo, 'INVALID_ACCOUNT', 'again'))).stage).toBe('failed');
+      expect(failed.state).toMatchObject({ stage: 'failed', failCode: 'INVALID_ACCOUNT' });
+      expect((await commands.execute(new RecordDeliveryFailure(orderNo, 'INVALID_ACCOUNT', 'again'))).state.stage).toBe('failed');
       expect(await wallet(merchant)).toEqual([1_000n, 0n, 1_000n]);
       await expect(commands.execute(new ConfirmDelivery(orderNo))).rejects.toMatchObject({ code: 'ORDER_ALREADY_FINAL' });
     });
 
-    it('RecordUpstreamAttempt on the order as its sender read it: recorded without reading it again when that is current, read again and refused when the order has moved on since', async () => {
+    it('RecordUpstreamAttempt on the order as its sender read it, and the outcome on the order as the attempt left it: decided without reading it again when that is current, read again and refused when the order has moved on since', async () => {
       const read = (orderNo: string) => loadAggregate(service.store, orderStream(orderNo), orderDecider);
       const reads = jest.spyOn(service.store, 'readStream');
       const readsOf = (orderNo: string) => reads.mock.calls.filter(([stream]) => stream === orderStream(orderNo)).length;
@@ -143,8 +143,13 @@ describe('ledger commands against the running service', () => {
         const current = await acceptedOrder('O-7');
         const known = await read(current.orderNo);
         reads.mockClear();
-        expect((await commands.execute(new RecordUpstreamAttempt(current.orderNo, known))).stage).toBe('sent');
+        const sent = await commands.execute(new RecordUpstreamAttempt(current.orderNo, known));
+        expect(sent.state.stage).toBe('sent');
+        // The result carries the stream's revision: the outcome after it passes it on and reads nothing either.
+        const succeeded = await commands.execute(new ConfirmDelivery(current.orderNo, sent));
+        expect(succeeded.state.stage).toBe('succeeded');
         expect(readsOf(current.orderNo)).toBe(0);
+        expect(succeeded.revision).toBe((await service.store.readStream(orderStream(current.orderNo))).at(-1)!.revision);
 
         const moved = await acceptedOrder('O-8');
         const stale = await read(moved.orderNo);
@@ -163,7 +168,7 @@ describe('ledger commands against the running service', () => {
 
     it('an unknown result keeps the money frozen until staff resolve it', async () => {
       const { merchant, orderNo } = await acceptedOrder('O-3');
-      expect((await commands.execute(new MarkResultUnknown(orderNo, 'timeout after sending'))).stage).toBe('unknown');
+      expect((await commands.execute(new MarkResultUnknown(orderNo, 'timeout after sending'))).state.stage).toBe('unknown');
       await expect(commands.execute(new RecordDeliveryFailure(orderNo, 'UPSTREAM_REJECTED', 'late'))).rejects.toMatchObject({
         code: 'RESOLUTION_REQUIRED',
       });
@@ -171,7 +176,7 @@ describe('ledger commands against the running service', () => {
       expect(await wallet(merchant)).toEqual([1_000n, 120n, 880n]);
 
       const resolved = await commands.execute(new ResolveOrder(orderNo, 'failed', 'staff-1', 'upstream confirmed no delivery'));
-      expect(resolved).toMatchObject({ stage: 'failed', failCode: 'RESOLVED_FAILED' });
+      expect(resolved.state).toMatchObject({ stage: 'failed', failCode: 'RESOLVED_FAILED' });
       await expect(commands.execute(new ResolveOrder(orderNo, 'success', 'staff-1', 'again'))).rejects.toMatchObject({
         code: 'ORDER_ALREADY_FINAL',
       });
@@ -181,7 +186,7 @@ describe('ledger commands against the running service', () => {
     it('resolving an unknown order as success deducts', async () => {
       const { merchant, orderNo } = await acceptedOrder('O-4');
       await commands.execute(new MarkResultUnknown(orderNo, 'malformed reply'));
-      expect((await commands.execute(new ResolveOrder(orderNo, 'success', 'staff-2', 'provider report'))).stage).toBe('succeeded');
+      expect((await commands.execute(new ResolveOrder(orderNo, 'success', 'staff-2', 'provider report'))).state.stage).toBe('succeeded');
       expect(await wallet(merchant)).toEqual([880n, 0n, 880n]);
     });
 

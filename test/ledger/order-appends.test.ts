@@ -89,8 +89,8 @@ describe('an order and its wallet movements in the log', () => {
       if (accepted.outcome !== 'accepted') throw new Error('not accepted');
       const orderNo = accepted.order.order!.orderNo;
       const succeeded = await workflow.decideOutcome(orderNo, { type: 'ConfirmDelivery', at: systemClock.now() });
-      expect(succeeded.stage).toBe('succeeded');
-      expect((await workflow.decideOutcome(orderNo, { type: 'ConfirmDelivery', at: systemClock.now() })).stage).toBe('succeeded');
+      expect(succeeded.state.stage).toBe('succeeded');
+      expect((await workflow.decideOutcome(orderNo, { type: 'ConfirmDelivery', at: systemClock.now() })).state.stage).toBe('succeeded');
       const log = await logOf(merchant, orderNo);
       expect(types(log.order)).toEqual(['OrderPlaced', 'OrderAccepted', 'OrderDeliveryConfirmed', 'OrderSucceeded']);
       expect(types(log.wallet)).toEqual(['FundsFrozen', 'FrozenFundsDeducted']);
@@ -110,7 +110,7 @@ describe('an order and its wallet movements in the log', () => {
         failReason: 'no such account',
         at: systemClock.now(),
       });
-      expect(failed).toMatchObject({ stage: 'failed', failCode: 'INVALID_ACCOUNT' });
+      expect(failed.state).toMatchObject({ stage: 'failed', failCode: 'INVALID_ACCOUNT' });
       const log = await logOf(merchant, orderNo);
       expect(types(log.order)).toEqual(['OrderPlaced', 'OrderAccepted', 'OrderDeliveryFailed', 'OrderFailed']);
       expect(types(log.wallet)).toEqual(['FundsFrozen', 'FrozenFundsReleased']);

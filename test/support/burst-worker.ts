@@ -61,7 +61,7 @@ async function main() {
             ? new RecordDeliveryFailure(orderNo, 'INVALID_ACCOUNT', 'The account does not exist')
             : new MarkResultUnknown(orderNo, 'timeout after sending');
       const order = await commands.execute(outcome);
-      say(`ACK outcome ${orderNo} ${order.stage}`);
+      say(`ACK outcome ${orderNo} ${order.state.stage}`);
     }
   };
   await Promise.all(Array.from({ length: 32 }, worker));

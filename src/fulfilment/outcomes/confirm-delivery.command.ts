@@ -1,8 +1,10 @@
+import { Loaded } from '../../ledger/command-handling';
 import { OrderOutcomeCommand } from '../../ledger/commands/order-outcome.command';
+import { OrderState } from '../../ledger/order/order.decider';
 
 /** The upstream delivered: deduct the frozen amount, the order succeeds. */
 export class ConfirmDelivery extends OrderOutcomeCommand {
-  constructor(orderNo: string) {
-    super(orderNo, { type: 'ConfirmDelivery' });
+  constructor(orderNo: string, known?: Loaded<OrderState>) {
+    super(orderNo, { type: 'ConfirmDelivery' }, known);
   }
 }

@@ -1,7 +1,7 @@
 import { CommandBus } from '@nestjs/cqrs';
 import { Pool } from 'pg';
 import { EventStore } from '../../ledger/ports/event-store.port';
-import { loadAggregate } from '../../ledger/command-handling';
+import { Loaded, loadAggregate } from '../../ledger/command-handling';
 import { OrderOutcomeCommand } from '../../ledger/commands/order-outcome.command';
 import { orderDecider, OrderState } from '../../ledger/order/order.decider';
 import { CommandRefusedError } from '../../shared/command-refused';
@@ -95,7 +95,8 @@ export class FulfilmentWorker extends DispatchedWorker<Job> {
       return this.finish(job);
     }
     // Recorded before sending: if the order moved on meanwhile, nothing is sent.
-    if (!(await this.run(new RecordUpstreamAttempt(job.order_no, loaded)))) return this.finish(job);
+    const sent = await this.run(new RecordUpstreamAttempt(job.order_no, loaded));
+    if (!sent) return this.finish(job);
     const outcome = await this.upstream.topUp({
       orderNo: job.order_no,
       skuId: order.skuId,
@@ -107,13 +108,13 @@ export class FulfilmentWorker extends DispatchedWorker<Job> {
     });
     switch (outcome.kind) {
       case 'delivered':
-        await this.run(new ConfirmDelivery(job.order_no));
+        await this.run(new ConfirmDelivery(job.order_no, sent));
         return this.finish(job);
       case 'refused':
-        await this.run(new RecordDeliveryFailure(job.order_no, outcome.failCode, outcome.failReason));
+        await this.run(new RecordDeliveryFailure(job.order_no, outcome.failCode, outcome.failReason, sent));
         return this.finish(job);
       case 'unknown':
-        await this.run(new MarkResultUnknown(job.order_no, outcome.reason, outcome.evidence));
+        await this.run(new MarkResultUnknown(job.order_no, outcome.reason, outcome.evidence, sent));
         return this.finish(job);
       case 'retryable':
         return this.retryLater(job, outcome.reason);
@@ -121,7 +122,7 @@ export class FulfilmentWorker extends DispatchedWorker<Job> {
   }
 
   /** A command refused because the order moved on meanwhile (e.g. staff resolved it) is not an error here. */
-  private async run(command: OrderOutcomeCommand): Promise<OrderState | undefined> {
+  private async run(command: OrderOutcomeCommand): Promise<Loaded<OrderState> | undefined> {
     try {
       return await this.commands.execute(command);
     } catch (error) {

@@ -13,10 +13,11 @@ export type OrderOutcome = Untimed<
  * A bus command that is one of the order decider's outcome commands, under
  * the decider's name. Its handler (orderOutcomeHandler) adds the time and
  * lets the order workflow decide it and settle the wallet. `known` is the
- * order as the sender has just read it, which saves reading it again; a
- * stale one costs a conflict and a read.
+ * order as the sender has just read it (or as the previous outcome command
+ * returned it), which saves reading it again; a stale one costs a conflict
+ * and a read. The result: the order as it then stands, with its revision.
  */
-export abstract class OrderOutcomeCommand extends Command<OrderState> {
+export abstract class OrderOutcomeCommand extends Command<Loaded<OrderState>> {
   protected constructor(
     readonly orderNo: string,
     readonly outcome: OrderOutcome,

@@ -118,7 +118,7 @@ export class OrderWorkflow {
    * as plain as that (a refusal, a repeat, a concurrent writer): the
    * step-by-step path then decides.
    */
-  private async settleAtOnce(loaded: Loaded<OrderState>, command: OrderCommand): Promise<OrderState | undefined> {
+  private async settleAtOnce(loaded: Loaded<OrderState>, command: OrderCommand): Promise<Loaded<OrderState> | undefined> {
     const decided = decideAll(loaded.state, [command]);
     if (!decided || (decided.state.stage !== 'succeeding' && decided.state.stage !== 'failing')) return undefined;
     const at = this.clock.now();
@@ -131,7 +131,7 @@ export class OrderWorkflow {
         expected: loaded.revision,
         events: [...decided.events, ...completed.events].map((e) => encodeEvent(e)),
       });
-      return settled.decision.ok ? completed.state : undefined;
+      return settled.decision.ok ? { state: completed.state, revision: settled.companion!.nextExpectedRevision } : undefined;
     } catch (error) {
       if (error instanceof WrongExpectedRevisionError && error.streamId === stream) return undefined;
       throw error;
@@ -144,6 +144,11 @@ export class OrderWorkflow {
    * or released and made final. Returns the order as it then stands.
    */
   async advance(orderNo: string, known?: Loaded<OrderState>): Promise<OrderState> {
+    return (await this.advanceLoaded(orderNo, known)).state;
+  }
+
+  /** advance, with the stream's revision after it. */
+  private async advanceLoaded(orderNo: string, known?: Loaded<OrderState>): Promise<Loaded<OrderState>> {
     let current = known ?? (await loadAggregate(this.store, orderStream(orderNo), orderDecider));
     for (let round = 0; round < MAX_ROUNDS; round++) {
       switch (current.state.stage) {
@@ -155,7 +160,7 @@ export class OrderWorkflow {
           current = await this.settleOutcome(current);
           continue;
         default:
-          return current.state;
+          return current;
       }
     }
     throw new Error(`order ${orderNo}: still moving after ${MAX_ROUNDS} rounds`);
@@ -164,9 +169,11 @@ export class OrderWorkflow {
   /**
    * Records an upstream attempt, or an upstream or staff outcome and then
    * settles the wallet. `known`: the order as the caller has just read it
-   * (a guess: the appends' expected revision catches a stale one).
+   * (a guess: the appends' expected revision catches a stale one). Returns
+   * the order as it then stands and its stream's revision, which the caller
+   * may pass on as `known` with its next outcome.
    */
-  async decideOutcome(orderNo: string, command: OrderCommand, known?: Loaded<OrderState>): Promise<OrderState> {
+  async decideOutcome(orderNo: string, command: OrderCommand, known?: Loaded<OrderState>): Promise<Loaded<OrderState>> {
     const loaded = known ?? (await loadAggregate(this.store, orderStream(orderNo), orderDecider));
     if (this.wallets.takesCompanions) {
       const settled = await this.settleAtOnce(loaded, command);
@@ -176,7 +183,7 @@ export class OrderWorkflow {
     if (!handled.decision.ok && !isRepeatOf(command, handled.state)) {
       throw new CommandRefusedError(handled.decision.refusal.code, handled.decision.refusal.message);
     }
-    return this.advance(orderNo, handled);
+    return this.advanceLoaded(orderNo, handled);
   }
 
   private async settlePlacement(order: Loaded<OrderState>): Promise<Loaded<OrderState>> {
