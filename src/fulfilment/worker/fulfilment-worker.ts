@@ -35,12 +35,15 @@ interface Job {
  * Sends accepted orders to the upstream and turns each outcome into a
  * ledger command. Instances compete for jobs with SKIP LOCKED and leases;
  * a worker that dies mid-way leaves its lease to expire, and the next one
- * sends the same order again under the same idempotency key.
+ * sends the same order again under the same idempotency key. A job is
+ * closed by the fulfilment-jobs projection, in the transaction that applies
+ * the event ending the order's upstream part (this worker's outcome, or
+ * whatever moved the order on before it); until then the lease keeps other
+ * workers off it.
  */
 export class FulfilmentWorker extends DispatchedWorker<Job> {
   protected readonly dispatcher: JobDispatcher<Job>;
-  /** Jobs ending together are marked done in one statement, and look their routes up in one. */
-  private readonly finished = new StatementBatcher<string, void>((orderNos) => this.markDone(orderNos), { maxBatch: 500, maxInFlight: 1 });
+  /** Jobs starting together look their routes up in one statement. */
   private readonly routes = new StatementBatcher<string, string | null>((skuIds) => this.skuRoutes.of(skuIds), { maxBatch: 500, maxInFlight: 2 });
 
   constructor(
@@ -83,20 +86,20 @@ export class FulfilmentWorker extends DispatchedWorker<Job> {
   private async fulfil(job: Job): Promise<void> {
     const loaded = await loadAggregate(this.store, orderStream(job.order_no), orderDecider);
     const { state } = loaded;
-    if (state.stage !== 'accepted' && state.stage !== 'sent') return this.finish(job);
+    if (state.stage !== 'accepted' && state.stage !== 'sent') return;
     const order = state.order!;
     if (job.attempts >= this.options.maxAttempts) {
       await this.run(new RecordDeliveryFailure(job.order_no, 'UPSTREAM_UNAVAILABLE', 'The upstream could not be reached; the top-up was never sent'));
-      return this.finish(job);
+      return;
     }
     const route = await this.routeOf(order.skuId);
     if (route === null) {
       await this.run(new RecordDeliveryFailure(job.order_no, 'SKU_UNAVAILABLE', 'No upstream route can fulfil this SKU'));
-      return this.finish(job);
+      return;
     }
     // Recorded before sending: if the order moved on meanwhile, nothing is sent.
     const sent = await this.run(new RecordUpstreamAttempt(job.order_no, loaded));
-    if (!sent) return this.finish(job);
+    if (!sent) return;
     const outcome = await this.upstream.topUp({
       orderNo: job.order_no,
       skuId: order.skuId,
@@ -109,13 +112,13 @@ export class FulfilmentWorker extends DispatchedWorker<Job> {
     switch (outcome.kind) {
       case 'delivered':
         await this.run(new ConfirmDelivery(job.order_no, sent));
-        return this.finish(job);
+        return;
       case 'refused':
         await this.run(new RecordDeliveryFailure(job.order_no, outcome.failCode, outcome.failReason, sent));
-        return this.finish(job);
+        return;
       case 'unknown':
         await this.run(new MarkResultUnknown(job.order_no, outcome.reason, outcome.evidence, sent));
-        return this.finish(job);
+        return;
       case 'retryable':
         return this.retryLater(job, outcome.reason);
     }
@@ -136,18 +139,6 @@ export class FulfilmentWorker extends DispatchedWorker<Job> {
 
   private routeOf(skuId: string): Promise<string | null> {
     return this.routes.run(skuId);
-  }
-
-  private finish(job: Job): Promise<void> {
-    return this.finished.run(job.order_no);
-  }
-
-  private async markDone(orderNos: readonly string[]): Promise<void[]> {
-    await this.pool.query('update fulfilment_jobs set done = true, lease_until = null where order_no = any($1) and leased_by = $2 and not done', [
-      orderNos,
-      this.options.instanceId,
-    ]);
-    return orderNos.map(() => undefined);
   }
 
   private async retryLater(job: Job, reason: string): Promise<void> {
