@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
 import { EventStore } from '../ledger/ports/event-store.port';
 import { loadAggregate } from '../ledger/command-handling';
-import { orderDecider, OrderState } from '../ledger/order/order.decider';
+import { merchantStatus, orderDecider, OrderStage, OrderState } from '../ledger/order/order.decider';
 import { orderStream } from '../ledger/streams';
 import { signatureOf, stringToSign } from '../shared/signature';
 import { CallbackRecipient, CallbackRecipients } from '../merchants';
-import { formatAmount } from '../shared/money';
+import { formatAmount, Minor } from '../shared/money';
 import { isoTimestamp } from '../shared/clock';
 import { DispatchedWorker, JobDispatcher } from '../infrastructure/jobs/job-dispatcher';
 import { StatementBatcher } from '../infrastructure/postgres/statement-batcher';
@@ -45,35 +45,63 @@ export interface CallbackPayload {
   completed_at: string;
 }
 
-/** A final order's callback, from its events. */
-export function callbackPayload(state: OrderState): CallbackPayload {
-  const order = state.order!;
+/** What a final order's callback is made of, read from its events or from the read model. */
+interface FinalOrder {
+  orderNo: string;
+  outTradeNo: string;
+  stage: OrderStage;
+  amount: Minor;
+  accountId: string;
+  failCode: string | null;
+  failReason: string | null;
+  completedAt: Date;
+}
+
+/** The body, or undefined when the order is not final (the merchant sees it `processing`). */
+function callbackBody(order: FinalOrder): CallbackPayload | undefined {
+  const status = merchantStatus(order.stage);
+  if (status !== 'success' && status !== 'failed') return undefined;
+  const failed = status === 'failed';
   return {
     order_no: order.orderNo,
     out_trade_no: order.outTradeNo,
-    status: state.stage === 'succeeded' ? 'success' : 'failed',
+    status,
     amount: formatAmount(order.amount),
     account_id: order.accountId,
-    fail_code: state.stage === 'failed' ? (state.failCode ?? null) : null,
-    fail_reason: state.stage === 'failed' ? (state.failReason ?? null) : null,
-    completed_at: isoTimestamp(new Date(state.completedAt!)),
+    fail_code: failed ? order.failCode : null,
+    fail_reason: failed ? order.failReason : null,
+    completed_at: isoTimestamp(order.completedAt),
   };
 }
 
-/** The same callback from the orders read model's row, when the row shows the order final. */
+/** A final order's callback, from its events. */
+export function callbackPayload(state: OrderState): CallbackPayload {
+  const order = state.order!;
+  return callbackBody({
+    orderNo: order.orderNo,
+    outTradeNo: order.outTradeNo,
+    stage: state.stage,
+    amount: order.amount,
+    accountId: order.accountId,
+    failCode: state.failCode ?? null,
+    failReason: state.failReason ?? null,
+    completedAt: new Date(state.completedAt!),
+  })!;
+}
+
+/** The same callback from the orders read model's row, or undefined when the row does not show the order final. */
 export function callbackPayloadFromReadModel(orderNo: string, row: ReadModelOrder): CallbackPayload | undefined {
-  if ((row.stage !== 'succeeded' && row.stage !== 'failed') || row.completed_ms === null) return undefined;
-  const failed = row.stage === 'failed';
-  return {
-    order_no: orderNo,
-    out_trade_no: row.out_trade_no,
-    status: failed ? 'failed' : 'success',
-    amount: formatAmount(BigInt(row.amount)),
-    account_id: row.account_id,
-    fail_code: failed ? row.fail_code : null,
-    fail_reason: failed ? row.fail_reason : null,
-    completed_at: isoTimestamp(new Date(Number(row.completed_ms))),
-  };
+  if (row.completed_ms === null) return undefined;
+  return callbackBody({
+    orderNo,
+    outTradeNo: row.out_trade_no,
+    stage: row.stage,
+    amount: BigInt(row.amount),
+    accountId: row.account_id,
+    failCode: row.fail_code,
+    failReason: row.fail_reason,
+    completedAt: new Date(Number(row.completed_ms)),
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
 import { Pool } from 'pg';
+import { OrderStage } from '../ledger/order/order.decider';
 
 export interface ClaimedDelivery {
   order_no: string;
@@ -19,7 +20,7 @@ export interface ClaimedDelivery {
 export interface ReadModelOrder {
   merchant_id: string;
   out_trade_no: string;
-  stage: string;
+  stage: OrderStage;
   /** Minor units. */
   amount: string;
   account_id: string;

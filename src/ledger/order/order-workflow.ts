@@ -60,7 +60,7 @@ export class OrderWorkflow {
       const placed = await handleCommand(this.store, orderStream(orderNo), orderDecider, place(), guess);
       if (placed.decision.ok) {
         const attempt = placed.state.order!.attempt;
-        const order = await this.advance(orderNo, placed);
+        const order = (await this.advance(orderNo, placed)).state;
         if (order.order!.attempt !== attempt) continue; // refused, then placed again by a concurrent duplicate
         if (order.stage === 'refused') return refusedAttempt(order);
         return { outcome: 'accepted', order };
@@ -69,7 +69,7 @@ export class OrderWorkflow {
         return { outcome: 'refused', code: 'OUT_TRADE_NO_CONFLICT', message: placed.decision.refusal.message };
       }
       // The same order exists: finish it if it is half-way, then report it.
-      const order = placed.state.stage === 'placed' ? await this.advance(orderNo, placed) : placed.state;
+      const order = placed.state.stage === 'placed' ? (await this.advance(orderNo, placed)).state : placed.state;
       if (order.stage === 'refused') continue; // that attempt was refused: this request may place the next
       return { outcome: 'duplicate', order };
     }
@@ -141,14 +141,10 @@ export class OrderWorkflow {
   /**
    * Completes whatever a crash or a concurrent caller left half-done: a placed
    * attempt is frozen and accepted (or refused), a decided outcome is deducted
-   * or released and made final. Returns the order as it then stands.
+   * or released and made final. Returns the order as it then stands, with
+   * its stream's revision.
    */
-  async advance(orderNo: string, known?: Loaded<OrderState>): Promise<OrderState> {
-    return (await this.advanceLoaded(orderNo, known)).state;
-  }
-
-  /** advance, with the stream's revision after it. */
-  private async advanceLoaded(orderNo: string, known?: Loaded<OrderState>): Promise<Loaded<OrderState>> {
+  async advance(orderNo: string, known?: Loaded<OrderState>): Promise<Loaded<OrderState>> {
     let current = known ?? (await loadAggregate(this.store, orderStream(orderNo), orderDecider));
     for (let round = 0; round < MAX_ROUNDS; round++) {
       switch (current.state.stage) {
@@ -183,7 +179,7 @@ export class OrderWorkflow {
     if (!handled.decision.ok && !isRepeatOf(command, handled.state)) {
       throw new CommandRefusedError(handled.decision.refusal.code, handled.decision.refusal.message);
     }
-    return this.advanceLoaded(orderNo, handled);
+    return this.advance(orderNo, handled);
   }
 
   private async settlePlacement(order: Loaded<OrderState>): Promise<Loaded<OrderState>> {
