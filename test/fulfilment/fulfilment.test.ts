@@ -47,6 +47,19 @@ describe('fulfilment through the merchant API, against the simulator over HTTP',
     expect(simulator.deliveries.get(orderNo)).toBe(1);
   });
 
+  it("reads the order's events once in its whole life: the worker's read before the attempt decides the outcome too", async () => {
+    const reads = jest.spyOn(service.store, 'readStream');
+    try {
+      const orderNo = await submit('12345678');
+      for (let i = 0; i < 200 && (await stageOf(orderNo)) !== 'succeeded'; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(await stageOf(orderNo)).toBe('succeeded');
+      await service.catchUp();
+      expect(reads.mock.calls.filter(([stream]) => stream === `order-${orderNo}`)).toHaveLength(1);
+    } finally {
+      reads.mockRestore();
+    }
+  });
+
   it.each([
     ['000', 'INVALID_ACCOUNT'],
     ['001', 'UPSTREAM_REJECTED'],
