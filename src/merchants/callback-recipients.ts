@@ -18,10 +18,11 @@ export class CallbackRecipients {
 
   /** One statement for many merchants (callbacks sent together read theirs at once); undefined for an unknown id. */
   async byIds(merchantIds: readonly string[]): Promise<(CallbackRecipient | undefined)[]> {
-    const { rows } = await this.pool.query<{ merchant_id: string; api_key: string; app_secret_enc: Buffer; callback_url: string | null }>(
-      'select merchant_id, api_key, app_secret_enc, callback_url from merchants where merchant_id = any($1)',
-      [[...new Set(merchantIds)]],
-    );
+    const { rows } = await this.pool.query<{ merchant_id: string; api_key: string; app_secret_enc: Buffer; callback_url: string | null }>({
+      name: 'callback-recipients',
+      text: 'select merchant_id, api_key, app_secret_enc, callback_url from merchants where merchant_id = any($1)',
+      values: [[...new Set(merchantIds)]],
+    });
     const byId = new Map(
       rows.map((row): [string, CallbackRecipient] => [
         row.merchant_id,

@@ -70,16 +70,17 @@ export class FulfilmentWorker extends DispatchedWorker<Job> {
   private async claim(limit: number): Promise<Job[]> {
     // SKIP LOCKED plus the re-check of the lease on the locked row's newest
     // version: two instances never hold one job at once.
-    const { rows } = await this.pool.query<Job>(
-      `update fulfilment_jobs set lease_until = now() + make_interval(secs => $2::float8 / 1000), leased_by = $3
+    const { rows } = await this.pool.query<Job>({
+      name: 'fulfilment-claim',
+      text: `update fulfilment_jobs set lease_until = now() + make_interval(secs => $2::float8 / 1000), leased_by = $3
        where order_no in (
          select order_no from fulfilment_jobs
          where not done and next_attempt_at <= now() and (lease_until is null or lease_until < now())
          order by next_attempt_at limit $1
          for update skip locked)
        returning order_no, attempts`,
-      [limit, this.options.leaseMs, this.options.instanceId],
-    );
+      values: [limit, this.options.leaseMs, this.options.instanceId],
+    });
     return rows;
   }
 

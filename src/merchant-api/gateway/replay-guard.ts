@@ -106,11 +106,12 @@ export class ReplayGuard {
   private async admitAll(batch: readonly Admission[]): Promise<AdmissionResult[]> {
     // The catalogue revision as a scalar subquery, read once per statement (a join with the
     // one-row table, which has no statistics, was costed past jit_above_cost: 200 ms of JIT).
-    const { rows } = await this.pool.query<{ o_item: number; o_fresh: boolean; o_hits: number; o_version: string | null; o_catalogue: string }>(
-      `select o_item, o_fresh, o_hits, o_version, (select revision::text from catalogue_revision) as o_catalogue
+    const { rows } = await this.pool.query<{ o_item: number; o_fresh: boolean; o_hits: number; o_version: string | null; o_catalogue: string }>({
+      name: 'merchant-admit',
+      text: `select o_item, o_fresh, o_hits, o_version, (select revision::text from catalogue_revision) as o_catalogue
        from merchant_admit($1::jsonb)`,
-      [`[${batch.map((a) => a.json).join(',')}]`],
-    );
+      values: [`[${batch.map((a) => a.json).join(',')}]`],
+    });
     const results: AdmissionResult[] = new Array(batch.length);
     for (const row of rows) {
       results[row.o_item] = { nonceFresh: row.o_fresh, hitsThisSecond: row.o_hits, merchantVersion: row.o_version, catalogueRevision: row.o_catalogue };
