@@ -161,6 +161,53 @@ describe('PostgreSQL event store specifics', () => {
     ]);
   });
 
+  it('answers a batch of different streams (appended set-wise) as it answers the same batch item by item', async () => {
+    const append = (prefix: string, s: string, x: string, ...types: string[]) => ({
+      s: `${prefix}-${s}`,
+      x,
+      ev: types.map((type, i) => ({ id: randomUUID(), type, data: { i } })),
+    });
+    const batch = (prefix: string) => [
+      append(prefix, 'new', 'no_stream', 'A', 'B', 'C'),
+      append(prefix, 'at-0', '0', 'B'),
+      append(prefix, 'stale', '5', 'B'),
+      append(prefix, 'taken', 'no_stream', 'B'),
+      { g: [append(prefix, 'group-new', 'no_stream', 'A'), append(prefix, 'group-stale', '3', 'B')] },
+      { g: [append(prefix, 'pair-new', 'no_stream', 'A'), append(prefix, 'pair-any', 'any', 'B', 'C')] },
+    ];
+    const run = async (prefix: string, items: unknown[]) => {
+      for (const s of ['at-0', 'stale', 'taken', 'group-stale', 'pair-any']) await store.append(`${prefix}-${s}`, [{ type: 'Seed', data: {} }], NO_STREAM);
+      const { rows } = await db.pool.query<{ o_item: number; o_position: string | null; o_commit: string | null }>(
+        'select o_item, o_member, o_appended, o_actual::text, o_commit, o_position::text, o_revision::text from es_append($1::jsonb)',
+        [JSON.stringify(items)],
+      );
+      const { rows: events } = await db.pool.query<{ global_position: string }>(
+        `select substr(stream_id, length($1) + 2) as stream, stream_revision::text as revision, event_type, global_position::text
+         from es_events where stream_id like $1 || '-%' and event_type <> 'Seed' order by global_position`,
+        [prefix],
+      );
+      return { rows, events };
+    };
+    // The same items, then one more on a stream already in the batch: that batch goes item by item.
+    const setWise = await run('setwise', batch('setwise'));
+    const oneByOne = await run('onebyone', [...batch('onebyone'), append('onebyone', 'new', 'any', 'Z')]);
+
+    const answers = (rows: typeof setWise.rows) =>
+      rows.filter((row) => row.o_item < 6).map(({ o_position, o_commit, ...answer }) => ({ ...answer, landed: o_position !== null && o_commit !== null }));
+    expect(answers(setWise.rows)).toEqual(answers(oneByOne.rows));
+    expect(setWise.rows.filter((row) => row.o_position !== null)).toHaveLength(4);
+    const withoutPositions = (events: typeof setWise.events) => events.map(({ global_position, ...event }) => event);
+    expect(withoutPositions(setWise.events)).toEqual(
+      withoutPositions(oneByOne.events).filter((event) => JSON.stringify(event) !== '{"stream":"new","revision":"3","event_type":"Z"}'),
+    );
+    // Each appended stream's answer names its last event's position, in one transaction.
+    const last = new Map<string, string>();
+    for (const event of setWise.events as unknown as { stream: string; global_position: string }[]) last.set(event.stream, event.global_position);
+    const appended = setWise.rows.filter((row) => row.o_position !== null) as unknown as { o_position: string; o_commit: string }[];
+    expect(appended.map((row) => row.o_position).sort()).toEqual([...last.values()].sort());
+    expect(new Set(appended.map((row) => row.o_commit)).size).toBe(1);
+  });
+
   it('reads once per append once a subscriber has caught up, not again to find nothing', async () => {
     let reads = 0;
     // The store's pool, counting the subscription's reads (the only statements that look at the snapshot's xmin).
