@@ -74,12 +74,15 @@ const APPEND_FUNCTION_002 = `
     end loop;
   end $fn$;`;
 
+/** Every stream append of the batch (m), in its item (e): an item is one append or a group ({g: [...]}). */
+const BATCH_MEMBERS = `jsonb_array_elements(batch) with ordinality e,
+           jsonb_array_elements(case when e.value ? 'g' then e.value->'g' else jsonb_build_array(e.value) end) with ordinality m`;
+
 /** Every stream of the batch locked (held to the commit), in one global order so that two batches never wait for each other in a cycle. */
 const LOCK_STREAMS = `
     for lock_key in
       select distinct hashtextextended(m.value->>'s', 0)
-      from jsonb_array_elements(batch) e,
-           jsonb_array_elements(case when e.value ? 'g' then e.value->'g' else jsonb_build_array(e.value) end) m
+      from ${BATCH_MEMBERS}
       order by 1
     loop
       perform pg_advisory_xact_lock(lock_key);
@@ -172,15 +175,12 @@ const APPEND_FUNCTION = `
   declare ${APPEND_DECLARATIONS}
     distinct_streams boolean;
   begin ${LOCK_STREAMS}
-    select count(*) = count(distinct m.value->>'s') into distinct_streams
-    from jsonb_array_elements(batch) e,
-         jsonb_array_elements(case when e.value ? 'g' then e.value->'g' else jsonb_build_array(e.value) end) m;
+    select count(*) = count(distinct m.value->>'s') into distinct_streams from ${BATCH_MEMBERS};
     if distinct_streams then
       return query
         with asked as (
           select (e.ordinality - 1)::int as i, (m.ordinality - 1)::int as j, m.value->>'s' as s, m.value->>'x' as x, m.value->'ev' as ev
-          from jsonb_array_elements(batch) with ordinality e,
-               jsonb_array_elements(case when e.value ? 'g' then e.value->'g' else jsonb_build_array(e.value) end) with ordinality m
+          from ${BATCH_MEMBERS}
         ),
         checked as (
           select asked.*, last.rev,
