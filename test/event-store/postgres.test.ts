@@ -349,4 +349,38 @@ describe('PostgreSQL event store: batched stream reads under stale statistics', 
     expect(after.idx).toBeGreaterThan(before.idx);
     expect(after.seq - before.seq).toBe(0);
   });
+
+  /** es_events' blocks (table and indexes) the reader's statements have touched so far. */
+  const blocksTouched = async () => {
+    await reader.query('select pg_stat_force_next_flush()');
+    await reader.query('select 1');
+    const { rows } = await db.pool.query<{ blocks: string }>(
+      `select (heap_blks_hit + heap_blks_read + idx_blks_hit + idx_blks_read)::text as blocks
+       from pg_statio_user_tables where relname = 'es_events'`,
+    );
+    return Number(rows[0].blocks);
+  };
+
+  it("reads a subscription's next events by the global order's index alone, far behind or caught up", async () => {
+    // Far behind: the first ten events of 60,000, and whether anything is held beyond them.
+    let before = await blocksTouched();
+    const first = await store.readForSubscription(START, 10);
+    const farBehind = (await blocksTouched()) - before;
+
+    const { rows } = await db.pool.query<{ c: string; p: string }>(
+      `select transaction_id::text as c, global_position::text as p from es_events
+       order by transaction_id desc, global_position desc offset 5 limit 1`,
+    );
+    before = await blocksTouched();
+    const last = await store.readForSubscription({ commit: BigInt(rows[0].c), prepare: BigInt(rows[0].p) }, 10);
+    const caughtUp = (await blocksTouched()) - before;
+
+    expect(first.events).toHaveLength(10);
+    expect(first.beyond).toBe('more');
+    expect(last.events).toHaveLength(5);
+    expect(last.beyond).toBe('none');
+    // A scan of the table or of the index from the position on touches hundreds of blocks.
+    expect(farBehind).toBeLessThan(30);
+    expect(caughtUp).toBeLessThan(30);
+  });
 });

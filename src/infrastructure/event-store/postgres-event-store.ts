@@ -492,8 +492,15 @@ export class PostgresEventStore implements EventStore {
    */
   async readForSubscription(after: GlobalPosition, maxCount: number): Promise<{ events: RecordedEvent[]; beyond: 'more' | 'held' | 'none' }> {
     // Planned at each call, never prepared: only the position read tells the
-    // planner that few rows lie beyond it. A generic plan takes a third of the
-    // log for "beyond", and its `limit 1` part may then scan the whole table.
+    // planner that few rows lie beyond it.
+    // The second part asks whether anything lies at or above the horizon,
+    // where only transactions still running (a few rows at most) can be. It
+    // starts its index scan at the horizon, and checks the position row by
+    // row: given as a row comparison, the position would be the scan's start
+    // instead, and a reader far behind (catching up, rebuilding) would walk
+    // the index from there to the end at every read. Without the order, a
+    // planner that expects many rows beyond (statistics older than the log)
+    // scanned the whole table for its `limit 1`.
     const { rows } = await this.pool.query<EventRow & { held: boolean }>(
       `(${SELECT_EVENT_HELD(false)}
          where (e.transaction_id, e.global_position) > ($1::xid8, $2::bigint)
@@ -502,8 +509,9 @@ export class PostgresEventStore implements EventStore {
          limit $3)
        union all
        (${SELECT_EVENT_HELD(true)}
-         where (e.transaction_id, e.global_position) > ($1::xid8, $2::bigint)
-           and e.transaction_id >= pg_snapshot_xmin(pg_current_snapshot())
+         where e.transaction_id >= pg_snapshot_xmin(pg_current_snapshot())
+           and (e.transaction_id > $1::xid8 or (e.transaction_id = $1::xid8 and e.global_position > $2::bigint))
+         order by e.transaction_id, e.global_position
          limit 1)`,
       [clampToZero(after.commit), clampToZero(after.prepare), maxCount + 1],
     );
