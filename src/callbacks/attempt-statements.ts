@@ -29,6 +29,14 @@ export interface AttemptResult {
  * planner chose a sequential scan of both tables (one row per order ever
  * called back) for a batch of a few rows; the array lets it size the batch
  * and walk the primary keys.
+ *
+ * Neither is prepared: a prepared statement's generic plan is made once, at
+ * its sixth call, and kept until the tables are next analyzed. Made while the
+ * tables held a few dozen rows (a new database's first callbacks), it scanned
+ * both, and went on scanning them as they grew: 12 ms a call after 7,000
+ * orders against 1-2 planned each time. Planned at each call, the plan
+ * follows the tables' size; one call carries a batch of attempts, so the
+ * planning is a small part of it.
  */
 
 /**
@@ -41,7 +49,6 @@ export interface AttemptResult {
  */
 export async function startAttempts(pool: Pool, instanceId: string, starts: readonly AttemptStart[]): Promise<boolean[]> {
   const { rows } = await pool.query<{ order_no: string }>({
-    name: 'callbacks-start',
     text: `with started as (select * from jsonb_to_recordset($1::jsonb)
                         as s(order_no text, attempt int, kind text, url text, merchant_id text, delay_ms float8)),
      moved as (
@@ -64,7 +71,6 @@ export async function startAttempts(pool: Pool, instanceId: string, starts: read
 /** The attempts' results and their deliveries' next states, in one statement and one commit. */
 export async function recordAttemptResults(pool: Pool, instanceId: string, results: readonly AttemptResult[]): Promise<void[]> {
   await pool.query({
-    name: 'callbacks-results',
     text: `with outcome as (select * from jsonb_to_recordset($1::jsonb)
                         as r(order_no text, attempt int, next text, delay_ms float8, status_code int, latency_ms int,
                              reply_excerpt text, acknowledged boolean, error text)),
