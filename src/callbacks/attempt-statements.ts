@@ -48,8 +48,8 @@ export interface AttemptResult {
  * way of the instance that holds the delivery now.
  */
 export async function startAttempts(pool: Pool, instanceId: string, starts: readonly AttemptStart[]): Promise<boolean[]> {
-  const { rows } = await pool.query<{ order_no: string }>({
-    text: `with started as (select * from jsonb_to_recordset($1::jsonb)
+  const { rows } = await pool.query<{ order_no: string }>(
+    `with started as (select * from jsonb_to_recordset($1::jsonb)
                         as s(order_no text, attempt int, kind text, url text, merchant_id text, delay_ms float8)),
      moved as (
        update callback_deliveries d set attempts_made = s.attempt, merchant_id = s.merchant_id, manual_requested = false,
@@ -62,16 +62,16 @@ export async function startAttempts(pool: Pool, instanceId: string, starts: read
      select s.order_no, s.attempt, s.kind, now(), s.url, $2 from started s join moved m on m.order_no = s.order_no
      on conflict do nothing
      returning order_no`,
-    values: [JSON.stringify(starts), instanceId, starts.map((start) => start.order_no)],
-  });
+    [JSON.stringify(starts), instanceId, starts.map((start) => start.order_no)],
+  );
   const held = new Set(rows.map((row) => row.order_no));
   return starts.map((start) => held.has(start.order_no));
 }
 
 /** The attempts' results and their deliveries' next states, in one statement and one commit. */
 export async function recordAttemptResults(pool: Pool, instanceId: string, results: readonly AttemptResult[]): Promise<void[]> {
-  await pool.query({
-    text: `with outcome as (select * from jsonb_to_recordset($1::jsonb)
+  await pool.query(
+    `with outcome as (select * from jsonb_to_recordset($1::jsonb)
                         as r(order_no text, attempt int, next text, delay_ms float8, status_code int, latency_ms int,
                              reply_excerpt text, acknowledged boolean, error text)),
      result as (
@@ -83,7 +83,7 @@ export async function recordAttemptResults(pool: Pool, instanceId: string, resul
        due_at = case when r.next = 'pending' then now() + make_interval(secs => r.delay_ms / 1000) else d.due_at end
      from outcome r
      where d.order_no = any($3::text[]) and d.order_no = r.order_no and d.leased_by = $2`,
-    values: [JSON.stringify(results), instanceId, results.map((result) => result.order_no)],
-  });
+    [JSON.stringify(results), instanceId, results.map((result) => result.order_no)],
+  );
   return results.map(() => undefined);
 }

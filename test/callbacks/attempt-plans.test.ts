@@ -2,6 +2,7 @@ import { Pool } from 'pg';
 import { AttemptResult, AttemptStart, recordAttemptResults, startAttempts } from '../../src/callbacks/attempt-statements';
 import { migrate } from '../../src/infrastructure/postgres/migrations';
 import { allMigrations } from '../../src/schema';
+import { scansBetween, tableScans } from '../support/table-scans';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 /**
@@ -62,15 +63,7 @@ describe('callback attempt statements as the tables grow', () => {
     await recordAttemptResults(sender, 'sender', orders.map(acknowledged));
   }
 
-  const seqScans = async () => {
-    await sender.query('select pg_stat_force_next_flush()');
-    await sender.query('select 1');
-    const { rows } = await db.pool.query<{ relname: string; seq: string; idx: string }>(
-      `select relname, seq_scan::text as seq, coalesce(idx_scan, 0)::text as idx from pg_stat_user_tables
-       where relname in ('callback_attempts', 'callback_deliveries') order by relname`,
-    );
-    return rows.map((row) => ({ table: row.relname, seq: Number(row.seq), idx: Number(row.idx) }));
-  };
+  const scans = () => tableScans(sender, db.pool, ['callback_attempts', 'callback_deliveries']);
 
   it('walk the primary keys once the tables are large, after many calls while they were small', async () => {
     for (let round = 0; round < 8; round++) await sendRound(`small${round}`);
@@ -80,18 +73,16 @@ describe('callback attempt statements as the tables grow', () => {
        insert into callback_attempts (order_no, attempt, kind, started_at, sent_by, acknowledged)
        select 'T-old-' || n, 1, 'scheduled', now(), 'sender', true from generate_series(1, 20000) n`,
     );
-    const before = await seqScans();
+    const before = await scans();
 
     await sendRound('large');
 
-    const after = await seqScans();
+    const round = scansBetween(before, await scans());
     const { rows } = await db.pool.query(`select state from callback_deliveries where order_no like 'T-large-%'`);
     expect(rows).toEqual([{ state: 'acknowledged' }, { state: 'acknowledged' }, { state: 'acknowledged' }]);
     // The index scans prove the sender's counts were published; the round then scanned neither table.
-    expect(after.every((t) => t.idx > before.find((b) => b.table === t.table)!.idx)).toBe(true);
-    expect(after.map((t) => ({ table: t.table, seq: t.seq - before.find((b) => b.table === t.table)!.seq }))).toEqual([
-      { table: 'callback_attempts', seq: 0 },
-      { table: 'callback_deliveries', seq: 0 },
-    ]);
+    expect(round.callback_attempts.idx).toBeGreaterThan(0);
+    expect(round.callback_deliveries.idx).toBeGreaterThan(0);
+    expect([round.callback_attempts.seq, round.callback_deliveries.seq]).toEqual([0, 0]);
   });
 });

@@ -3,6 +3,7 @@ import { Client, Pool } from 'pg';
 import { migrate } from '../../src/infrastructure/postgres/migrations';
 import { eventStoreMigrations, PostgresEventStore } from '../../src/infrastructure/event-store/postgres-event-store';
 import { NO_STREAM, RecordedEvent, START, WrongExpectedRevisionError } from '../../src/ledger/ports/event-store.port';
+import { tableScans } from '../support/table-scans';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 import { eventStoreContract } from './event-store.contract';
 
@@ -325,13 +326,8 @@ describe('PostgreSQL event store: batched stream reads under stale statistics', 
     await db.drop();
   });
 
-  /** es_events' sequential and index scans so far, as the statistics show them. */
-  const scans = async () => {
-    const { rows } = await db.pool.query<{ seq: string; idx: string }>(
-      `select seq_scan::text as seq, idx_scan::text as idx from pg_stat_user_tables where relname = 'es_events'`,
-    );
-    return { seq: Number(rows[0].seq), idx: Number(rows[0].idx) };
-  };
+  /** es_events' scans so far, the reader's own published. */
+  const scans = async () => (await tableScans(reader, db.pool, ['es_events'])).es_events;
 
   it('reads each stream of a batch through the primary key, in revision order', async () => {
     const before = await scans();
@@ -339,9 +335,6 @@ describe('PostgreSQL event store: batched stream reads under stale statistics', 
 
     const streams = await store.readStreams(ids);
 
-    // The reader's backend reports its counts once it is idle again.
-    await reader.query('select pg_stat_force_next_flush()');
-    await reader.query('select 1');
     expect(streams.map((events) => events.map((e) => Number(e.revision)))).toEqual(ids.map(() => [0, 1, 2, 3, 4, 5, 6]));
     expect(streams.map((events) => events[0].streamId)).toEqual(ids);
     const after = await scans();
@@ -350,30 +343,19 @@ describe('PostgreSQL event store: batched stream reads under stale statistics', 
     expect(after.seq - before.seq).toBe(0);
   });
 
-  /** es_events' blocks (table and indexes) the reader's statements have touched so far. */
-  const blocksTouched = async () => {
-    await reader.query('select pg_stat_force_next_flush()');
-    await reader.query('select 1');
-    const { rows } = await db.pool.query<{ blocks: string }>(
-      `select (heap_blks_hit + heap_blks_read + idx_blks_hit + idx_blks_read)::text as blocks
-       from pg_statio_user_tables where relname = 'es_events'`,
-    );
-    return Number(rows[0].blocks);
-  };
-
   it("reads a subscription's next events by the global order's index alone, far behind or caught up", async () => {
     // Far behind: the first ten events of 60,000, and whether anything is held beyond them.
-    let before = await blocksTouched();
+    let before = await scans();
     const first = await store.readForSubscription(START, 10);
-    const farBehind = (await blocksTouched()) - before;
+    const farBehind = (await scans()).blocks - before.blocks;
 
     const { rows } = await db.pool.query<{ c: string; p: string }>(
       `select transaction_id::text as c, global_position::text as p from es_events
        order by transaction_id desc, global_position desc offset 5 limit 1`,
     );
-    before = await blocksTouched();
+    before = await scans();
     const last = await store.readForSubscription({ commit: BigInt(rows[0].c), prepare: BigInt(rows[0].p) }, 10);
-    const caughtUp = (await blocksTouched()) - before;
+    const caughtUp = (await scans()).blocks - before.blocks;
 
     expect(first.events).toHaveLength(10);
     expect(first.beyond).toBe('more');
