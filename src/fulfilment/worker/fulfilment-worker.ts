@@ -15,6 +15,7 @@ import { ConfirmDelivery } from '../outcomes/confirm-delivery.command';
 import { MarkResultUnknown } from '../outcomes/mark-result-unknown.command';
 import { RecordDeliveryFailure } from '../outcomes/record-delivery-failure.command';
 import { RecordUpstreamAttempt } from '../outcomes/record-upstream-attempt.command';
+import { ClaimedJob, claimJobs } from './job-claims.queries';
 
 export interface FulfilmentOptions {
   concurrency: number;
@@ -24,11 +25,6 @@ export interface FulfilmentOptions {
   leaseMs: number;
   pollMs: number;
   instanceId: string;
-}
-
-interface Job {
-  order_no: string;
-  attempts: number;
 }
 
 /**
@@ -41,8 +37,8 @@ interface Job {
  * whatever moved the order on before it); until then the lease keeps other
  * workers off it.
  */
-export class FulfilmentWorker extends DispatchedWorker<Job> {
-  protected readonly dispatcher: JobDispatcher<Job>;
+export class FulfilmentWorker extends DispatchedWorker<ClaimedJob> {
+  protected readonly dispatcher: JobDispatcher<ClaimedJob>;
   /** Jobs starting together look their routes up in one statement. */
   private readonly routes = new StatementBatcher<string, string | null>((skuIds) => this.skuRoutes.of(skuIds), { maxBatch: 500, maxInFlight: 2 });
 
@@ -60,31 +56,14 @@ export class FulfilmentWorker extends DispatchedWorker<Job> {
       name: 'fulfilment jobs',
       concurrency: options.concurrency,
       pollMs: options.pollMs,
-      claim: (limit) => this.claim(limit),
+      claim: (limit) => claimJobs(this.pool, limit, this.options.leaseMs, this.options.instanceId),
       run: (job) => this.fulfil(job),
       describe: (job) => `fulfilling ${job.order_no}`,
       log,
     });
   }
 
-  private async claim(limit: number): Promise<Job[]> {
-    // SKIP LOCKED plus the re-check of the lease on the locked row's newest
-    // version: two instances never hold one job at once.
-    const { rows } = await this.pool.query<Job>({
-      name: 'fulfilment-claim',
-      text: `update fulfilment_jobs set lease_until = now() + make_interval(secs => $2::float8 / 1000), leased_by = $3
-       where order_no in (
-         select order_no from fulfilment_jobs
-         where not done and next_attempt_at <= now() and (lease_until is null or lease_until < now())
-         order by next_attempt_at limit $1
-         for update skip locked)
-       returning order_no, attempts`,
-      values: [limit, this.options.leaseMs, this.options.instanceId],
-    });
-    return rows;
-  }
-
-  private async fulfil(job: Job): Promise<void> {
+  private async fulfil(job: ClaimedJob): Promise<void> {
     const loaded = await loadAggregate(this.store, orderStream(job.order_no), orderDecider);
     const { state } = loaded;
     if (state.stage !== 'accepted' && state.stage !== 'sent') return;
@@ -142,7 +121,7 @@ export class FulfilmentWorker extends DispatchedWorker<Job> {
     return this.routes.run(skuId);
   }
 
-  private async retryLater(job: Job, reason: string): Promise<void> {
+  private async retryLater(job: ClaimedJob, reason: string): Promise<void> {
     const delay = Math.min(this.options.retryBaseMs * 2 ** job.attempts, 60_000);
     await this.pool.query(
       `update fulfilment_jobs set attempts = attempts + 1, last_error = $3, lease_until = null,
