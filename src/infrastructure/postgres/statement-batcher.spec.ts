@@ -1,11 +1,14 @@
 import { StatementBatcher } from './statement-batcher';
 
-/** A flush that records its batches and fails any batch holding a bad item. */
-function recordingFlush(failure: (items: readonly string[]) => Error | undefined) {
+/**
+ * A flush that records its batches and fails any batch holding a bad item.
+ * Each flush takes 5 ms, or until `held` settles when given.
+ */
+function recordingFlush(failure: (items: readonly string[]) => Error | undefined, held?: Promise<void>) {
   const batches: string[][] = [];
   const flush = async (items: readonly string[]) => {
     batches.push([...items]);
-    await new Promise((r) => setTimeout(r, 5));
+    await (held ?? new Promise((r) => setTimeout(r, 5)));
     const error = failure(items);
     if (error) throw error;
     return items.map((item) => item.toUpperCase());
@@ -20,7 +23,11 @@ const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('StatementBatcher', () => {
   it('sends the items of one turn together, and the ones that arrive while it is busy in the next flush', async () => {
-    const { batches, flush } = recordingFlush(() => undefined);
+    // The first flush stays in flight until every later item has arrived: a
+    // timed flush could end first on a busy machine, and 'f' go on its own.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const { batches, flush } = recordingFlush(() => undefined, held);
     const batcher = new StatementBatcher(flush, { maxBatch: 10, maxInFlight: 1 });
     const first = ['a', 'b'].map((item) => batcher.run(item));
     await nextTurn();
@@ -28,6 +35,9 @@ describe('StatementBatcher', () => {
     const later = ['c', 'd', 'e'].map((item) => batcher.run(item));
     await nextTurn();
     const late = batcher.run('f');
+    await nextTurn();
+    expect(batches).toEqual([['a', 'b']]);
+    release();
     expect(await Promise.all([...first, ...later, late])).toEqual(['A', 'B', 'C', 'D', 'E', 'F']);
     expect(batches).toEqual([
       ['a', 'b'],
