@@ -20,8 +20,6 @@ import { Settings } from './settings';
 import { freshDatabase } from './systems';
 
 const SAMPLE_MS = 250;
-/** Enough to have run every path once; longer only adds a backlog to wait out before the load. */
-const WARMUP_MAX_S = 1;
 
 /** Ms since the measured load started. */
 export interface Timeline {
@@ -143,7 +141,7 @@ export async function endToEnd(settings: Settings, ratePerS: number): Promise<En
     };
 
     let warmupDrainMs: number | undefined;
-    const warmupS = Math.min(settings.warmupS, WARMUP_MAX_S);
+    const warmupS = settings.endToEndWarmupS;
     if (warmupS > 0) {
       log(`end to end: warm-up ${warmupS} s at ${ratePerS.toFixed(0)}/s`);
       await runLoad({ ...load, durationMs: warmupS * 1000, tag: `e2e-warm-${Date.now().toString(36)}` });

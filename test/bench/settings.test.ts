@@ -13,3 +13,13 @@ describe('npm run bench: the end-to-end phase at a rate given by hand', () => {
     expect(() => readSettings([], { E2E_RATE: 'fast' })).toThrow('--e2e-rate / E2E_RATE must be a number from 1');
   });
 });
+
+describe('npm run bench: the end-to-end warm-up', () => {
+  it("is 5 s unless --e2e-warmup or E2E_WARMUP_S says otherwise, apart from the submit scenarios' --warmup", () => {
+    expect(readSettings([], {}).endToEndWarmupS).toBe(5);
+    expect(readSettings(['--warmup', '1'], {}).endToEndWarmupS).toBe(5);
+    expect(readSettings(['--e2e-warmup', '0'], {}).endToEndWarmupS).toBe(0);
+    expect(readSettings([], { E2E_WARMUP_S: '2.5' }).endToEndWarmupS).toBe(2.5);
+    expect(() => readSettings(['--e2e-warmup', '-1'], {})).toThrow('--e2e-warmup / E2E_WARMUP_S must be a number from 0');
+  });
+});

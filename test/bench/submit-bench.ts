@@ -40,6 +40,8 @@
  *   --e2e             E2E_S            10    seconds of load in the end-to-end phase; 0 leaves it out
  *   --e2e-rate        E2E_RATE         -     the end-to-end phase's offered orders/s, instead of the
  *                                            "steady" fraction of the service's spread rate
+ *   --e2e-warmup      E2E_WARMUP_S     5     seconds of load at that rate before the end-to-end phase's
+ *                                            measured load (its service is a new process)
  *   --drain-max       DRAIN_MAX_S      60    longest wait for the end-to-end backlog after the load
  *   --with-fulfilment BENCH_WITH_FULFILMENT  fulfilment on in the service's submit scenarios too
  *                                            (each then waits until the service has worked off its orders)
