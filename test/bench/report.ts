@@ -71,16 +71,20 @@ interface ReportInput {
   results: Results;
   endToEnd?: EndToEnd;
   loadAtStart: number;
+  /** machineSpeed() before the first system started and after the last stopped. */
+  speed: { atStart: number; atEnd: number };
   notes: string[];
 }
 
-export function report({ settings, results, endToEnd, loadAtStart, notes }: ReportInput): string {
+export function report({ settings, results, endToEnd, loadAtStart, speed, notes }: ReportInput): string {
   const systems = settings.systems;
   const cpus = os.cpus();
   const lines = [
     '',
     `Machine: ${cpus.length} x ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, ${os.platform()} ${os.release()}; ` +
       `Node ${process.version}; load average (1 min) before the run ${loadAtStart.toFixed(2)}`,
+    `Machine speed (HMAC-SHA256 and JSON.parse of a submit body, operations per ms of CPU, one core): ${speed.atStart.toFixed(0)} before the run, ` +
+      `${speed.atEnd.toFixed(0)} after it (the same work both times: a difference is the machine's).`,
     `Settings: ${settings.passes} pass${settings.passes === 1 ? '' : 'es'}, the order of the systems reversed every other pass; closed loop at concurrency ${settings.concurrency}, ` +
       (settings.requests !== undefined ? `${settings.requests} requests` : `${settings.durationS} s`) +
       ` per scenario after a ${settings.warmupS} s warm-up; ${settings.merchants} merchants in "spread"; event store ${process.env.EVENT_STORE ?? 'postgres'}; ` +

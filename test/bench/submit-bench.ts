@@ -61,6 +61,7 @@ import { acceptedOverall, measure, Measurement, ScenarioName } from './measure';
 import { profileWindow, ProfileTaken, statementSummary } from './profiler';
 import { summariseProfile } from './profile-summary';
 import { acceptedPerS, coresTable, report, Results } from './report';
+import { machineSpeed } from './machine-speed';
 import { readSettings, Settings } from './settings';
 import { startSystem, System } from './systems';
 
@@ -108,6 +109,7 @@ async function passes(settings: Settings, systems: System[], commits: CommitCoun
 async function main(): Promise<void> {
   const settings = readSettings(process.argv.slice(2), process.env);
   const loadAtStart = os.loadavg()[0];
+  const speedAtStart = machineSpeed();
   const commits = await CommitCounts.open();
   onCleanUp('close the statistics connection', () => commits.close());
 
@@ -149,7 +151,8 @@ async function main(): Promise<void> {
       notes.push(`2xx other than 202 in pass ${m.pass}, ${m.system}, ${m.scenario}: ${[...m.result.otherSuccess].map(([s, n]) => `${s} x${n}`).join(', ')}`);
     }
   }
-  console.log(report({ settings, results, endToEnd: e2e, loadAtStart, notes }));
+  const speed = { atStart: speedAtStart, atEnd: machineSpeed() };
+  console.log(report({ settings, results, endToEnd: e2e, loadAtStart, speed, notes }));
   console.log(['', ...coresTable(settings, results)].join('\n'));
   for (const { name, taken, accepted } of profiles) {
     console.log(`\n${name}: ${summariseProfile(taken.path)}\n${statementSummary(taken, accepted)}`);
