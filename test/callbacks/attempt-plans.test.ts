@@ -1,9 +1,8 @@
 import { Pool } from 'pg';
 import { AttemptResult, AttemptStart, recordAttemptResults, startAttempts } from '../../src/callbacks/attempt-statements';
-import { migrate } from '../../src/infrastructure/postgres/migrations';
 import { allMigrations } from '../../src/schema';
-import { scansBetween, tableScans } from '../support/table-scans';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { PlanTestDatabase, planTestDatabase, scansBetween } from '../support/table-scans';
+import { TestDatabase } from '../support/test-database';
 
 /**
  * The attempt statements name their rows by primary key, so they must walk
@@ -14,22 +13,17 @@ import { createTestDatabase, TestDatabase } from '../support/test-database';
  * filled up.
  */
 describe('callback attempt statements as the tables grow', () => {
+  let planned: PlanTestDatabase;
   let db: TestDatabase;
-  /** One connection, as a service's pooled connection runs the statements again and again. */
+  /** The service's connection that sends the statements. */
   let sender: Pool;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    await migrate(db.pool, allMigrations({ eventStore: 'postgres', upstreamSimulator: true }));
-    // Statistics stay as they were, as between two runs of autovacuum.
-    for (const table of ['callback_attempts', 'callback_deliveries']) await db.pool.query(`alter table ${table} set (autovacuum_enabled = false)`);
-    sender = new Pool({ ...db.config, max: 1 });
+    planned = await planTestDatabase(allMigrations({ eventStore: 'postgres', upstreamSimulator: true }), ['callback_attempts', 'callback_deliveries']);
+    ({ db, connection: sender } = planned);
   });
 
-  afterAll(async () => {
-    await sender.end();
-    await db.drop();
-  });
+  afterAll(async () => planned.close());
 
   const start = (orderNo: string): AttemptStart => ({
     order_no: orderNo,
@@ -63,8 +57,6 @@ describe('callback attempt statements as the tables grow', () => {
     await recordAttemptResults(sender, 'sender', orders.map(acknowledged));
   }
 
-  const scans = () => tableScans(sender, db.pool, ['callback_attempts', 'callback_deliveries']);
-
   it('walk the primary keys once the tables are large, after many calls while they were small', async () => {
     for (let round = 0; round < 8; round++) await sendRound(`small${round}`);
     await db.pool.query(
@@ -73,11 +65,11 @@ describe('callback attempt statements as the tables grow', () => {
        insert into callback_attempts (order_no, attempt, kind, started_at, sent_by, acknowledged)
        select 'T-old-' || n, 1, 'scheduled', now(), 'sender', true from generate_series(1, 20000) n`,
     );
-    const before = await scans();
+    const before = await planned.scans();
 
     await sendRound('large');
 
-    const round = scansBetween(before, await scans());
+    const round = scansBetween(before, await planned.scans());
     const { rows } = await db.pool.query(`select state from callback_deliveries where order_no like 'T-large-%'`);
     expect(rows).toEqual([{ state: 'acknowledged' }, { state: 'acknowledged' }, { state: 'acknowledged' }]);
     // The index scans prove the sender's counts were published; the round then scanned neither table.

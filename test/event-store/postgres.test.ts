@@ -3,7 +3,7 @@ import { Client, Pool } from 'pg';
 import { migrate } from '../../src/infrastructure/postgres/migrations';
 import { eventStoreMigrations, PostgresEventStore } from '../../src/infrastructure/event-store/postgres-event-store';
 import { NO_STREAM, RecordedEvent, START, WrongExpectedRevisionError } from '../../src/ledger/ports/event-store.port';
-import { tableScans } from '../support/table-scans';
+import { PlanTestDatabase, planTestDatabase } from '../support/table-scans';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 import { eventStoreContract } from './event-store.contract';
 
@@ -299,14 +299,15 @@ describe('PostgreSQL event store specifics', () => {
  * Planned as a join, such a batch scanned the whole table.
  */
 describe('PostgreSQL event store: batched stream reads under stale statistics', () => {
+  let planned: PlanTestDatabase;
   let db: TestDatabase;
+  /** One connection, so the statistics it reports are the batch's own. */
   let reader: Pool;
   let store: PostgresEventStore;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    await migrate(db.pool, eventStoreMigrations);
-    await db.pool.query('alter table es_events set (autovacuum_enabled = false)');
+    planned = await planTestDatabase(eventStoreMigrations, ['es_events']);
+    ({ db, connection: reader } = planned);
     const insertStreams = (prefix: string, streams: number, events: number) =>
       db.pool.query(
         `insert into es_events (stream_id, stream_revision, event_id, event_type, data)
@@ -316,18 +317,15 @@ describe('PostgreSQL event store: batched stream reads under stale statistics', 
     await insertStreams('wallet-', 50, 500);
     await db.pool.query('analyze es_events');
     await insertStreams('order-', 5000, 7);
-    // One connection, so the statistics it reports are the batch's own.
-    reader = new Pool({ ...db.config, max: 1 });
     store = new PostgresEventStore(reader, { connection: db.config, pollIntervalMs: 60_000 });
   });
   afterAll(async () => {
     await store.close();
-    await reader.end();
-    await db.drop();
+    await planned.close();
   });
 
   /** es_events' scans so far, the reader's own published. */
-  const scans = async () => (await tableScans(reader, db.pool, ['es_events'])).es_events;
+  const scans = async () => (await planned.scans()).es_events;
 
   it('reads each stream of a batch through the primary key, in revision order', async () => {
     const before = await scans();

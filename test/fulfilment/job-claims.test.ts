@@ -1,9 +1,8 @@
 import { Pool } from 'pg';
-import { migrate } from '../../src/infrastructure/postgres/migrations';
 import { allMigrations } from '../../src/schema';
 import { claimJobs } from '../../src/fulfilment/worker/job-claims.queries';
-import { scansBetween, tableScans } from '../support/table-scans';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { PlanTestDatabase, planTestDatabase, scansBetween } from '../support/table-scans';
+import { TestDatabase } from '../support/test-database';
 
 /**
  * The claim leases a few due jobs by primary key, so it must walk the index
@@ -12,22 +11,17 @@ import { createTestDatabase, TestDatabase } from '../support/test-database';
  * every claim as it filled up.
  */
 describe('fulfilment job claims as the jobs table grows', () => {
+  let planned: PlanTestDatabase;
   let db: TestDatabase;
-  /** One connection, as a worker's pooled connection claims again and again. */
+  /** The worker's connection that claims. */
   let worker: Pool;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    await migrate(db.pool, allMigrations({ eventStore: 'postgres', upstreamSimulator: true }));
-    // Statistics stay as they were, as between two runs of autovacuum.
-    await db.pool.query('alter table fulfilment_jobs set (autovacuum_enabled = false)');
-    worker = new Pool({ ...db.config, max: 1 });
+    planned = await planTestDatabase(allMigrations({ eventStore: 'postgres', upstreamSimulator: true }), ['fulfilment_jobs']);
+    ({ db, connection: worker } = planned);
   });
 
-  afterAll(async () => {
-    await worker.end();
-    await db.drop();
-  });
+  afterAll(async () => planned.close());
 
   /** Three new due jobs, claimed in one call, then closed as the projection closes them. */
   async function claimRound(round: string): Promise<void> {
@@ -44,11 +38,11 @@ describe('fulfilment job claims as the jobs table grows', () => {
       `insert into fulfilment_jobs (order_no, done, next_attempt_at, accepted_at)
        select 'T-old-' || n, true, now(), now() from generate_series(1, 20000) n`,
     );
-    const before = await tableScans(worker, db.pool, ['fulfilment_jobs']);
+    const before = await planned.scans();
 
     await claimRound('large');
 
-    const round = scansBetween(before, await tableScans(worker, db.pool, ['fulfilment_jobs'])).fulfilment_jobs;
+    const round = scansBetween(before, await planned.scans()).fulfilment_jobs;
     const { rows } = await db.pool.query(`select leased_by from fulfilment_jobs where order_no like 'T-large-%'`);
     expect(rows).toEqual([{ leased_by: 'worker' }, { leased_by: 'worker' }, { leased_by: 'worker' }]);
     // The index scans prove the worker's counts were published; the claim then scanned no table.

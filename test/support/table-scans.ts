@@ -1,4 +1,6 @@
 import { Pool } from 'pg';
+import { migrate, Migration } from '../../src/infrastructure/postgres/migrations';
+import { createTestDatabase, TestDatabase } from './test-database';
 
 export interface Scans {
   /** Sequential scans of the table so far. */
@@ -35,4 +37,34 @@ export function scansBetween(before: Record<string, Scans>, after: Record<string
       { seq: now.seq - before[table].seq, idx: now.idx - before[table].idx, blocks: now.blocks - before[table].blocks },
     ]),
   );
+}
+
+export interface PlanTestDatabase {
+  db: TestDatabase;
+  /** One connection, as a service's pooled connection runs its statements again and again; its scans are the ones read. */
+  connection: Pool;
+  /** tableScans of the tables given, with the connection's own counts published. */
+  scans(): Promise<Record<string, Scans>>;
+  close(): Promise<void>;
+}
+
+/**
+ * A new database with the migrations applied and autovacuum off on `tables`:
+ * their statistics stay as they were, as between two runs of autovacuum, so
+ * a test can grow them under a plan made while they were small.
+ */
+export async function planTestDatabase(migrations: readonly Migration[], tables: readonly string[]): Promise<PlanTestDatabase> {
+  const db = await createTestDatabase();
+  await migrate(db.pool, migrations);
+  for (const table of tables) await db.pool.query(`alter table ${table} set (autovacuum_enabled = false)`);
+  const connection = new Pool({ ...db.config, max: 1 });
+  return {
+    db,
+    connection,
+    scans: () => tableScans(connection, db.pool, tables),
+    async close() {
+      await connection.end();
+      await db.drop();
+    },
+  };
 }
