@@ -7,6 +7,7 @@ import { developmentSecrets } from './config/development-secrets';
 import { ApiExceptionFilter } from './infrastructure/http/api-exception.filter';
 import { HttpEdgeAdapter } from './infrastructure/http/http-edge.adapter';
 import { AppLogger } from './infrastructure/logging/app-logger';
+import { logLines } from './infrastructure/logging/log-lines';
 import { Metrics } from './infrastructure/metrics/metrics';
 import { chooseDatabase } from './infrastructure/postgres/embedded/local-database';
 import { listeningAddress } from './observability/listening-address';
@@ -59,11 +60,12 @@ async function main() {
   logger.log(summary);
   const app = await bootstrap({ ...loaded.config, database }).catch(refuse);
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.prependOnceListener(signal, () =>
+    process.prependOnceListener(signal, () => {
+      logLines.stopBuffering();
       logger.log(
         `${signal}: stopping. Waiting for the requests in flight, the fulfilment and callback jobs in flight and the projection batch under way, then closing the database connections`,
-      ),
-    );
+      );
+    });
   }
   logger.log(`listening on ${listeningAddress(app.getHttpServer())}; event store: ${loaded.config.eventStore}`);
 }

@@ -1,4 +1,5 @@
 import { AppLogger } from './app-logger';
+import { logLines } from './log-lines';
 
 describe('AppLogger, pretty lines', () => {
   const nestStamp = (ms: number) =>
@@ -11,8 +12,15 @@ describe('AppLogger, pretty lines', () => {
 
   it("carry Nest's timestamp of the second each line is written in", () => {
     const lines: string[] = [];
-    // Without the colours a terminal gets.
-    jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => lines.push(String(chunk).replace(/\x1b\[[0-9;]*m/g, '')) > 0);
+    // Without the colours a terminal gets; a write carries the lines of a turn, each ending in a newline.
+    jest.spyOn(process.stdout, 'write').mockImplementation(
+      (chunk: string | Uint8Array) =>
+        lines.push(
+          ...String(chunk)
+            .replace(/\x1b\[[0-9;]*m/g, '')
+            .split(/(?<=\n)/),
+        ) > 0,
+    );
     const logger = new AppLogger('pretty');
     const start = Date.UTC(2026, 10, 26, 23, 59, 58, 900);
     jest.useFakeTimers({ now: start });
@@ -23,6 +31,7 @@ describe('AppLogger, pretty lines', () => {
     logger.log('third');
     jest.setSystemTime(start + 2_000);
     logger.log('fourth');
+    logLines.flush();
 
     expect(lines).toHaveLength(4);
     const stamps = [start, start + 50, start + 150, start + 2_000].map(nestStamp);

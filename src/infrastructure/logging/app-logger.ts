@@ -1,4 +1,5 @@
 import { ConsoleLogger, LogLevel } from '@nestjs/common';
+import { logLines, LogStream } from './log-lines';
 
 export type LogFormat = 'json' | 'pretty';
 
@@ -20,6 +21,7 @@ type JsonLine = { level: LogLevel; pid: number; timestamp: number; message: unkn
  * Nest's console logger in one of two formats: `json` writes one JSON object
  * per line (for a log pipeline), `pretty` Nest's coloured text, for a
  * terminal. A message may be LogFields, whose fields become keys of the line.
+ * Routine lines leave with the others of their event-loop turn (log-lines.ts).
  */
 export class AppLogger extends ConsoleLogger {
   private stamp = { second: NaN, text: '' };
@@ -33,6 +35,25 @@ export class AppLogger extends ConsoleLogger {
     const second = Math.floor(Date.now() / 1000);
     if (second !== this.stamp.second) this.stamp = { second, text: super.getTimestamp() };
     return this.stamp.text;
+  }
+
+  /** Nest's own formatting, each line handed to logLines instead of written to the stream on its own. */
+  protected override printMessages(messages: unknown[], context = '', logLevel: LogLevel = 'log', writeStreamType?: LogStream, errorStack?: unknown): void {
+    const stream = writeStreamType ?? 'stdout';
+    for (const message of messages) {
+      const line = this.options.json
+        ? `${this.stringifyJsonLogObject(this.getJsonLogObject(message, { context, logLevel, writeStreamType, errorStack }))}\n`
+        : this.formatMessage(
+            logLevel,
+            message,
+            this.formatPid(process.pid),
+            logLevel.toUpperCase().padStart(7, ' '),
+            this.formatContext(context),
+            this.updateAndGetTimestampDiff(),
+          );
+      if (logLevel === 'log' && stream === 'stdout') logLines.later(line);
+      else logLines.now(stream, line);
+    }
   }
 
   protected override getJsonLogObject(
