@@ -3,7 +3,7 @@
  * write to stdout at the end of that turn's I/O (setImmediate), instead of one
  * write per line. Every request writes an access line, and on a busy process
  * each write(2) to a pipe costs a system call and wakes the reader: one per
- * request was a sixth of the service's system calls under load.
+ * request was over a quarter of the service's system calls under load.
  *
  * Only routine lines wait ('log' level, on stdout). A warning or an error is
  * written at once, after the lines before it, so the last words before a crash
