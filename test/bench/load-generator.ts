@@ -6,6 +6,11 @@ import { sleep } from './processes';
 export const SUBMIT_PATH = '/api/v2/topup/submit';
 /** An account whose number ends in none of the simulator's special suffixes (000, 001, 999, 503): delivered. */
 export const ACCOUNT_ID = '12345678';
+
+/** The body of every submit the benchmark sends. */
+export function submitBody(outTradeNo: string, skuId: string): string {
+  return JSON.stringify({ out_trade_no: outTradeNo, sku_id: skuId, account_id: ACCOUNT_ID, account_fields: {} });
+}
 /** A request that has not finished after this long counts as an error, so a run always ends. */
 const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -115,7 +120,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   /** Sends request number `sequence`; its latency counts from `since` (default: once it is signed). */
   async function submit(sequence: number, measured: boolean, since?: bigint): Promise<void> {
     const merchant = options.merchants[sequence % options.merchants.length];
-    const body = JSON.stringify({ out_trade_no: `${options.tag}-${sequence}`, sku_id: options.skuId, account_id: ACCOUNT_ID, account_fields: {} });
+    const body = submitBody(`${options.tag}-${sequence}`, options.skuId);
     const timestamp = String(Math.floor(Date.now() / 1000));
     const nonce = newNonce();
     const signature = sign(merchant.appSecret, timestamp, nonce, SUBMIT_PATH, body);

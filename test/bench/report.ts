@@ -83,7 +83,7 @@ export function report({ settings, results, endToEnd, loadAtStart, speed, notes 
     '',
     `Machine: ${cpus.length} x ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, ${os.platform()} ${os.release()}; ` +
       `Node ${process.version}; load average (1 min) before the run ${loadAtStart.toFixed(2)}`,
-    `Machine speed (HMAC-SHA256 and JSON.parse of a submit body, operations per ms of CPU, one core): ${speed.atStart.toFixed(0)} before the run, ` +
+    `Machine speed (a submit's signature and JSON.parse of its body, operations per ms of CPU, one core): ${speed.atStart.toFixed(0)} before the run, ` +
       `${speed.atEnd.toFixed(0)} after it (the same work both times: a difference is the machine's).`,
     `Settings: ${settings.passes} pass${settings.passes === 1 ? '' : 'es'}, the order of the systems reversed every other pass; closed loop at concurrency ${settings.concurrency}, ` +
       (settings.requests !== undefined ? `${settings.requests} requests` : `${settings.durationS} s`) +
