@@ -86,19 +86,63 @@ const MAX_BATCH = 500;
  */
 export const BATCH_GAP_MS = 20;
 
-/** Runs each projection as a checkpointed subscription on the event store. */
-export class ProjectionRunner {
-  private readonly subscriptions: Subscription[] = [];
+/** What a batch applied, as the workers that wait for its events need it. */
+export interface AppliedBatch {
+  /** Events in the batch. */
+  readonly count: number;
+  /** Their types. */
+  readonly types: ReadonlySet<string>;
+}
+
+/**
+ * The projections as the rest of the service sees them: how far each has
+ * applied the log, and a call after each batch. The batches are applied in
+ * this thread (InProcessProjectionRunner) or on a thread of their own
+ * (ThreadedProjectionRunner).
+ */
+export abstract class ProjectionRunner {
   private readonly reached = new Map<string, GlobalPosition>();
-  private readonly appliedListeners: ((events: readonly RecordedEvent[]) => void)[] = [];
+  private readonly appliedListeners: ((batch: AppliedBatch) => void)[] = [];
+
+  constructor(readonly projections: readonly Projection[]) {}
+
+  abstract start(): Promise<void>;
+  abstract stop(): Promise<void>;
+
+  /**
+   * Called after each batch is in the read models (applied here or, by another
+   * instance, before): workers wake on the events that give them work.
+   */
+  onApplied(listener: (batch: AppliedBatch) => void): void {
+    this.appliedListeners.push(listener);
+  }
+
+  position(name: string): GlobalPosition {
+    return this.reached.get(name) ?? START;
+  }
+
+  protected reach(name: string, position: GlobalPosition): void {
+    this.reached.set(name, position);
+  }
+
+  protected applied(batch: AppliedBatch): void {
+    for (const listener of this.appliedListeners) listener(batch);
+  }
+}
+
+/** Runs each projection as a checkpointed subscription on the event store, in this thread. */
+export class InProcessProjectionRunner extends ProjectionRunner {
+  private readonly subscriptions: Subscription[] = [];
 
   constructor(
     private readonly pool: Pool,
     private readonly store: EventStore,
-    readonly projections: readonly Projection[],
+    projections: readonly Projection[],
     private readonly log: (message: string, error?: unknown) => void = () => undefined,
     private readonly batchGapMs = BATCH_GAP_MS,
-  ) {}
+  ) {
+    super(projections);
+  }
 
   /**
    * One subscription feeds every projection, from the oldest checkpoint: one
@@ -114,7 +158,7 @@ export class ProjectionRunner {
       } finally {
         client.release();
       }
-      this.reached.set(projection.name, positions[positions.length - 1]);
+      this.reach(projection.name, positions[positions.length - 1]);
     }
     if (this.projections.length === 0) return;
     const targets = this.projections.map((projection) => ({ projection, checkpoint: projection.name, tables: liveTables(projection) }));
@@ -126,9 +170,9 @@ export class ProjectionRunner {
           const reached = await applyBatch(this.pool, targets, events);
           const last = events[events.length - 1].position;
           for (const [i, { projection }] of targets.entries()) {
-            this.reached.set(projection.name, comparePositions(reached[i], last) > 0 ? reached[i] : last);
+            this.reach(projection.name, comparePositions(reached[i], last) > 0 ? reached[i] : last);
           }
-          for (const listener of this.appliedListeners) listener(events);
+          this.applied({ count: events.length, types: new Set(events.map((event) => event.type)) });
           if (events.length < MAX_BATCH && this.batchGapMs > 0) await new Promise((resolve) => setTimeout(resolve, this.batchGapMs));
         },
         onError: (error) => this.log('projections failed a batch; retrying', error),
@@ -138,17 +182,5 @@ export class ProjectionRunner {
 
   async stop(): Promise<void> {
     await Promise.all(this.subscriptions.splice(0).map((s) => s.stop()));
-  }
-
-  /**
-   * Called after each batch is in the read models (applied here or, by another
-   * instance, before): workers wake on the events that give them work.
-   */
-  onApplied(listener: (events: readonly RecordedEvent[]) => void): void {
-    this.appliedListeners.push(listener);
-  }
-
-  position(name: string): GlobalPosition {
-    return this.reached.get(name) ?? START;
   }
 }

@@ -21,8 +21,8 @@ class CallbackLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    this.projections.onApplied((events) => {
-      if (events.some((event) => event.type === 'OrderSucceeded' || event.type === 'OrderFailed')) this.worker.nudge();
+    this.projections.onApplied(({ types }) => {
+      if (types.has('OrderSucceeded') || types.has('OrderFailed')) this.worker.nudge();
     });
     this.worker.start();
   }

@@ -12,6 +12,8 @@ export interface AppConfig {
   readonly eventStore: 'postgres' | 'esdb';
   readonly eventStoreConnectionString?: string;
   readonly eventStorePollIntervalMs: number;
+  /** Apply the projections on a thread of their own (PROJECTION_THREAD), not on the one that serves requests. */
+  readonly projectionThread: boolean;
   readonly adminToken: string;
   /** Exactly one of these two: the real upstream, or the built-in simulator (which delivers nothing). */
   readonly upstreamUrl?: string;
@@ -124,6 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
     eventStore,
     eventStoreConnectionString,
     eventStorePollIntervalMs: read('EVENT_STORE_POLL_MS', '1000', integerIn(10, 60_000), 'an integer from 10 to 60000'),
+    projectionThread: read('PROJECTION_THREAD', 'true', boolean, '"true" or "false"'),
     adminToken,
     upstreamUrl,
     upstreamSimulator,

@@ -28,8 +28,8 @@ class FulfilmentLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    this.projections.onApplied((events) => {
-      if (events.some((event) => event.type === 'OrderAccepted')) this.worker.nudge();
+    this.projections.onApplied(({ types }) => {
+      if (types.has('OrderAccepted')) this.worker.nudge();
     });
     this.worker.start();
   }

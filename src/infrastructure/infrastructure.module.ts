@@ -1,9 +1,8 @@
 import { Injectable, DynamicModule, Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { Pool } from 'pg';
 import { AppConfig } from '../config/config';
-import { EsdbEventStore } from './event-store/esdb-event-store';
+import { createEventStore } from './event-store/create-event-store';
 import { EVENT_STORE, EventStore } from '../ledger/ports/event-store.port';
-import { PostgresEventStore } from './event-store/postgres-event-store';
 import { APP_CONFIG, MIGRATIONS, PG_POOL } from './infrastructure.tokens';
 import { createPool } from './postgres/connection';
 import { migrate, Migration } from './postgres/migrations';
@@ -58,16 +57,7 @@ export class InfrastructureModule {
         {
           provide: EVENT_STORE,
           inject: [PG_POOL],
-          useFactory: (pool: Pool): EventStore =>
-            new MeteredEventStore(
-              config.eventStore === 'esdb'
-                ? EsdbEventStore.fromConnectionString(config.eventStoreConnectionString!)
-                : new PostgresEventStore(pool, {
-                    connection: config.database,
-                    pollIntervalMs: config.eventStorePollIntervalMs,
-                  }),
-              metrics,
-            ),
+          useFactory: (pool: Pool): EventStore => new MeteredEventStore(createEventStore(config, pool), metrics),
         },
         InfrastructureShutdown,
       ],

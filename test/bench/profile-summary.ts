@@ -22,7 +22,7 @@ interface CpuProfile {
  * and the top functions. `node test/bench/profile-summary.ts FILE` prints the
  * same for a saved profile.
  */
-export function summariseProfile(path: string, title = 'CPU profile of the service during the measured run', top = 15): string {
+export function summariseProfile(path: string, title = "CPU profile of the service's main thread during the measured run", top = 15): string {
   const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
   const totalHits = profile.nodes.reduce((sum, node) => sum + (node.hitCount ?? 0), 0) || 1;
   const wallMs = (profile.endTime - profile.startTime) / 1000;
@@ -42,7 +42,7 @@ export function summariseProfile(path: string, title = 'CPU profile of the servi
   const pct = (hits: number, of: number) => `${((100 * hits) / of).toFixed(1).padStart(5)} %`;
   const lines = [
     `${title}: ${path}`,
-    `  ${(wallMs / 1000).toFixed(1)} s of wall time, busy ${pct(busy, totalHits).trim()} of it on the main thread; shares below are of the busy time.`,
+    `  ${(wallMs / 1000).toFixed(1)} s of wall time, busy ${pct(busy, totalHits).trim()} of it on the thread; shares below are of the busy time.`,
     '  self time by area:',
     ...[...byArea]
       .filter(([area]) => area !== '(idle)')

@@ -7,6 +7,8 @@ import { Child, sleep } from './processes';
 
 export interface ProfileTaken {
   path: string;
+  /** The profiles of the service's other threads (its projections thread), taken over the same window. */
+  threadPaths: string[];
   /** Every SQL statement the service sent while profiling, with how often. */
   statements: Array<[string, number]>;
 }
@@ -20,9 +22,9 @@ export function profiler(child: Child, command: 'start' | 'stop'): Promise<Profi
   return new Promise((resolve) => {
     const timer = setTimeout(() => done(undefined), 30_000);
     const onMessage = (message: unknown) => {
-      const m = message as { cpuProfile?: string; statements?: Array<[string, number]>; cpuProfileError?: string };
+      const m = message as { cpuProfile?: string; threadProfiles?: string[]; statements?: Array<[string, number]>; cpuProfileError?: string };
       if (m.cpuProfileError) log(`CPU profile failed: ${m.cpuProfileError}`);
-      if (m.cpuProfile) done({ path: m.cpuProfile, statements: m.statements ?? [] });
+      if (m.cpuProfile) done({ path: m.cpuProfile, threadPaths: m.threadProfiles ?? [], statements: m.statements ?? [] });
       else if (m.cpuProfileError) done(undefined);
     };
     const done = (taken: ProfileTaken | undefined) => {
@@ -40,7 +42,7 @@ export function statementSummary(taken: ProfileTaken, accepted: number, per = 'a
   const total = taken.statements.reduce((n, [, count]) => n + count, 0);
   const perSubmit = accepted > 0 ? (total / accepted).toFixed(1) : 'n/a';
   return [
-    `  SQL statements sent while profiling: ${total}, ${perSubmit} per ${per} in the window (projections included, and fulfilment when on); the most frequent:`,
+    `  SQL statements sent while profiling: ${total}, ${perSubmit} per ${per} in the window (every thread's: projections included, and fulfilment when on); the most frequent:`,
     ...[...taken.statements]
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)

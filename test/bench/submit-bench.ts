@@ -154,13 +154,15 @@ async function main(): Promise<void> {
   const speed = { atStart: speedAtStart, atEnd: machineSpeed() };
   console.log(report({ settings, results, endToEnd: e2e, loadAtStart, speed, notes }));
   console.log(['', ...coresTable(settings, results)].join('\n'));
+  const threads = (taken: ProfileTaken) =>
+    taken.threadPaths.map((path) => `\n${summariseProfile(path, "CPU profile of the service's projections thread")}`).join('');
   for (const { name, taken, accepted } of profiles) {
-    console.log(`\n${name}: ${summariseProfile(taken.path)}\n${statementSummary(taken, accepted)}`);
+    console.log(`\n${name}: ${summariseProfile(taken.path)}${threads(taken)}\n${statementSummary(taken, accepted)}`);
   }
   if (e2e?.profile) {
     const orders = e2e.timeline.accepted.length;
     console.log(
-      `\nend to end (the load and the drain, per accepted order): ${summariseProfile(e2e.profile.path)}\n${statementSummary(e2e.profile, orders, 'accepted order')}`,
+      `\nend to end (the load and the drain, per accepted order): ${summariseProfile(e2e.profile.path)}${threads(e2e.profile)}\n${statementSummary(e2e.profile, orders, 'accepted order')}`,
     );
   }
   if (failed) process.exitCode = 1;

@@ -1,9 +1,9 @@
 import { Projection } from '../../projections/projection';
-import { projectionMigrations, ProjectionRunner } from '../../projections/projection-runner';
+import { InProcessProjectionRunner, projectionMigrations } from '../../projections/projection-runner';
 import { eventStoreMigrations, PostgresEventStore } from '../../src/infrastructure/event-store/postgres-event-store';
 import { migrate } from '../../src/infrastructure/postgres/migrations';
 import { encodeEvent } from '../../src/ledger/event-codec';
-import { ANY, RecordedEvent } from '../../src/ledger/ports/event-store.port';
+import { ANY } from '../../src/ledger/ports/event-store.port';
 import { orderStream } from '../../src/ledger/streams';
 import { at } from '../support/order-lives';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
@@ -47,8 +47,8 @@ describe('projection runner: batches under load', () => {
   /** A runner over the log from its start, and the batches it applied: when, and how many events. */
   async function runner(gapMs: number) {
     const batches: { at: number; events: number }[] = [];
-    const running = new ProjectionRunner(db.pool, store, [seenEvents], undefined, gapMs);
-    running.onApplied((events: readonly RecordedEvent[]) => batches.push({ at: Date.now(), events: events.length }));
+    const running = new InProcessProjectionRunner(db.pool, store, [seenEvents], undefined, gapMs);
+    running.onApplied(({ count }) => batches.push({ at: Date.now(), events: count }));
     await running.start();
     const applied = async (total: number) => {
       const deadline = Date.now() + 15_000;

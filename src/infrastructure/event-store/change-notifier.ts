@@ -1,3 +1,4 @@
+import { BroadcastChannel } from 'node:worker_threads';
 import { Client, PoolConfig } from 'pg';
 
 /** One subscriber's view of the channel: wait for a notification or a timeout. */
@@ -64,7 +65,9 @@ const ANNOUNCE_EVERY_MS = 50;
  * lost it reconnects, backing off while the database stays away; meanwhile
  * subscribers fall back to polling. Appends announce themselves after their
  * commit (never from inside it: a NOTIFY in the appending transaction would
- * serialise every commit on Postgres's notification lock).
+ * serialise every commit on Postgres's notification lock). The process's
+ * other threads (the projections' thread) hear of them at once, through a
+ * BroadcastChannel named after the database.
  */
 export class ChangeNotifier {
   private client?: Client;
@@ -75,6 +78,7 @@ export class ChangeNotifier {
   private readonly listeners = new Set<WakeUp>();
   private announcing = false;
   private announceAgain = false;
+  private threads?: BroadcastChannel;
 
   constructor(
     private readonly connection: PoolConfig,
@@ -84,6 +88,7 @@ export class ChangeNotifier {
   listen(): WakeUp {
     const wakeUp = new WakeUp((w) => this.listeners.delete(w));
     this.listeners.add(wakeUp);
+    this.otherThreads();
     void this.connect();
     return wakeUp;
   }
@@ -95,6 +100,7 @@ export class ChangeNotifier {
    */
   announce(): void {
     this.notifyAll();
+    this.otherThreads().postMessage(null);
     if (this.announcing) this.announceAgain = true;
     else this.sendAnnouncement();
   }
@@ -126,10 +132,24 @@ export class ChangeNotifier {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.threads?.close();
+    this.threads = undefined;
     clearTimeout(this.retryTimer);
     const client = this.client;
     this.client = undefined;
     await client?.end().catch(() => undefined);
+  }
+
+  /** The channel to this process's other threads on the same database; a message from one wakes the subscribers here. */
+  private otherThreads(): BroadcastChannel {
+    if (!this.threads) {
+      const { host, port, database, connectionString } = this.connection;
+      this.threads = new BroadcastChannel(`${this.channel} ${JSON.stringify({ host, port, database, connectionString })}`);
+      this.threads.onmessage = () => this.notifyAll();
+      // Listening must not keep a process alive that has nothing else to do.
+      this.threads.unref();
+    }
+    return this.threads;
   }
 
   private async connect(): Promise<void> {

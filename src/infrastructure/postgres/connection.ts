@@ -127,11 +127,11 @@ const POOL_CONNECT_TIMEOUT_MS = 5000;
  * therefore gets a listener for its whole life; the query in flight fails on
  * its own, and the pool discards the client when it comes back unusable.
  */
-export function createPool(config: PoolConfig, max = 20): Pool {
+export function createPool(config: PoolConfig, max = 20, applicationName = 'topup-ledger'): Pool {
   const pool = new Pool({
     ...config,
     max,
-    application_name: 'topup-ledger',
+    application_name: applicationName,
     connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS,
     // A server that vanished without closing the socket is noticed, not waited on forever.
     keepAlive: true,

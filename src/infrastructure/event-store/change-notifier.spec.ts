@@ -1,0 +1,37 @@
+import { ChangeNotifier } from './change-notifier';
+
+/**
+ * Appends wake the subscribers of the process's other threads at once, over
+ * a channel named after the database, without the database: here every
+ * notifier points at a closed port, so no NOTIFY can carry anything.
+ */
+describe('ChangeNotifier: other threads of the process', () => {
+  const unreachable = { host: '127.0.0.1', port: 1, database: 'ledger' };
+  const notifiers: ChangeNotifier[] = [];
+  const notifier = (connection = unreachable) => {
+    const made = new ChangeNotifier(connection, 'es_events');
+    notifiers.push(made);
+    return made;
+  };
+  afterEach(async () => {
+    await Promise.all(notifiers.splice(0).map((n) => n.close()));
+  });
+
+  it('an announcement wakes the subscribers of another notifier on the same database at once', async () => {
+    const appender = notifier();
+    const subscriber = notifier().listen();
+    const woken = subscriber.wait(5000);
+    const announced = Date.now();
+    appender.announce();
+    expect(await woken).toBe(true);
+    expect(Date.now() - announced).toBeLessThan(1000);
+  });
+
+  it('not those of a notifier on another database', async () => {
+    const appender = notifier();
+    const elsewhere = notifier({ ...unreachable, database: 'other' }).listen();
+    const woken = elsewhere.wait(300);
+    appender.announce();
+    expect(await woken).toBe(false);
+  });
+});

@@ -1,0 +1,125 @@
+import { LoggerService } from '@nestjs/common';
+import { Worker } from 'node:worker_threads';
+import { fedProjections } from '../../projections/all-projections';
+import { PROJECTION_THREAD_APPLICATION } from '../../projections/projection-thread';
+import { ThreadedProjectionRunner } from '../../projections/threaded-projection-runner';
+import { isDatabaseUnavailable } from '../../src/infrastructure/postgres/connection';
+import { migrate } from '../../src/infrastructure/postgres/migrations';
+import { allMigrations } from '../../src/schema';
+import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
+import { RunningService, serviceOnFreshDatabase } from '../support/service';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+
+/** Log lines a runner's thread sent back, by level. */
+function collectingLogger() {
+  const lines: { level: string; message: string }[] = [];
+  const logger: LoggerService = {
+    log: (message: string) => lines.push({ level: 'log', message }),
+    warn: (message: string) => lines.push({ level: 'warn', message }),
+    error: (message: string) => lines.push({ level: 'error', message }),
+  };
+  return { lines, logger };
+}
+
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('projections on a thread of their own', () => {
+  let service: RunningService;
+  let merchant: TestMerchant;
+  let teardown: () => Promise<void>;
+  let seq = 0;
+  const submit = async () => {
+    const reply = await signedFetch(service, merchant, {
+      path: '/api/v2/topup/submit',
+      body: JSON.stringify({ out_trade_no: `PT-${++seq}`, sku_id: 'mlbb-86', account_id: '12345678', account_fields: { server_id: '2001' } }),
+    });
+    expect(reply.status).toBe(202);
+    return reply.body.data.order_no as string;
+  };
+  const stageOf = async (orderNo: string) =>
+    (await service.pool.query<{ stage: string }>('select stage from rm_orders where order_no = $1', [orderNo])).rows[0]?.stage;
+  const threadConnections = async (pool = service.pool) =>
+    Number(
+      (
+        await pool.query<{ n: string }>('select count(*) as n from pg_stat_activity where datname = current_database() and application_name = $1', [
+          PROJECTION_THREAD_APPLICATION,
+        ])
+      ).rows[0].n,
+    );
+
+  beforeAll(async () => {
+    ({ service, teardown } = await serviceOnFreshDatabase());
+    merchant = await provisionMerchant(service);
+  });
+  afterAll(() => teardown());
+
+  it('the service applies them there, over connections of their own, and reports each batch', async () => {
+    expect(service.projections).toBeInstanceOf(ThreadedProjectionRunner);
+    const types: string[] = [];
+    service.projections.onApplied((batch) => types.push(...batch.types));
+    const orderNo = await submit();
+    await service.catchUp();
+    expect(await stageOf(orderNo)).toBe('accepted');
+    expect(types).toContain('OrderAccepted');
+    expect(await threadConnections()).toBeGreaterThan(0);
+  });
+
+  it('a thread that ends by surprise is started again, and applies what was appended meanwhile', async () => {
+    // The thread is private to the runner; the test ends it as a crash would.
+    const thread = (service.projections as unknown as { worker: Worker }).worker;
+    await thread.terminate();
+    const orderNo = await submit();
+    expect(
+      await eventually(
+        () => stageOf(orderNo),
+        (stage) => stage === 'accepted',
+      ),
+    ).toBe('accepted');
+    await service.catchUp();
+    expect((service.projections as unknown as { worker?: Worker }).worker).not.toBe(thread);
+  });
+
+  describe('started and stopped on its own', () => {
+    let db: TestDatabase;
+    const config = (database: TestDatabase['config']) => ({ eventStore: 'postgres' as const, database, eventStorePollIntervalMs: 200 });
+
+    beforeAll(async () => {
+      db = await createTestDatabase();
+      await migrate(db.pool, allMigrations({ eventStore: 'postgres', upstreamSimulator: false }));
+    });
+    afterAll(() => db.drop());
+
+    it('stop ends the thread and closes its connections', async () => {
+      const { logger } = collectingLogger();
+      const runner = new ThreadedProjectionRunner(fedProjections, config(db.config), logger);
+      await runner.start();
+      expect(await threadConnections(db.pool)).toBeGreaterThan(0);
+      await runner.stop();
+      expect(
+        await eventually(
+          () => threadConnections(db.pool),
+          (n) => n === 0,
+          5000,
+        ),
+      ).toBe(0);
+    });
+
+    it('start fails with the error of the database when the thread cannot reach it', async () => {
+      const { logger } = collectingLogger();
+      const runner = new ThreadedProjectionRunner(fedProjections, config({ ...db.config, host: '127.0.0.1', port: 1 }), logger);
+      const failure = await runner.start().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(Error);
+      expect(isDatabaseUnavailable(failure)).toBe(true);
+    });
+  });
+});
