@@ -27,6 +27,20 @@ describe('ChangeNotifier: other threads of the process', () => {
     expect(Date.now() - announced).toBeLessThan(1000);
   });
 
+  it('announcements in quick succession wake the other threads once at once and once more at the end of the interval', async () => {
+    const appender = notifier();
+    const subscriber = notifier().listen();
+    const notified = jest.spyOn(subscriber, 'notify');
+    appender.announce();
+    expect(await subscriber.wait(5000)).toBe(true);
+    appender.announce();
+    appender.announce();
+    // The last two are not lost: one wake-up follows them, not two.
+    expect(await subscriber.wait(5000)).toBe(true);
+    expect(await subscriber.wait(100)).toBe(false);
+    expect(notified).toHaveBeenCalledTimes(2);
+  });
+
   it('not those of a notifier on another database', async () => {
     const appender = notifier();
     const elsewhere = notifier({ ...unreachable, database: 'other' }).listen();
