@@ -1,9 +1,8 @@
 import { Pool } from 'pg';
 import { allProjections } from '../../projections/all-projections';
 import { AppConfig, loadConfig } from '../config/config';
-import { EsdbEventStore } from '../infrastructure/event-store/esdb-event-store';
+import { createEventStore } from '../infrastructure/event-store/create-event-store';
 import { EventStore } from '../ledger/ports/event-store.port';
-import { PostgresEventStore } from '../infrastructure/event-store/postgres-event-store';
 import { createPool } from '../infrastructure/postgres/connection';
 
 /** What a command needs: the service's own configuration, a small pool and the event store. */
@@ -48,10 +47,7 @@ export async function openCliContext(env: NodeJS.ProcessEnv): Promise<CliContext
     await pool.end().catch(() => undefined);
     throw error;
   }
-  const store: EventStore =
-    config.eventStore === 'esdb'
-      ? EsdbEventStore.fromConnectionString(config.eventStoreConnectionString!)
-      : new PostgresEventStore(pool, { connection: config.database, pollIntervalMs: config.eventStorePollIntervalMs });
+  const store: EventStore = createEventStore(config, pool);
   return {
     config,
     secretsKeySet: Boolean(env.SECRETS_KEY),
