@@ -28,15 +28,16 @@ function errorFrom({ message, stack, code }: ThreadError): Error {
 }
 
 /**
- * Applies the projections on a thread of their own, with its own
- * connections: reading the log back, decoding it and building each batch's
- * statements took about a third of the CPU of a submit, and on the main
- * thread it held up requests. This thread keeps what the rest of the
- * service asks of the projections (positions, a call after each batch) from
- * the thread's reports. Appends in this process wake the thread at once
- * (ChangeNotifier's BroadcastChannel). When the thread ends by surprise it
- * is started again: a batch is applied once whatever happens to a thread, as
- * it is whatever happens to an instance.
+ * Applies the projections on a worker thread, over connections of its own.
+ * Reading the log back, decoding it, building each batch's statements and
+ * applying them took about a third of a submit's CPU, and on the main
+ * thread that work held up the requests behind it. This class keeps, from
+ * the thread's reports, what the rest of the service asks of the
+ * projections: positions, and a call after each batch. Appends in this
+ * process wake the thread (ChangeNotifier's BroadcastChannel, at most every
+ * 20 ms). A thread that ends by surprise is started again: a batch is
+ * applied once whatever happens to a thread, as it is whatever happens to
+ * an instance.
  */
 export class ThreadedProjectionRunner extends ProjectionRunner {
   private worker?: Worker;
@@ -117,6 +118,8 @@ export class ThreadedProjectionRunner extends ProjectionRunner {
   }
 
   private restartLater(reason: Error): void {
+    // A thread stopped while it was starting again ends here too.
+    if (this.stopping) return;
     logFailure(this.logger, `the projections thread ended; starting it again in ${this.restartDelayMs} ms`, reason);
     this.restartTimer = setTimeout(() => {
       if (this.stopping) return;
