@@ -9,6 +9,7 @@ import { rawExchange } from '../support/raw-http';
 import { RunningService, startService } from '../support/service';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 import { DocumentedApi, rawReply, readReply, Reply } from './documented-api';
+import { until } from '../support/until';
 
 const DOCS = join(__dirname, '../../docs');
 const SKU = { product_id: 'mlbb', name: '86 Diamonds', required_account_fields: ['server_id'], supports_account_check: true, on_shelf: true };
@@ -86,15 +87,6 @@ describe('OpenAPI documents (/docs)', () => {
 
   const submitBody = (outTradeNo: string, accountId = '12345678', fields: Record<string, string> = { server_id: '1' }, skuId = 'mlbb-86') =>
     JSON.stringify({ out_trade_no: outTradeNo, sku_id: skuId, account_id: accountId, account_fields: fields });
-
-  async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await read();
-      if (done(value) || Date.now() > deadline) return value;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
 
   it('every reply of the back office matches its document', async () => {
     // Provisioning (the catalogue was put in place before the tests).

@@ -9,6 +9,7 @@ import { allMigrations } from '../../src/schema';
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { RunningService, serviceOnFreshDatabase } from '../support/service';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { until } from '../support/until';
 
 /** Log lines a runner's thread sent back, by level. */
 function collectingLogger() {
@@ -19,15 +20,6 @@ function collectingLogger() {
     error: (message: string) => lines.push({ level: 'error', message }),
   };
   return { lines, logger };
-}
-
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 describe('projections on a thread of their own', () => {
@@ -77,7 +69,7 @@ describe('projections on a thread of their own', () => {
     await thread.terminate();
     const orderNo = await submit();
     expect(
-      await eventually(
+      await until(
         () => stageOf(orderNo),
         (stage) => stage === 'accepted',
       ),
@@ -103,7 +95,7 @@ describe('projections on a thread of their own', () => {
       expect(await threadConnections(db.pool)).toBeGreaterThan(0);
       await runner.stop();
       expect(
-        await eventually(
+        await until(
           () => threadConnections(db.pool),
           (n) => n === 0,
           5000,
