@@ -22,7 +22,8 @@ export type ThreadError = { message: string; stack?: string; code?: string };
 
 /** What the thread tells its starter. */
 export type ProjectionThreadMessage =
-  | { kind: 'started' | 'applied'; reached: [string, GlobalPosition][]; count: number; types: string[] }
+  | { kind: 'started'; reached: [string, GlobalPosition][] }
+  | { kind: 'applied'; reached: [string, GlobalPosition][]; count: number; types: string[] }
   | { kind: 'log'; level: 'log' | 'warn' | 'error'; message: string; trace?: string }
   | { kind: 'failed'; error: ThreadError }
   | { kind: 'stopped' };
@@ -72,7 +73,7 @@ async function run({ config, projections: names }: ProjectionThreadData): Promis
     await close().catch(() => undefined);
     throw error;
   }
-  post({ kind: 'started', reached: reached(), count: 0, types: [] });
+  post({ kind: 'started', reached: reached() });
 }
 
 // Imported on the main thread too, for its types and names: only a thread runs.

@@ -85,15 +85,15 @@ export class ThreadedProjectionRunner extends ProjectionRunner {
       worker.on('message', (message: ProjectionThreadMessage) => {
         switch (message.kind) {
           case 'started':
+            for (const [name, position] of message.reached) this.reach(name, position);
+            started = true;
+            this.restartDelayMs = RESTART_MIN_MS;
+            this.logger.log(`applying ${this.projections.map((p) => p.name).join(', ')} on a thread of their own`);
+            resolve();
+            break;
           case 'applied':
             for (const [name, position] of message.reached) this.reach(name, position);
-            if (message.kind === 'applied') this.applied({ count: message.count, types: new Set(message.types) });
-            else {
-              started = true;
-              this.restartDelayMs = RESTART_MIN_MS;
-              this.logger.log(`applying ${this.projections.map((p) => p.name).join(', ')} on a thread of their own`);
-              resolve();
-            }
+            this.applied({ count: message.count, types: new Set(message.types) });
             break;
           case 'log':
             if (message.level === 'error') this.logger.error(message.message, message.trace);

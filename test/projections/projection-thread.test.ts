@@ -1,9 +1,11 @@
 import { LoggerService } from '@nestjs/common';
 import { Worker } from 'node:worker_threads';
+import { Client } from 'pg';
 import { fedProjections } from '../../projections/all-projections';
 import { PROJECTION_THREAD_APPLICATION } from '../../projections/projection-thread';
+import { InProcessProjectionRunner } from '../../projections/projection-runner';
 import { ThreadedProjectionRunner } from '../../projections/threaded-projection-runner';
-import { isDatabaseUnavailable } from '../../src/infrastructure/postgres/connection';
+import { isDatabaseUnavailable, quoteIdentifier } from '../../src/infrastructure/postgres/connection';
 import { migrate } from '../../src/infrastructure/postgres/migrations';
 import { allMigrations } from '../../src/schema';
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
@@ -78,6 +80,25 @@ describe('projections on a thread of their own', () => {
     expect((service.projections as unknown as { worker?: Worker }).worker).not.toBe(thread);
   });
 
+  it('with PROJECTION_THREAD=false the service applies them on its main thread, over its own pool', async () => {
+    const inProcess = await serviceOnFreshDatabase({ PROJECTION_THREAD: 'false' });
+    try {
+      expect(inProcess.service.projections).toBeInstanceOf(InProcessProjectionRunner);
+      const other = await provisionMerchant(inProcess.service);
+      const reply = await signedFetch(inProcess.service, other, {
+        path: '/api/v2/topup/submit',
+        body: JSON.stringify({ out_trade_no: 'PT-main', sku_id: 'mlbb-86', account_id: '12345678', account_fields: { server_id: '2001' } }),
+      });
+      expect(reply.status).toBe(202);
+      await inProcess.service.catchUp();
+      const { rows } = await inProcess.service.pool.query('select stage from rm_orders where order_no = $1', [reply.body.data.order_no]);
+      expect(rows).toEqual([{ stage: 'accepted' }]);
+      expect(await threadConnections(inProcess.service.pool)).toBe(0);
+    } finally {
+      await inProcess.teardown();
+    }
+  });
+
   describe('started and stopped on its own', () => {
     let db: TestDatabase;
     const config = (database: TestDatabase['config']) => ({ eventStore: 'postgres' as const, database, eventStorePollIntervalMs: 200 });
@@ -89,9 +110,10 @@ describe('projections on a thread of their own', () => {
     afterAll(() => db.drop());
 
     it('stop ends the thread and closes its connections', async () => {
-      const { logger } = collectingLogger();
+      const { lines, logger } = collectingLogger();
       const runner = new ThreadedProjectionRunner(fedProjections, config(db.config), logger);
       await runner.start();
+      expect(lines).toEqual([{ level: 'log', message: 'applying orders, wallets, fulfilment-jobs, callback-schedule on a thread of their own' }]);
       expect(await threadConnections(db.pool)).toBeGreaterThan(0);
       await runner.stop();
       expect(
@@ -101,6 +123,33 @@ describe('projections on a thread of their own', () => {
           5000,
         ),
       ).toBe(0);
+    });
+
+    it("a database fault in the thread reaches the starter's logger as a warning, without a stack", async () => {
+      const { lines, logger } = collectingLogger();
+      const runner = new ThreadedProjectionRunner(fedProjections, config(db.config), logger);
+      const dba = new Client({ ...db.config, database: 'postgres' });
+      await dba.connect();
+      try {
+        await runner.start();
+        await dba.query(`alter database ${quoteIdentifier(db.name)} allow_connections false`);
+        await dba.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and application_name = $2', [
+          db.name,
+          PROJECTION_THREAD_APPLICATION,
+        ]);
+        // The thread's next poll of the log (every 200 ms here) finds no connection.
+        const warnings = await until(
+          async () => lines.filter((line) => line.level === 'warn'),
+          (found) => found.length > 0,
+          10_000,
+        );
+        expect(warnings[0].message).toMatch(/^projections failed a batch; retrying: database unavailable \(/);
+        expect(lines.filter((line) => line.level === 'error')).toEqual([]);
+      } finally {
+        await dba.query(`alter database ${quoteIdentifier(db.name)} allow_connections true`);
+        await dba.end();
+        await runner.stop();
+      }
     });
 
     it('start fails with the error of the database when the thread cannot reach it', async () => {
