@@ -7,6 +7,7 @@ import { Logger } from '@nestjs/common';
 import { Metrics } from '../metrics/metrics';
 import { ClientErrorLog } from './client-error-log';
 import { answerClientErrors, refuse } from './client-errors';
+import { ExpressPrototypes, messagesOnExpressPrototypes } from './express-messages';
 import { sendJson } from './json-reply';
 import { RequestLog } from './request-log';
 
@@ -57,7 +58,7 @@ export class HttpEdgeAdapter extends ExpressAdapter {
       // Node's own Host check answers an empty 400; the same rule is kept below, with a body.
       requireHostHeader: false,
     };
-    const server = createServer(options, (request, response) => {
+    const server = createServer({ ...options, ...messagesOnExpressPrototypes(this.getInstance<ExpressPrototypes>()) }, (request, response) => {
       const context = this.requests.begin(request, response);
       if (request.httpVersionMajor === 1 && request.httpVersionMinor === 1 && request.headers.host === undefined) {
         this.clientErrors.record('malformed');
