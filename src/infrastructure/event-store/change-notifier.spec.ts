@@ -41,6 +41,15 @@ describe('ChangeNotifier: other threads of the process', () => {
     expect(notified).toHaveBeenCalledTimes(2);
   });
 
+  it('a closed notifier wakes no other thread, and opens no channel again', async () => {
+    const appender = notifier();
+    const subscriber = notifier().listen();
+    await appender.close();
+    const woken = subscriber.wait(300);
+    appender.announce();
+    expect(await woken).toBe(false);
+  });
+
   it('not those of a notifier on another database', async () => {
     const appender = notifier();
     const elsewhere = notifier({ ...unreachable, database: 'other' }).listen();

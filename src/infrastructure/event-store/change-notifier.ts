@@ -98,7 +98,7 @@ export class ChangeNotifier {
   listen(): WakeUp {
     const wakeUp = new WakeUp((w) => this.listeners.delete(w));
     this.listeners.add(wakeUp);
-    this.otherThreads();
+    this.openThreadChannel();
     void this.connect();
     return wakeUp;
   }
@@ -151,30 +151,28 @@ export class ChangeNotifier {
     await client?.end().catch(() => undefined);
   }
 
-  /** At once when the last wake-up is WAKE_THREADS_EVERY_MS old, else once at the end of that interval. */
+  /** At once when the last wake-up is WAKE_THREADS_EVERY_MS old, else once at the end of that interval; never once closed. */
   private wakeOtherThreads(): void {
-    if (this.threadsWakeDue) return;
+    if (this.closed || this.threadsWakeDue) return;
+    this.openThreadChannel();
     const wake = () => {
       this.threadsWakeDue = undefined;
       this.threadsWokenAt = Date.now();
       this.threads?.postMessage(null);
     };
-    this.otherThreads();
     const wait = this.threadsWokenAt + WAKE_THREADS_EVERY_MS - Date.now();
     if (wait <= 0) wake();
     else this.threadsWakeDue = setTimeout(wake, wait).unref();
   }
 
   /** The channel to this process's other threads on the same database; a message from one wakes the subscribers here. */
-  private otherThreads(): BroadcastChannel {
-    if (!this.threads) {
-      const { host, port, database, connectionString } = this.connection;
-      this.threads = new BroadcastChannel(`${this.channel} ${JSON.stringify({ host, port, database, connectionString })}`);
-      this.threads.onmessage = () => this.notifyAll();
-      // Listening must not keep a process alive that has nothing else to do.
-      this.threads.unref();
-    }
-    return this.threads;
+  private openThreadChannel(): void {
+    if (this.threads || this.closed) return;
+    const { host, port, database, connectionString } = this.connection;
+    this.threads = new BroadcastChannel(`${this.channel} ${JSON.stringify({ host, port, database, connectionString })}`);
+    this.threads.onmessage = () => this.notifyAll();
+    // Listening must not keep a process alive that has nothing else to do.
+    this.threads.unref();
   }
 
   private async connect(): Promise<void> {
