@@ -44,13 +44,19 @@ export class ThreadedProjectionRunner extends ProjectionRunner {
   private stopping = false;
   private restartTimer?: NodeJS.Timeout;
   private restartDelayMs = RESTART_MIN_MS;
+  /** What each thread is started with: the event store's settings only (the service's configuration holds secrets). */
+  private readonly data: ProjectionThreadData;
 
   constructor(
     projections: readonly Projection[],
-    private readonly config: EventStoreConfig,
+    { eventStore, eventStoreConnectionString, database, eventStorePollIntervalMs }: EventStoreConfig,
     private readonly logger: LoggerService,
   ) {
     super(projections);
+    this.data = {
+      config: { eventStore, eventStoreConnectionString, database, eventStorePollIntervalMs },
+      projections: projections.map((p) => p.name),
+    };
   }
 
   /** Resolves once the thread has locked the checkpoints and subscribed; rejects with the thread's error. */
@@ -73,12 +79,7 @@ export class ThreadedProjectionRunner extends ProjectionRunner {
 
   private spawn(): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      const { eventStore, eventStoreConnectionString, database, eventStorePollIntervalMs } = this.config;
-      const data: ProjectionThreadData = {
-        config: { eventStore, eventStoreConnectionString, database, eventStorePollIntervalMs },
-        projections: this.projections.map((p) => p.name),
-      };
-      const worker = new Worker(ENTRY, { workerData: data, execArgv: EXEC_ARGV });
+      const worker = new Worker(ENTRY, { workerData: this.data, execArgv: EXEC_ARGV });
       this.worker = worker;
       let started = false;
       let failure: Error | undefined;

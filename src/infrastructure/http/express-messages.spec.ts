@@ -1,6 +1,7 @@
 import type { Express, Request, Response } from 'express';
 import http, { IncomingMessage, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { messagesOnExpressPrototypes } from './express-messages';
 import { HttpEdgeAdapter } from './http-edge.adapter';
 
 describe('requests and replies built on express prototypes', () => {
@@ -50,5 +51,13 @@ describe('requests and replies built on express prototypes', () => {
     expect(first.body).toEqual({ header: 'kept', path: '/echo', isMessage: true });
     expect(second).toMatchObject({ status: 201, body: first.body });
     expect(second.socket).toBe(first.socket);
+  });
+
+  it("keeps Node's own constructors were they classes, which cannot be called on an object made elsewhere", () => {
+    class Request extends IncomingMessage {}
+    class Response extends ServerResponse {}
+    const app = { request: Object.create(IncomingMessage.prototype) as object, response: Object.create(ServerResponse.prototype) as object };
+    expect(messagesOnExpressPrototypes(app, { IncomingMessage: Request, ServerResponse: Response as typeof ServerResponse })).toEqual({});
+    expect(Object.keys(messagesOnExpressPrototypes(app))).toEqual(['IncomingMessage', 'ServerResponse']);
   });
 });

@@ -27,10 +27,10 @@ type Constructor = (this: object, first: unknown, second?: unknown) => void;
  * as a subclass's constructor would. Were they ever classes, Node's own are
  * kept and express moves the prototypes as before.
  */
-export function messagesOnExpressPrototypes(app: ExpressPrototypes): MessageClasses {
-  if (isClass(IncomingMessage) || isClass(ServerResponse)) return {};
-  const Request = onPrototype(IncomingMessage as unknown as Constructor, app.request);
-  const Response = onPrototype(ServerResponse as unknown as Constructor, app.response);
+export function messagesOnExpressPrototypes(app: ExpressPrototypes, node: Required<MessageClasses> = { IncomingMessage, ServerResponse }): MessageClasses {
+  if (isClass(node.IncomingMessage) || isClass(node.ServerResponse)) return {};
+  const Request = onPrototype(node.IncomingMessage as unknown as Constructor, app.request);
+  const Response = onPrototype(node.ServerResponse as unknown as Constructor, app.response);
   return { IncomingMessage: Request as unknown as typeof IncomingMessage, ServerResponse: Response as unknown as typeof ServerResponse };
 }
 
