@@ -3,4 +3,4 @@
  * image give them (test/startup/node-flags.test.ts keeps them in step): the
  * tests' and the benchmark's service processes run as production does.
  */
-export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=64', '--initial-old-space-size=256'];
+export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=64', '--initial-old-space-size=256', '--no-allocation-site-pretenuring'];
