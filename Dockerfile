@@ -29,5 +29,5 @@ EXPOSE 8080
 # Slim images have no curl: ask node.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "require('http').get('http://127.0.0.1:' + (process.env.PORT || 8080) + '/health', (r) => process.exit(r.statusCode === 200 ? 0 : 1)).on('error', () => process.exit(1))"]
-# The young generation sized for a service that allocates per request (README, Production).
+# The heap sized for a service that allocates per request, as npm start runs it (README, Production).
 CMD ["node", "--max-semi-space-size=64", "--initial-old-space-size=256", "--no-allocation-site-pretenuring", "dist/src/main.js"]
