@@ -16,6 +16,7 @@ import { LoadResult, runLoad } from './load-generator';
 import { Child, CoresUsed, coresUsed, cpuSnapshot, freePort, postgresSeconds, sleep, startNodeChild } from './processes';
 import { profiler, ProfileTaken } from './profiler';
 import { SKU_ID, startProvisionedService } from './service';
+import { MetricSamples, scrapeMetrics, serverSide, ServerSideFigures } from './service-metrics';
 import { Settings } from './settings';
 import { freshDatabase } from './systems';
 
@@ -45,6 +46,8 @@ export interface EndToEnd {
   drainMs?: number;
   /** Ms after the load that the wait for the drain lasted. */
   waitedMs: number;
+  /** From the service's /metrics, read as the load started and as it ended; undefined if a read failed. */
+  serverSide?: ServerSideFigures;
   coresDuringLoad?: CoresUsed;
   coresDuringDrain?: CoresUsed;
   /** Service + Postgres CPU from the start of the load to the end of the drain, per accepted order. */
@@ -161,11 +164,19 @@ export async function endToEnd(settings: Settings, ratePerS: number): Promise<En
     })();
 
     log(`end to end: ${settings.endToEndS} s at ${ratePerS.toFixed(0)}/s, callbacks to ${receiver.url}`);
+    /** A failed read leaves the figures out of the report; it does not end the run. */
+    const metrics = () =>
+      scrapeMetrics(service.url).catch((error: unknown) => {
+        log(`end to end: could not read /metrics: ${String(error)}`);
+        return undefined;
+      });
+    const metricsStart: MetricSamples | undefined = await metrics();
     const cpuStart = cpuSnapshot(pid, db.name, peers);
     if (settings.cpuProfDir) await profiler(service.child, 'start');
     const tag = `e2e-${Date.now().toString(36)}`;
     const result = await runLoad({ ...load, durationMs: settings.endToEndS * 1000, tag });
     const loadMs = Date.now() - started;
+    const metricsEnd = await metrics();
     loading = false;
     await sampler;
     const cpuLoadEnd = cpuSnapshot(pid, db.name, peers);
@@ -200,6 +211,7 @@ export async function endToEnd(settings: Settings, ratePerS: number): Promise<En
       loadMs,
       warmupS,
       timeline,
+      serverSide: metricsStart && metricsEnd ? serverSide(metricsStart, metricsEnd) : undefined,
       drainMs: drainWait === undefined ? undefined : Math.max(0, lastDone - loadMs),
       waitedMs,
       coresDuringLoad: cpuStart && cpuLoadEnd ? coresUsed(cpuStart, cpuLoadEnd, loadMs / 1000) : undefined,

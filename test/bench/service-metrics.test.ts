@@ -1,0 +1,45 @@
+import { parseMetrics, serverSide } from './service-metrics';
+
+const scrape = (submitCount: number, submitSum: number, refusedCount: number, refusedSum: number, appendCount: number, appendSum: number) =>
+  parseMetrics(
+    [
+      '# HELP http_request_duration_seconds From a request arriving to its reply sent',
+      '# TYPE http_request_duration_seconds histogram',
+      `http_request_duration_seconds_bucket{le="0.05",method="POST",route="/api/v2/topup/submit",status="202"} ${submitCount}`,
+      `http_request_duration_seconds_sum{method="POST",route="/api/v2/topup/submit",status="202"} ${submitSum}`,
+      `http_request_duration_seconds_count{method="POST",route="/api/v2/topup/submit",status="202"} ${submitCount}`,
+      `http_request_duration_seconds_sum{method="POST",route="/api/v2/topup/submit",status="402"} ${refusedSum}`,
+      `http_request_duration_seconds_count{method="POST",route="/api/v2/topup/submit",status="402"} ${refusedCount}`,
+      // Another route, busy meanwhile: none of its requests is a submit.
+      `http_request_duration_seconds_sum{method="GET",route="/metrics",status="200"} ${submitSum * 7}`,
+      `http_request_duration_seconds_count{method="GET",route="/metrics",status="200"} ${submitCount * 3}`,
+      `event_store_append_duration_seconds_sum ${appendSum}`,
+      `event_store_append_duration_seconds_count ${appendCount}`,
+      'not a sample',
+      '',
+    ].join('\n'),
+  );
+
+describe('npm run bench: what the service said about a load', () => {
+  it('reads the text format: series with their labels, values as numbers, comments and junk left out', () => {
+    const samples = scrape(10, 0.5, 0, 0, 4, 0.04);
+    expect(samples.get('event_store_append_duration_seconds_count')).toBe(4);
+    expect(samples.get('http_request_duration_seconds_sum{method="POST",route="/api/v2/topup/submit",status="202"}')).toBe(0.5);
+    expect([...samples.keys()].some((key) => key.startsWith('#') || key.startsWith('not'))).toBe(false);
+  });
+
+  it("takes the submits' and the appends' mean times over the load alone, every status of the submit route and no other route", () => {
+    const before = scrape(100, 2, 10, 0.5, 300, 3);
+    // During the load: 200 accepted in 7.5 s and 20 refused in 1.3 s, 40 ms each on average; 600 appends in 12 s.
+    const after = scrape(300, 9.5, 30, 1.8, 900, 15);
+    const figures = serverSide(before, after)!;
+    expect(figures.submits).toBe(220);
+    expect(figures.submitMs).toBeCloseTo(40, 6);
+    expect(figures.appendMs).toBeCloseTo(20, 6);
+  });
+
+  it('has nothing to say of a load in which no submit was answered', () => {
+    const same = scrape(100, 2, 0, 0, 300, 3);
+    expect(serverSide(same, same)).toBeUndefined();
+  });
+});

@@ -1,0 +1,62 @@
+/**
+ * What the service's own /metrics say about a load: read once as it starts
+ * and once as it ends, the difference is the load's. The submit's time from
+ * arrival to reply bounds an open loop over a fixed number of connections
+ * (at most connections ÷ time a second, however fast requests are offered);
+ * the append's time tells how much of it was the event store's.
+ */
+import { SUBMIT_PATH } from './load-generator';
+
+/** Samples by series: `name` or `name{label="value",...}` as the text format writes them. */
+export type MetricSamples = Map<string, number>;
+
+export interface ServerSideFigures {
+  submits: number;
+  /** Mean ms from a submit's arrival to its reply. */
+  submitMs: number;
+  /** Mean ms from an append being asked of the event store to its commit (grouped appends each counted). */
+  appendMs: number;
+}
+
+/** The Prometheus text format's samples; comments and malformed lines are skipped. */
+export function parseMetrics(text: string): MetricSamples {
+  const samples: MetricSamples = new Map();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const space = line.lastIndexOf(' ');
+    const value = Number(line.slice(space + 1));
+    if (space > 0 && Number.isFinite(value)) samples.set(line.slice(0, space), value);
+  }
+  return samples;
+}
+
+export async function scrapeMetrics(baseUrl: string): Promise<MetricSamples> {
+  const response = await fetch(`${baseUrl}/metrics`);
+  if (!response.ok) throw new Error(`GET /metrics answered ${response.status}`);
+  return parseMetrics(await response.text());
+}
+
+/** The sum, over every series of `name` whose labels include `having`, of its growth from `before` to `after`. */
+function grown(before: MetricSamples, after: MetricSamples, name: string, having = ''): number {
+  let total = 0;
+  for (const [series, value] of after) {
+    const labels = series.startsWith(`${name}{`) ? series.slice(name.length) : series === name ? '' : undefined;
+    if (labels === undefined || !labels.includes(having)) continue;
+    total += value - (before.get(series) ?? 0);
+  }
+  return total;
+}
+
+/** The load's figures from a scrape as it started and one as it ended; undefined when no submit was answered between them. */
+export function serverSide(before: MetricSamples, after: MetricSamples): ServerSideFigures | undefined {
+  const submitRoute = `route="${SUBMIT_PATH}"`;
+  const submits = grown(before, after, 'http_request_duration_seconds_count', submitRoute);
+  if (submits <= 0) return undefined;
+  const appends = grown(before, after, 'event_store_append_duration_seconds_count');
+  const ms = (seconds: number) => seconds * 1000;
+  return {
+    submits,
+    submitMs: ms(grown(before, after, 'http_request_duration_seconds_sum', submitRoute) / submits),
+    appendMs: appends > 0 ? ms(grown(before, after, 'event_store_append_duration_seconds_sum') / appends) : NaN,
+  };
+}
