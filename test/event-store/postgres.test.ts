@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Pool } from 'pg';
 import { migrate } from '../../src/infrastructure/postgres/migrations';
 import { eventStoreMigrations, PostgresEventStore } from '../../src/infrastructure/event-store/postgres-event-store';
-import { NO_STREAM, RecordedEvent, START, WrongExpectedRevisionError } from '../../src/ledger/ports/event-store.port';
+import { ANY, NO_STREAM, RecordedEvent, START, WrongExpectedRevisionError } from '../../src/ledger/ports/event-store.port';
 import { PlanTestDatabase, planTestDatabase } from '../support/table-scans';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 import { eventStoreContract } from './event-store.contract';
@@ -110,6 +110,47 @@ describe('PostgreSQL event store specifics', () => {
       ...Array.from({ length: 10 }, (_, i) => ({ stream_id: `grouped-new-${i}`, n: 1 })).sort((a, b) => a.stream_id.localeCompare(b.stream_id)),
       { stream_id: 'grouped-taken', n: 2 },
     ]);
+  });
+
+  it("lets an append a reply waits on pass the others' statements in flight, and gives it the same answers", async () => {
+    // Another session holds the lock es_append takes on stream lane-held: both of the
+    // store's statements in flight for ordinary appends wait on it, and a third waits for them.
+    const holder = new Client(db.config);
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query(`select pg_advisory_xact_lock(hashtextextended('lane-held', 0))`);
+      const settled: string[] = [];
+      const track = (name: string, append: Promise<unknown>) => append.then(() => void settled.push(name));
+      const pause = () => new Promise((resolve) => setTimeout(resolve, 150));
+      // Sent in different turns of the event loop, so that each is a statement of its own.
+      const held: Promise<void>[] = [];
+      for (const i of [1, 2]) {
+        held.push(track(`held-${i}`, store.appendAtomically([{ streamId: 'lane-held', events: [{ type: 'A', data: { i } }], expected: ANY }])));
+        await pause();
+      }
+      const queued = track('queued', store.appendAtomically([{ streamId: 'lane-queued', events: [{ type: 'A', data: {} }], expected: NO_STREAM }]));
+      const reply = store.appendAtomically(
+        [
+          { streamId: 'lane-order', events: [{ type: 'OrderPlaced', data: {} }], expected: NO_STREAM },
+          { streamId: 'lane-wallet', events: [{ type: 'FundsFrozen', data: {} }], expected: NO_STREAM },
+        ],
+        { replyWaits: true },
+      );
+      // Queued behind the held statements it would wait as long as the lock is held.
+      const answered = await Promise.race([reply, new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 3000))]);
+      expect(answered === 'still waiting' ? answered : answered.map((r) => r.nextExpectedRevision)).toEqual([0n, 0n]);
+      expect(settled).toEqual([]);
+      // Its own conflicts are answered as on the other path.
+      await expect(
+        store.appendAtomically([{ streamId: 'lane-order', events: [{ type: 'OrderPlaced', data: {} }], expected: NO_STREAM }], { replyWaits: true }),
+      ).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      await holder.query('commit');
+      await Promise.all([...held, queued]);
+      expect(settled.sort()).toEqual(['held-1', 'held-2', 'queued']);
+    } finally {
+      await holder.end();
+    }
   });
 
   /** One item of an es_append batch, as the store sends it. */

@@ -1,4 +1,4 @@
-import { EventStore, RecordedEvent } from '../../src/ledger/ports/event-store.port';
+import { AppendOptions, EventStore, RecordedEvent, StreamAppend } from '../../src/ledger/ports/event-store.port';
 import { systemClock } from '../../src/shared/clock';
 import { DepositFunds } from '../../src/back-office/merchants/deposit-funds.command';
 import { OrderWorkflow } from '../../src/ledger/order/order-workflow';
@@ -116,5 +116,27 @@ describe('an order and its wallet movements in the log', () => {
       expect(types(log.wallet)).toEqual(['FundsFrozen', 'FrozenFundsReleased']);
       expect(await walletAmounts(service.store, merchant)).toEqual([1_000n, 0n, 1_000n]);
     });
+  });
+
+  it("asks the store to let a submit's append pass the others, and not a settlement's", async () => {
+    const asked: Array<{ events: string[]; replyWaits: boolean }> = [];
+    const recording = new Proxy(service.store, {
+      get: (target, property, receiver) =>
+        property === 'appendAtomically'
+          ? (appends: StreamAppend[], options?: AppendOptions) => {
+              asked.push({ events: appends.flatMap((a) => a.events.map((e) => e.type)), replyWaits: options?.replyWaits === true });
+              return target.appendAtomically!(appends, options);
+            }
+          : Reflect.get(target, property, receiver),
+    });
+    const workflow = new OrderWorkflow(recording, new WalletWriter(recording), systemClock);
+    const merchant = await openWallet(service.commands, 1_000n);
+    const accepted = await workflow.submit(orderInput(merchant, 'lane-1'));
+    if (accepted.outcome !== 'accepted') throw new Error('not accepted');
+    await workflow.decideOutcome(accepted.order.order!.orderNo, { type: 'ConfirmDelivery', at: systemClock.now() });
+    expect(asked).toEqual([
+      { events: ['FundsFrozen', 'OrderPlaced', 'OrderAccepted'], replyWaits: true },
+      { events: ['FrozenFundsDeducted', 'OrderDeliveryConfirmed', 'OrderSucceeded'], replyWaits: false },
+    ]);
   });
 });

@@ -1,4 +1,5 @@
 import {
+  AppendOptions,
   AppendResult,
   CheckedEvent,
   EventStore,
@@ -22,7 +23,7 @@ import { Metrics } from './metrics';
  */
 export class MeteredEventStore implements EventStore {
   /** Offered exactly when the store offers it: callers test for it to choose between one append and several. */
-  readonly appendAtomically?: (appends: readonly StreamAppend[]) => Promise<AppendResult[]>;
+  readonly appendAtomically?: (appends: readonly StreamAppend[], options?: AppendOptions) => Promise<AppendResult[]>;
 
   constructor(
     private readonly store: EventStore,
@@ -30,9 +31,9 @@ export class MeteredEventStore implements EventStore {
   ) {
     const atomically = store.appendAtomically?.bind(store);
     if (atomically) {
-      this.appendAtomically = async (appends) => {
+      this.appendAtomically = async (appends, options) => {
         const started = process.hrtime.bigint();
-        const results = await atomically(appends);
+        const results = await atomically(appends, options);
         this.appended(
           started,
           appends.flatMap((a) => a.events),

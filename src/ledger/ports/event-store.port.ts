@@ -119,6 +119,15 @@ export interface StreamAppend {
   readonly expected: ExpectedRevision;
 }
 
+export interface AppendOptions {
+  /**
+   * A request's reply waits on this append (a merchant's submit). A store
+   * that groups appends may let it pass appends that only background work
+   * waits on; it changes nothing else.
+   */
+  readonly replyWaits?: boolean;
+}
+
 export interface EventStore {
   append(streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult>;
   /**
@@ -128,7 +137,7 @@ export interface EventStore {
    * Only stores that can do this offer it (EventStoreDB appends one stream at
    * a time); callers fall back to appends one stream at a time.
    */
-  appendAtomically?(appends: readonly StreamAppend[]): Promise<AppendResult[]>;
+  appendAtomically?(appends: readonly StreamAppend[], options?: AppendOptions): Promise<AppendResult[]>;
   /**
    * Events of one stream in revision order, from `fromRevision` (default 0),
    * at most `maxCount` of them (default all); empty when the stream does not exist.

@@ -142,7 +142,10 @@ export class WalletWriter {
           const results =
             companions.length === 0
               ? [await this.store.append(streamId, chained, wallet.expected)]
-              : await this.store.appendAtomically!([wallet, ...companions.map((c) => c.append)]);
+              : await this.store.appendAtomically!([wallet, ...companions.map((c) => c.append)], {
+                  // A freeze is a merchant's submit waiting for its reply.
+                  replyWaits: batch.some((pending) => pending.command.type === 'FreezeFunds'),
+                });
           nextRevision = results[0].nextExpectedRevision;
           companions.forEach((c, i) => (outcomes[c.pending].companion = results[i + 1]));
         } catch (error) {
