@@ -350,8 +350,8 @@ export class PostgresEventStore implements EventStore {
    * Appends a reply waits on (AppendOptions.replyWaits) group in statements of
    * their own, so a submit never queues behind the flushes of fulfilment's
    * and settlement's appends. At 818 orders a second end to end on a 2-core
-   * VM this took a submit's mean time in the service from 35.0 to 31.9 ms
-   * (medians of five alternated runs).
+   * VM a submit's mean time in the service went from 35.0 to 32.9 ms
+   * (medians of eight alternated pairs; the runs vary more than that).
    */
   private readonly replyAppends: StatementBatcher<PendingAppend, AppendResult[]>;
   private readonly streamReads = new StatementBatcher<StreamRead, RecordedEvent[]>((batch) => this.readBatchedStreams(batch), {
