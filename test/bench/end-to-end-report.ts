@@ -80,7 +80,7 @@ export function endToEndSection(settings: Settings, e: EndToEnd): string[] {
       `${atLoadEnd(calledBack)} called back. Drained (every accepted order final and called back): ${drain}; ` +
       `in the end ${final.length} final, ${calledBack.length} called back of ${accepted.length}.`,
     `Submits (latency from the moment each was due): p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms, non-2xx ${f.nonOk}.`,
-    ...insideTheService(settings, e),
+    ...insideTheService(settings, e, f),
     `Cores during the load: ${cores(e.coresDuringLoad)}; after it: ${cores(e.coresDuringDrain)}.`,
     `Service + Postgres CPU per order over its whole life (load and drain): ${e.cpuMsPerOrder === undefined ? 'n/a' : `${e.cpuMsPerOrder.toFixed(2)} ms`}.`,
     '',
@@ -95,7 +95,7 @@ export function endToEndSection(settings: Settings, e: EndToEnd): string[] {
  * be answered faster than connections ÷ the time of one exchange, and the
  * service's own time per submit is a floor under that time.
  */
-function insideTheService(settings: Settings, e: EndToEnd): string[] {
+function insideTheService(settings: Settings, e: EndToEnd, f: EndToEndFigures): string[] {
   const s = e.serverSide;
   if (!s) return [];
   const bound = (settings.concurrency * 1000) / s.submitMs;
@@ -103,7 +103,7 @@ function insideTheService(settings: Settings, e: EndToEnd): string[] {
   return [
     `Inside the service during the load (its /metrics): a submit took ${s.submitMs.toFixed(1)} ms from arrival to reply on average, ` +
       `so the load's ${settings.concurrency} connections could carry at most ${bound.toFixed(0)} submits a second (offered ${e.ratePerS.toFixed(0)}/s, ` +
-      `accepted ${endToEndFigures(e).during.accepted.toFixed(0)}/s); the rest of each exchange is spent outside the handlers ` +
+      `accepted ${f.during.accepted.toFixed(0)}/s); the rest of each exchange is spent outside the handlers ` +
       `(socket queues while the event loop is busy, the load generator).${append}`,
   ];
 }

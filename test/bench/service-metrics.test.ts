@@ -1,7 +1,8 @@
-import { parseMetrics, serverSide } from './service-metrics';
+import { parseSamples } from '../support/prometheus-text';
+import { serverSide } from './service-metrics';
 
 const scrape = (submitCount: number, submitSum: number, refusedCount: number, refusedSum: number, appendCount: number, appendSum: number) =>
-  parseMetrics(
+  parseSamples(
     [
       '# HELP http_request_duration_seconds From a request arriving to its reply sent',
       '# TYPE http_request_duration_seconds histogram',
@@ -15,17 +16,17 @@ const scrape = (submitCount: number, submitSum: number, refusedCount: number, re
       `http_request_duration_seconds_count{method="GET",route="/metrics",status="200"} ${submitCount * 3}`,
       `event_store_append_duration_seconds_sum ${appendSum}`,
       `event_store_append_duration_seconds_count ${appendCount}`,
-      'not a sample',
       '',
     ].join('\n'),
   );
 
 describe('npm run bench: what the service said about a load', () => {
-  it('reads the text format: series with their labels, values as numbers, comments and junk left out', () => {
+  it("reads the service's text format with the project's parser: series with their labels, values as numbers, comments left out, junk refused", () => {
     const samples = scrape(10, 0.5, 0, 0, 4, 0.04);
     expect(samples.get('event_store_append_duration_seconds_count')).toBe(4);
     expect(samples.get('http_request_duration_seconds_sum{method="POST",route="/api/v2/topup/submit",status="202"}')).toBe(0.5);
     expect([...samples.keys()].some((key) => key.startsWith('#') || key.startsWith('not'))).toBe(false);
+    expect(() => parseSamples('not a sample')).toThrow('not a sample line');
   });
 
   it("takes the submits' and the appends' mean times over the load alone, every status of the submit route and no other route", () => {

@@ -5,6 +5,7 @@
  * (at most connections ÷ time a second, however fast requests are offered);
  * the append's time tells how much of it was the event store's.
  */
+import { parseSamples } from '../support/prometheus-text';
 import { SUBMIT_PATH } from './load-generator';
 
 /** Samples by series: `name` or `name{label="value",...}` as the text format writes them. */
@@ -18,22 +19,10 @@ export interface ServerSideFigures {
   appendMs: number;
 }
 
-/** The Prometheus text format's samples; comments and malformed lines are skipped. */
-export function parseMetrics(text: string): MetricSamples {
-  const samples: MetricSamples = new Map();
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const space = line.lastIndexOf(' ');
-    const value = Number(line.slice(space + 1));
-    if (space > 0 && Number.isFinite(value)) samples.set(line.slice(0, space), value);
-  }
-  return samples;
-}
-
 export async function scrapeMetrics(baseUrl: string): Promise<MetricSamples> {
   const response = await fetch(`${baseUrl}/metrics`);
   if (!response.ok) throw new Error(`GET /metrics answered ${response.status}`);
-  return parseMetrics(await response.text());
+  return parseSamples(await response.text());
 }
 
 /** The sum, over every series of `name` whose labels include `having`, of its growth from `before` to `after`. */

@@ -4,7 +4,7 @@ import { awaitFinal, FULFILMENT_ENV } from '../support/fulfilment';
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { RunningService, startService } from '../support/service';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { parseSamples, sample } from './prometheus-text';
+import { parseSamples, sample } from '../support/prometheus-text';
 
 const scrape = async (url: string, headers: Record<string, string> = {}) => {
   const reply = await fetch(`${url}/metrics`, { headers });
