@@ -117,7 +117,7 @@ describe('merchant API gateway', () => {
 
     it.each([
       ['301 s ago', () => String(now() - 301)],
-      ['301 s ahead', () => String(now() + 301)],
+      ['301 s ahead', () => String(Math.ceil(Date.now() / 1000) + 301)], // rounded up: at least 301 s ahead on arrival
       ['not an integer', () => `${now()}.5`],
       ['milliseconds', () => String(Date.now())],
       ['words', () => 'yesterday'],
@@ -132,7 +132,11 @@ describe('merchant API gateway', () => {
       ['299 s ago', -299],
       ['299 s ahead', 299],
     ])('timestamp %s passes', async (_, offset) => {
-      const reply = await signedFetch(service, merchant, { path: '/api/v2/balance', timestamp: String(now() + offset) });
+      // Rounding the clock up for a past timestamp keeps "299 s ago" at most 299 s old when it
+      // arrives; rounding down would make it up to a second older, past the 300 s tolerance.
+      const seconds = Date.now() / 1000;
+      const timestamp = String((offset < 0 ? Math.ceil(seconds) : Math.floor(seconds)) + offset);
+      const reply = await signedFetch(service, merchant, { path: '/api/v2/balance', timestamp });
       expect(reply.status).toBe(200);
     });
 
