@@ -33,6 +33,9 @@ interface Delivery extends ClaimedDelivery {
   slotOf?: string;
 }
 
+/** An attempt that sent nothing: the reason goes in `error`. */
+const NOT_SENT: CallbackAttemptResult = { acknowledged: false, statusCode: null, latencyMs: 0, replyExcerpt: '', error: '' };
+
 /** The callback body (CONTRACT §2). */
 export interface CallbackPayload {
   order_no: string;
@@ -163,8 +166,16 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
       inFlight: this.inFlight,
       leaseMs: this.options.timeoutMs + 10_000,
       instanceId: this.options.instanceId,
+      timeoutMs: this.options.timeoutMs,
+      retryDelaysMs: this.options.retryDelaysMs,
     });
-    for (const delivery of claimed) if (delivery.merchant_id !== null && this.takeSlot(delivery.merchant_id)) delivery.slotOf = delivery.merchant_id;
+    for (const delivery of claimed) {
+      if (delivery.merchant_id === null) continue;
+      // A started attempt is sent whatever: the claim counted its merchant's
+      // slots, and only a delivery claimed before its merchant was known can
+      // have taken one since.
+      if (this.takeSlot(delivery.merchant_id, delivery.started)) delivery.slotOf = delivery.merchant_id;
+    }
     return claimed;
   }
 
@@ -181,6 +192,7 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
   }
 
   private async deliver(delivery: Delivery): Promise<void> {
+    if (delivery.started) return this.deliverStarted(delivery);
     let slotOf = delivery.slotOf;
     try {
       const { payload, merchantId } = await this.callbackOf(delivery);
@@ -205,9 +217,29 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
     }
   }
 
-  private takeSlot(merchantId: string): boolean {
+  /** An attempt the claim started: its payload, then the send and its result. */
+  private async deliverStarted(delivery: Delivery): Promise<void> {
+    const attempt = delivery.attempts_made + 1;
+    try {
+      let payload: CallbackPayload;
+      try {
+        ({ payload } = await this.callbackOf(delivery));
+      } catch (error) {
+        // Counted already: record why nothing was sent, and the next attempt follows the schedule.
+        await this.recordResult(delivery, attempt, { ...NOT_SENT, error: `the order could not be read: ${(error as Error).message}` });
+        throw error;
+      }
+      const recipient = delivery.recipient ? this.recipients.fromRow(delivery.recipient) : undefined;
+      await this.sendAndRecord(delivery, attempt, delivery.merchant_id!, recipient, payload);
+    } finally {
+      if (delivery.slotOf !== undefined) this.freeSlot(delivery.slotOf);
+    }
+  }
+
+  /** A merchant's slot, unless it has none free; `always` takes it regardless. */
+  private takeSlot(merchantId: string, always = false): boolean {
     const n = this.inFlight.get(merchantId) ?? 0;
-    if (n >= this.options.perMerchant) return false;
+    if (n >= this.options.perMerchant && !always) return false;
     this.inFlight.set(merchantId, n + 1);
     return true;
   }
@@ -218,12 +250,11 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
     else this.inFlight.set(merchantId, left);
   }
 
+  /** An attempt of a delivery whose merchant the claim did not know: its merchant read, and the attempt written down, here. */
   private async attempt(delivery: Delivery, payload: CallbackPayload, merchantId: string): Promise<void> {
     const delays = this.options.retryDelaysMs;
     const attempt = delivery.attempts_made + 1;
-    const maxAttempts = delivery.max_attempts ?? 1 + delays.length;
     const merchant = await this.merchants.run(merchantId);
-    const url = merchant?.callbackUrl ?? null;
 
     // Write the attempt down first. If this process dies while sending, the
     // attempt stays counted and the next one is already due.
@@ -232,15 +263,24 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
       order_no: delivery.order_no,
       attempt,
       kind: delivery.manual_requested ? 'manual' : 'scheduled',
-      url,
+      url: merchant?.callbackUrl ?? null,
       merchant_id: merchantId,
       delay_ms: fallbackDelay,
     });
     if (!started) return; // our lease expired and another instance holds the delivery now
+    await this.sendAndRecord(delivery, attempt, merchantId, merchant, payload);
+  }
 
-    const result = url
-      ? await this.sendSigned(url, merchant!, payload)
-      : { acknowledged: false, statusCode: null, latencyMs: 0, replyExcerpt: '', error: 'the merchant has no callback_url' };
+  /** Sends a counted attempt and records its result. */
+  private async sendAndRecord(
+    delivery: Delivery,
+    attempt: number,
+    merchantId: string,
+    merchant: CallbackRecipient | undefined,
+    payload: CallbackPayload,
+  ): Promise<void> {
+    const url = merchant?.callbackUrl ?? null;
+    const result = url ? await this.sendSigned(url, merchant!, payload) : { ...NOT_SENT, error: 'the merchant has no callback_url' };
     if (result.refusedAddress !== undefined) this.logRefusal(merchantId, url!, result.refusedAddress, delivery.order_no);
     this.options.onAttempt?.(
       result.acknowledged
@@ -253,7 +293,14 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
               ? 'no_reply'
               : 'not_acknowledged',
     );
-    await this.results.run({
+    await this.recordResult(delivery, attempt, result);
+  }
+
+  /** An attempt's result, and what comes next: done when acknowledged or the last, else the next attempt on the schedule. */
+  private recordResult(delivery: Delivery, attempt: number, result: CallbackAttemptResult): Promise<void> {
+    const delays = this.options.retryDelaysMs;
+    const maxAttempts = delivery.max_attempts ?? 1 + delays.length;
+    return this.results.run({
       order_no: delivery.order_no,
       attempt,
       next: result.acknowledged ? 'acknowledged' : attempt >= maxAttempts ? 'exhausted' : 'pending',

@@ -14,6 +14,21 @@ export interface ClaimedDelivery {
    * when the read model has no row for it.
    */
   order: ReadModelOrder | null;
+  /**
+   * True when the claim also wrote the next attempt down (attempt
+   * `attempts_made + 1`, see startAttempts): it does when it knows the
+   * merchant, and the merchant's current callback address and key come
+   * with it. False for a delivery whose merchant was not known yet.
+   */
+  started: boolean;
+  recipient: RecipientRow | null;
+}
+
+/** The merchant's callback address and signing key as the claim read them (null when the merchant is not provisioned). */
+export interface RecipientRow {
+  api_key: string;
+  app_secret_enc: Buffer;
+  callback_url: string | null;
 }
 
 /** What a callback carries, as rm_orders holds it. */
@@ -39,6 +54,9 @@ export interface ClaimLimits {
   inFlight: ReadonlyMap<string, number>;
   leaseMs: number;
   instanceId: string;
+  /** An attempt that never reports back is due again after the send timeout and the schedule's next delay (CONTRACT §2). */
+  timeoutMs: number;
+  retryDelaysMs: readonly number[];
 }
 
 /** Due deliveries looked at per claim, per free slot: enough that a merchant with a long backlog does not hide the others. */
@@ -52,10 +70,16 @@ const CANDIDATES_PER_SLOT = 4;
  * into the row. Without the cap a claim took a busy merchant's whole backlog
  * only to hand back all but a few, each with a read of the order's stream and
  * a statement of its own, claim after claim.
+ *
+ * Where it knows the merchant, the claim also writes the next attempt down
+ * as startAttempts does (the count moved, the fallback due time set, the
+ * attempt's row inserted with the merchant's current callback URL) and
+ * returns the merchant's key: the attempt is counted before it is sent,
+ * without two more statements and another version of the delivery's row.
  */
 export async function claimDeliveries(pool: Pool, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
   const inFlight = [...limits.inFlight];
-  const { rows } = await pool.query<ClaimedDelivery>({
+  const { rows } = await pool.query<ClaimRow>({
     name: 'callbacks-claim',
     text: `with due as (
          select d.order_no, d.due_at, m.merchant_id, $6 - coalesce(f.n, 0) as free
@@ -71,22 +95,55 @@ export async function claimDeliveries(pool: Pool, limits: ClaimLimits): Promise<
            select due.*, row_number() over (partition by merchant_id order by due_at) as nth from due) r
          where merchant_id is null or nth <= free),
        -- Locked in a CTE of its own, run once: as a subquery of the update's
-       -- join it could be rescanned per row, and its limit not hold.
+       -- join it could be rescanned per row, and its limit not hold. It reads
+       -- the row as it was: the update's returning sees the new one.
        locked as (
-         select order_no from callback_deliveries
+         select order_no, attempts_made, manual_requested from callback_deliveries
          where order_no in (select order_no from capped) and state = 'pending' and (lease_until is null or lease_until < now())
          order by due_at limit $1
-         for update skip locked)
-       update callback_deliveries d
-       set lease_until = now() + make_interval(secs => $2::float8 / 1000), leased_by = $3, merchant_id = coalesce(d.merchant_id, c.merchant_id)
-       from capped c join locked l on l.order_no = c.order_no left join rm_orders o on o.order_no = c.order_no
-       where d.order_no = c.order_no
-       returning d.order_no, d.merchant_id, d.attempts_made, d.max_attempts, d.manual_requested,
+         for update skip locked),
+       claimed as (
+         update callback_deliveries d
+         set lease_until = now() + make_interval(secs => $2::float8 / 1000), leased_by = $3, merchant_id = coalesce(d.merchant_id, c.merchant_id),
+           attempts_made = d.attempts_made + (c.merchant_id is not null)::int,
+           manual_requested = d.manual_requested and c.merchant_id is null,
+           due_at = case when c.merchant_id is null then d.due_at
+                         else now() + make_interval(secs => ($7::float8 + coalesce(($8::float8[])[d.attempts_made + 1], 0)) / 1000) end
+         from capped c join locked l on l.order_no = c.order_no
+         where d.order_no = c.order_no
+         returning d.order_no, d.merchant_id, l.attempts_made, d.max_attempts, l.manual_requested, c.merchant_id is not null as starts),
+       started as (
+         insert into callback_attempts (order_no, attempt, kind, started_at, url, sent_by)
+         select k.order_no, k.attempts_made + 1, case when k.manual_requested then 'manual' else 'scheduled' end, now(), r.callback_url, $3
+         from claimed k left join merchants r on r.merchant_id = k.merchant_id
+         where k.starts
+         on conflict do nothing
+         returning order_no)
+       select k.order_no, k.merchant_id, k.attempts_made, k.max_attempts, k.manual_requested, s.order_no is not null as started,
+         r.merchant_id is not null as provisioned, r.api_key, r.app_secret_enc, r.callback_url,
          case when o.order_no is not null then json_build_object(
            'merchant_id', o.merchant_id, 'out_trade_no', o.out_trade_no, 'stage', o.stage, 'amount', o.amount::text,
            'account_id', o.account_id, 'fail_code', o.fail_code, 'fail_reason', o.fail_reason,
-           'completed_ms', floor(extract(epoch from o.completed_at) * 1000)::bigint::text) end as order`,
-    values: [limits.slots, limits.leaseMs, limits.instanceId, inFlight.map(([id]) => id), inFlight.map(([, n]) => n), limits.perMerchant],
+           'completed_ms', floor(extract(epoch from o.completed_at) * 1000)::bigint::text) end as order
+       from claimed k
+       left join started s on s.order_no = k.order_no
+       left join merchants r on k.starts and r.merchant_id = k.merchant_id
+       left join rm_orders o on o.order_no = k.order_no`,
+    values: [
+      limits.slots,
+      limits.leaseMs,
+      limits.instanceId,
+      inFlight.map(([id]) => id),
+      inFlight.map(([, n]) => n),
+      limits.perMerchant,
+      limits.timeoutMs,
+      limits.retryDelaysMs,
+    ],
   });
-  return rows;
+  return rows.map(({ provisioned, api_key, app_secret_enc, callback_url, ...delivery }) => ({
+    ...delivery,
+    recipient: provisioned ? { api_key: api_key!, app_secret_enc: app_secret_enc!, callback_url } : null,
+  }));
 }
+
+type ClaimRow = Omit<ClaimedDelivery, 'recipient'> & { provisioned: boolean | null } & { [K in keyof RecipientRow]: RecipientRow[K] | null };

@@ -23,12 +23,12 @@ export class CallbackRecipients {
       text: 'select merchant_id, api_key, app_secret_enc, callback_url from merchants where merchant_id = any($1)',
       values: [[...new Set(merchantIds)]],
     });
-    const byId = new Map(
-      rows.map((row): [string, CallbackRecipient] => [
-        row.merchant_id,
-        { apiKey: row.api_key, callbackUrl: row.callback_url, appSecret: () => this.cipher.decrypt(row.app_secret_enc) },
-      ]),
-    );
+    const byId = new Map(rows.map((row): [string, CallbackRecipient] => [row.merchant_id, this.fromRow(row)]));
     return merchantIds.map((id) => byId.get(id));
+  }
+
+  /** A recipient from a merchants row read by another statement (a callback claim reads its merchants with it). */
+  fromRow(row: { api_key: string; app_secret_enc: Buffer; callback_url: string | null }): CallbackRecipient {
+    return { apiKey: row.api_key, callbackUrl: row.callback_url, appSecret: () => this.cipher.decrypt(row.app_secret_enc) };
   }
 }

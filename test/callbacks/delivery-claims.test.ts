@@ -36,7 +36,38 @@ describe('claiming callback deliveries', () => {
   }
 
   const claim = (slots: number, inFlight: Record<string, number> = {}) =>
-    claimDeliveries(db.pool, { slots, perMerchant: 3, inFlight: new Map(Object.entries(inFlight)), leaseMs: 60_000, instanceId: 'instance-a' });
+    claimDeliveries(db.pool, {
+      slots,
+      perMerchant: 3,
+      inFlight: new Map(Object.entries(inFlight)),
+      leaseMs: 60_000,
+      instanceId: 'instance-a',
+      timeoutMs: 10_000,
+      retryDelaysMs: [15_000, 60_000],
+    });
+
+  async function provision(merchantId: string, callbackUrl: string | null) {
+    await db.pool.query(
+      `insert into merchants (merchant_id, name, currency, api_key, app_secret_enc, callback_url, rate_limit_per_second, created_by, updated_by)
+       values ($1, $1, 'USD', 'ak_' || $1, '\\x0102'::bytea, $2, 100, 'test', 'test')`,
+      [merchantId, callbackUrl],
+    );
+  }
+  const deliveryRow = async (orderNo: string) =>
+    (
+      await db.pool.query(
+        `select attempts_made, manual_requested, leased_by, extract(epoch from due_at - now())::float8 as due_in_s
+         from callback_deliveries where order_no = $1`,
+        [orderNo],
+      )
+    ).rows[0];
+  /** Seconds until due, as set a moment before the read: up to a second less for the time between them. */
+  const dueIn = (seconds: number) => ({
+    asymmetricMatch: (actual: number) => actual > seconds - 1 && actual <= seconds,
+    toString: () => `a number in (${seconds - 1}, ${seconds}]`,
+  });
+  const attemptRows = async (orderNo: string) =>
+    (await db.pool.query('select attempt, kind, url, sent_by, acknowledged from callback_attempts where order_no = $1 order by attempt', [orderNo])).rows;
 
   it('takes at most a merchant’s share of its backlog, oldest first, and fills the rest with other merchants', async () => {
     for (let i = 0; i < 10; i++) await due(`A-${i}`, 100 - i, { onRow: 'mch_a' });
@@ -77,6 +108,46 @@ describe('claiming callback deliveries', () => {
 
     const second = await claim(10);
     expect(second.map((d) => d.order_no).sort()).toEqual(['A-0', 'A-1', 'A-2', 'B-1', 'B-2', 'B-3']);
+  });
+
+  it('writes the next attempt down when it knows the merchant, with the merchant’s current URL and key', async () => {
+    await provision('mch_a', 'https://a.example/cb');
+    await due('A-0', 30, { onRow: 'mch_a' });
+    await due('B-0', 20, { inReadModel: 'mch_a' });
+    await db.pool.query(`update callback_deliveries set attempts_made = 1, manual_requested = true where order_no = 'A-0'`);
+
+    const claimed = await claim(5);
+
+    const a0 = claimed.find((d) => d.order_no === 'A-0')!;
+    // The delivery as it was claimed: attempt 2 is the one now written down, at a manual request.
+    expect(a0).toMatchObject({ attempts_made: 1, manual_requested: true, started: true });
+    expect(a0.recipient).toEqual({ api_key: 'ak_mch_a', app_secret_enc: Buffer.from([1, 2]), callback_url: 'https://a.example/cb' });
+    expect(await attemptRows('A-0')).toEqual([{ attempt: 2, kind: 'manual', url: 'https://a.example/cb', sent_by: 'instance-a', acknowledged: null }]);
+    // Counted, and due again after the timeout and the schedule's second delay if it never reports back.
+    expect(await deliveryRow('A-0')).toEqual({ attempts_made: 2, manual_requested: false, leased_by: 'instance-a', due_in_s: dueIn(70) });
+
+    expect(claimed.find((d) => d.order_no === 'B-0')).toMatchObject({ attempts_made: 0, started: true, merchant_id: 'mch_a' });
+    expect(await attemptRows('B-0')).toEqual([{ attempt: 1, kind: 'scheduled', url: 'https://a.example/cb', sent_by: 'instance-a', acknowledged: null }]);
+    expect(await deliveryRow('B-0')).toMatchObject({ attempts_made: 1, due_in_s: dueIn(25) });
+  });
+
+  it('starts the attempt of a known merchant that is not provisioned, with no URL and no key', async () => {
+    await due('G-0', 5, { onRow: 'mch_gone' });
+
+    const [claimed] = await claim(1);
+
+    expect(claimed).toMatchObject({ order_no: 'G-0', started: true, recipient: null });
+    expect(await attemptRows('G-0')).toEqual([{ attempt: 1, kind: 'scheduled', url: null, sent_by: 'instance-a', acknowledged: null }]);
+  });
+
+  it('leaves the attempt of a delivery whose merchant it does not know to the sender', async () => {
+    await due('U-0', 5, {});
+
+    const [claimed] = await claim(1);
+
+    expect(claimed).toMatchObject({ order_no: 'U-0', merchant_id: null, started: false, recipient: null });
+    expect(await attemptRows('U-0')).toEqual([]);
+    expect(await deliveryRow('U-0')).toMatchObject({ attempts_made: 0, leased_by: 'instance-a', due_in_s: dueIn(-5) });
   });
 
   it('claims a delivery whose merchant is not known yet, and stops at the free slots', async () => {
