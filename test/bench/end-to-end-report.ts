@@ -60,12 +60,14 @@ export function endToEndSection(settings: Settings, e: EndToEnd): string[] {
         `other ${Math.max(0, c.machine - c.server - c.postgres - c.bench).toFixed(2)}`
       : 'n/a';
   const atLoadEnd = (times: number[]) => within(times, -1, e.loadMs);
+  const warmup =
+    e.warmupS === 0
+      ? 'no warm-up'
+      : `a ${e.warmupS} s warm-up before, whose orders ${e.warmupDrainMs === undefined ? 'had NOT all finished' : `had all finished ${(e.warmupDrainMs / 1000).toFixed(1)} s after it`}`;
   return [
     `End to end: the service with its defaults (fulfilment on; the upstream the simulator in a process of its own, delay ${process.env.UPSTREAM_SIM_DELAY_MS ?? '200'} ms; callbacks to a receiver ` +
-      `in the benchmark), ${settings.merchants} merchants; open loop at ${e.ratePerS.toFixed(0)}/s (${
-        settings.endToEndRate === undefined ? `${settings.steadyFraction} of the service's median "spread" rate above` : 'as --e2e-rate gave it'
-      }), sent for ${(e.sendMs / 1000).toFixed(1)} s, the last reply ${(e.loadMs / 1000).toFixed(1)} s after the first request ` +
-      `("the load" below); a ${e.warmupS} s warm-up before, whose orders ${e.warmupDrainMs === undefined ? 'had NOT all finished' : `had all finished ${(e.warmupDrainMs / 1000).toFixed(1)} s after it`}. ` +
+      `in the benchmark), ${settings.merchants} merchants; open loop at ${e.ratePerS.toFixed(0)}/s (${e.basis}), ` +
+      `sent for ${(e.sendMs / 1000).toFixed(1)} s, the last reply ${(e.loadMs / 1000).toFixed(1)} s after the first request ("the load" below); ${warmup}. ` +
       'Final: the time of the final event (completed_at); called back: the first acknowledged callback.',
     '',
     ...table(

@@ -7,7 +7,9 @@
  * acknowledgement) is recorded; four times a second the orders the read
  * model shows final (rm_orders, what a merchant's query sees) are counted.
  * After the load: the time until every accepted order is final and called
- * back.
+ * back. Unless the rate is given by hand, a closed loop then measures what
+ * the same service accepts while it completes orders, and a second load runs
+ * at the steady fraction of that.
  */
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
@@ -33,6 +35,10 @@ export interface Timeline {
 
 export interface EndToEnd {
   ratePerS: number;
+  /** Where the rate came from, for the printout: "0.7 of the service's median spread rate above". */
+  basis: string;
+  /** What the targets' rows of this load are called. */
+  label: string;
   result: LoadResult;
   /** Ms during which requests were sent. */
   sendMs: number;
@@ -54,6 +60,18 @@ export interface EndToEnd {
   cpuMsPerOrder?: number;
   /** How long the warm-up's orders took to finish before the measured load. */
   warmupDrainMs?: number;
+}
+
+/**
+ * The phase's loads: one at the rate asked for (by default the steady
+ * fraction of the submit-only spread), and, unless a rate was given by hand,
+ * one at the steady fraction of what the same service accepts in a closed
+ * loop while it completes orders (fulfilment and callbacks on).
+ */
+export interface EndToEndPhase {
+  loads: EndToEnd[];
+  /** The closed loop's accepted submits a second, with every order completed meanwhile and after. */
+  completingMaxPerS?: number;
 }
 
 /** A merchant's callback endpoint that acknowledges everything and notes when it first saw each order. */
@@ -104,7 +122,7 @@ async function upstreamSimulator(): Promise<{ child: Child; url: string }> {
   return { child, url: `http://127.0.0.1:${port}` };
 }
 
-export async function endToEnd(settings: Settings, ratePerS: number): Promise<EndToEnd> {
+export async function endToEnd(settings: Settings, asked: { ratePerS: number; basis: string; label: string }): Promise<EndToEndPhase> {
   const receiver = await callbackReceiver();
   const upstream = await upstreamSimulator();
   const db = await freshDatabase('topup_bench_e2e');
@@ -123,14 +141,14 @@ export async function endToEnd(settings: Settings, ratePerS: number): Promise<En
     const acceptedAt: number[] = [];
     const finalInReadModel = async () =>
       Number((await db.pool.query<{ n: string }>(`select count(*) as n from rm_orders where stage in ('succeeded', 'failed')`)).rows[0].n);
-    const load = {
+    const load = (ratePerS?: number) => ({
       baseUrl: service.url,
       concurrency: settings.concurrency,
       merchants,
       skuId: SKU_ID,
       ratePerSecond: ratePerS,
       onAccepted: () => acceptedAt.push(Date.now()),
-    };
+    });
     /** Waits until every order accepted so far reads final and was called back; the ms it took, or undefined after maxMs. */
     const drained = async (maxMs: number, onFinal: (final: number) => void = () => undefined) => {
       const started = Date.now();
@@ -143,83 +161,115 @@ export async function endToEnd(settings: Settings, ratePerS: number): Promise<En
       }
     };
 
-    let warmupDrainMs: number | undefined;
-    const warmupS = settings.endToEndWarmupS;
-    if (warmupS > 0) {
-      log(`end to end: warm-up ${warmupS} s at ${ratePerS.toFixed(0)}/s`);
-      await runLoad({ ...load, durationMs: warmupS * 1000, tag: `e2e-warm-${Date.now().toString(36)}` });
-      warmupDrainMs = await drained(settings.drainMaxS * 1000);
-    }
-
-    const before = { accepted: acceptedAt.length, final: await finalInReadModel(), calledBack: receiver.count() };
-    const started = Date.now();
-    const readModel: Array<[number, number]> = [];
-    const sample = (final: number) => readModel.push([Date.now() - started, final - before.final]);
-    let loading = true;
-    const sampler = (async () => {
-      while (loading) {
-        sample(await finalInReadModel());
-        await sleep(SAMPLE_MS);
+    /** One measured open-loop load at `ratePerS` after `warmupS` of the same, and the drain after it. */
+    const measured = async (ratePerS: number, basis: string, label: string, warmupS: number, profile: boolean): Promise<EndToEnd> => {
+      let warmupDrainMs: number | undefined;
+      if (warmupS > 0) {
+        log(`end to end: warm-up ${warmupS} s at ${ratePerS.toFixed(0)}/s`);
+        await runLoad({ ...load(ratePerS), durationMs: warmupS * 1000, tag: `e2e-warm-${Date.now().toString(36)}` });
+        warmupDrainMs = await drained(settings.drainMaxS * 1000);
       }
-    })();
 
-    log(`end to end: ${settings.endToEndS} s at ${ratePerS.toFixed(0)}/s, callbacks to ${receiver.url}`);
-    /** A failed read leaves the figures out of the report; it does not end the run. */
-    const metrics = () =>
-      scrapeMetrics(service.url).catch((error: unknown) => {
-        log(`end to end: could not read /metrics: ${String(error)}`);
-        return undefined;
-      });
-    const metricsStart: MetricSamples | undefined = await metrics();
-    const cpuStart = cpuSnapshot(pid, db.name, peers);
-    if (settings.cpuProfDir) await profiler(service.child, 'start');
-    const tag = `e2e-${Date.now().toString(36)}`;
-    const result = await runLoad({ ...load, durationMs: settings.endToEndS * 1000, tag });
-    const loadMs = Date.now() - started;
-    const metricsEnd = await metrics();
-    loading = false;
-    await sampler;
-    const cpuLoadEnd = cpuSnapshot(pid, db.name, peers);
-    log(`end to end: ${acceptedAt.length - before.accepted} accepted; waiting until all are final and called back`);
-    const drainWait = await drained(settings.drainMaxS * 1000, sample);
-    const waitedMs = Date.now() - started - loadMs;
-    const cpuEnd = cpuSnapshot(pid, db.name, peers);
-    const profile = settings.cpuProfDir ? await profiler(service.child, 'stop') : undefined;
+      const before = { accepted: acceptedAt.length, final: await finalInReadModel(), calledBack: receiver.count() };
+      const started = Date.now();
+      const readModel: Array<[number, number]> = [];
+      const sample = (final: number) => readModel.push([Date.now() - started, final - before.final]);
+      let loading = true;
+      const sampler = (async () => {
+        while (loading) {
+          sample(await finalInReadModel());
+          await sleep(SAMPLE_MS);
+        }
+      })();
 
-    const since = (times: number[]) =>
-      times
-        .map((t) => t - started)
-        .filter((ms) => ms >= 0)
-        .sort((a, b) => a - b);
-    const { rows } = await db.pool.query<{ ms: string }>(
-      `select (extract(epoch from completed_at) * 1000)::bigint as ms from rm_orders
-       where stage in ('succeeded', 'failed') and completed_at is not null and out_trade_no like $1`,
-      [`${tag}-%`],
+      log(`end to end: ${settings.endToEndS} s at ${ratePerS.toFixed(0)}/s, callbacks to ${receiver.url}`);
+      /** A failed read leaves the figures out of the report; it does not end the run. */
+      const metrics = () =>
+        scrapeMetrics(service.url).catch((error: unknown) => {
+          log(`end to end: could not read /metrics: ${String(error)}`);
+          return undefined;
+        });
+      const metricsStart: MetricSamples | undefined = await metrics();
+      const cpuStart = cpuSnapshot(pid, db.name, peers);
+      if (profile) await profiler(service.child, 'start');
+      const tag = `e2e-${Date.now().toString(36)}`;
+      const result = await runLoad({ ...load(ratePerS), durationMs: settings.endToEndS * 1000, tag });
+      const loadMs = Date.now() - started;
+      const metricsEnd = await metrics();
+      loading = false;
+      await sampler;
+      const cpuLoadEnd = cpuSnapshot(pid, db.name, peers);
+      log(`end to end: ${acceptedAt.length - before.accepted} accepted; waiting until all are final and called back`);
+      const drainWait = await drained(settings.drainMaxS * 1000, sample);
+      const waitedMs = Date.now() - started - loadMs;
+      const cpuEnd = cpuSnapshot(pid, db.name, peers);
+      const taken = profile ? await profiler(service.child, 'stop') : undefined;
+
+      const since = (times: number[]) =>
+        times
+          .map((t) => t - started)
+          .filter((ms) => ms >= 0)
+          .sort((a, b) => a - b);
+      const { rows } = await db.pool.query<{ ms: string }>(
+        `select (extract(epoch from completed_at) * 1000)::bigint as ms from rm_orders
+         where stage in ('succeeded', 'failed') and completed_at is not null and out_trade_no like $1`,
+        [`${tag}-%`],
+      );
+      const timeline: Timeline = {
+        accepted: since(acceptedAt.slice(before.accepted)),
+        final: since(rows.map((r) => Number(r.ms))),
+        calledBack: since(receiver.times(`${tag}-`)),
+        readModel,
+      };
+      const lastDone = Math.max(timeline.final[timeline.final.length - 1] ?? 0, timeline.calledBack[timeline.calledBack.length - 1] ?? 0);
+      const accepted = timeline.accepted.length;
+      return {
+        ratePerS,
+        basis,
+        label,
+        result,
+        sendMs: result.elapsedMs,
+        loadMs,
+        warmupS,
+        timeline,
+        serverSide: metricsStart && metricsEnd ? serverSide(metricsStart, metricsEnd) : undefined,
+        drainMs: drainWait === undefined ? undefined : Math.max(0, lastDone - loadMs),
+        waitedMs,
+        coresDuringLoad: cpuStart && cpuLoadEnd ? coresUsed(cpuStart, cpuLoadEnd, loadMs / 1000) : undefined,
+        coresDuringDrain: cpuLoadEnd && cpuEnd && waitedMs > 0 ? coresUsed(cpuLoadEnd, cpuEnd, waitedMs / 1000) : undefined,
+        cpuMsPerOrder:
+          cpuStart && cpuEnd && accepted > 0 ? ((cpuEnd.server - cpuStart.server + postgresSeconds(cpuStart, cpuEnd)) * 1000) / accepted : undefined,
+        warmupDrainMs,
+        profile: taken,
+      };
+    };
+
+    const loads = [await measured(asked.ratePerS, asked.basis, asked.label, settings.endToEndWarmupS, settings.cpuProfDir !== undefined)];
+    if (settings.endToEndRate !== undefined) return { loads };
+
+    // The same service's maximum while it completes orders: a closed loop as
+    // in "spread", then its backlog worked off before the load at a fraction of it.
+    log(`end to end: closed loop at concurrency ${settings.concurrency}, ${settings.warmupS} s warm-up, then ${settings.durationS} s measured`);
+    const closed = await runLoad({
+      ...load(),
+      warmupMs: settings.warmupS * 1000,
+      durationMs: settings.durationS * 1000,
+      tag: `e2e-max-${Date.now().toString(36)}`,
+    });
+    const completingMaxPerS = closed.accepted / (closed.elapsedMs / 1000);
+    if ((await drained(settings.drainMaxS * 1000)) === undefined) log(`end to end: the closed loop's orders were not all final within ${settings.drainMaxS} s`);
+    const ratePerS = settings.steadyFraction * completingMaxPerS;
+    loads.push(
+      await measured(
+        ratePerS,
+        `${settings.steadyFraction} of the ${completingMaxPerS.toFixed(0)} submits a second this service accepted in a closed loop at concurrency ${settings.concurrency} ` +
+          'while completing orders, measured just before',
+        `end to end at ${settings.steadyFraction} of the maximum while completing orders`,
+        settings.endToEndWarmupS,
+        false,
+      ),
     );
-    const timeline: Timeline = {
-      accepted: since(acceptedAt.slice(before.accepted)),
-      final: since(rows.map((r) => Number(r.ms))),
-      calledBack: since(receiver.times(`${tag}-`)),
-      readModel,
-    };
-    const lastDone = Math.max(timeline.final[timeline.final.length - 1] ?? 0, timeline.calledBack[timeline.calledBack.length - 1] ?? 0);
-    const accepted = timeline.accepted.length;
-    return {
-      ratePerS,
-      result,
-      sendMs: result.elapsedMs,
-      loadMs,
-      warmupS,
-      timeline,
-      serverSide: metricsStart && metricsEnd ? serverSide(metricsStart, metricsEnd) : undefined,
-      drainMs: drainWait === undefined ? undefined : Math.max(0, lastDone - loadMs),
-      waitedMs,
-      coresDuringLoad: cpuStart && cpuLoadEnd ? coresUsed(cpuStart, cpuLoadEnd, loadMs / 1000) : undefined,
-      coresDuringDrain: cpuLoadEnd && cpuEnd && waitedMs > 0 ? coresUsed(cpuLoadEnd, cpuEnd, waitedMs / 1000) : undefined,
-      cpuMsPerOrder: cpuStart && cpuEnd && accepted > 0 ? ((cpuEnd.server - cpuStart.server + postgresSeconds(cpuStart, cpuEnd)) * 1000) / accepted : undefined,
-      warmupDrainMs,
-      profile,
-    };
+    return { loads, completingMaxPerS };
   } finally {
     await service.child.stop();
     await receiver.stop();

@@ -5,7 +5,7 @@
  * measured.
  */
 import os from 'node:os';
-import { EndToEnd } from './end-to-end';
+import { EndToEndPhase } from './end-to-end';
 import { endToEndFigures, endToEndSection } from './end-to-end-report';
 import { LoadResult, percentile } from './load-generator';
 import { Measurement, ScenarioName } from './measure';
@@ -69,7 +69,7 @@ export class Results {
 interface ReportInput {
   settings: Settings;
   results: Results;
-  endToEnd?: EndToEnd;
+  endToEnd?: EndToEndPhase;
   loadAtStart: number;
   /** machineSpeed() before the first system started and after the last stopped. */
   speed: { atStart: number; atEnd: number };
@@ -175,13 +175,13 @@ export function report({ settings, results, endToEnd, loadAtStart, speed, notes 
   }
   lines.push('');
 
-  if (endToEnd) lines.push(...endToEndSection(settings, endToEnd), '');
+  for (const load of endToEnd?.loads ?? []) lines.push(...endToEndSection(settings, load), '');
   lines.push(...targets(settings, results, endToEnd), '');
   lines.push(...notes);
   return lines.join('\n');
 }
 
-function targets(settings: Settings, results: Results, e?: EndToEnd): string[] {
+function targets(settings: Settings, results: Results, e?: EndToEndPhase): string[] {
   const has = (s: SystemName) => settings.systems.includes(s);
   type Check = { what: string; target: string; ok: (v: number) => boolean; service?: Spread; crud?: Spread; digits: number };
   const checks: Check[] = [];
@@ -210,11 +210,10 @@ function targets(settings: Settings, results: Results, e?: EndToEnd): string[] {
   both('commits per accepted submit, hot wallet', '≤ 2', atMost(2), 'hot', (m) => m.commits ?? Number.NaN, 2);
   both(`p99 ÷ p50 at ${settings.steadyFraction} of the maximum (steady)`, '≤ 4', atMost(4), 'steady', (m) => p99(m) / p50(m), 2);
   both(`non-2xx at ${settings.steadyFraction} of the maximum (steady)`, '0', (v) => v === 0, 'steady', nonOk, 0);
-  if (e) {
-    const f = endToEndFigures(e);
+  for (const load of e?.loads ?? []) {
+    const f = endToEndFigures(load);
     const one = (v: number) => new Spread([v]);
-    // The targets' load is the steady fraction of the maximum: a rate given by hand is named in each row.
-    const phase = settings.endToEndRate === undefined ? 'end to end' : `end to end at ${e.ratePerS.toFixed(0)}/s (--e2e-rate)`;
+    const phase = load.label;
     checks.push(
       { what: `${phase}: p99 ÷ p50 of the submits`, target: '≤ 4', ok: atMost(4), service: one(f.p99 / f.p50), digits: 2 },
       { what: `${phase}: non-2xx`, target: '0', ok: (v) => v === 0, service: one(f.nonOk), digits: 0 },
@@ -225,7 +224,7 @@ function targets(settings: Settings, results: Results, e?: EndToEnd): string[] {
         what: `${phase}: drain time after the load, s`,
         target: '≤ 5',
         ok: atMost(5),
-        service: one(e.drainMs === undefined ? Infinity : e.drainMs / 1000),
+        service: one(load.drainMs === undefined ? Infinity : load.drainMs / 1000),
         digits: 1,
       },
     );

@@ -18,7 +18,9 @@
  * the systems is reversed every other pass. Then the end-to-end phase: the
  * service with its defaults on another fresh database, open loop at --steady
  * times its median "spread" rate, counting orders final and callbacks
- * acknowledged each second, and the time to drain the backlog.
+ * acknowledged each second, and the time to drain the backlog; then a closed
+ * loop on the same service, which completes orders as it takes them, and the
+ * same open-loop load at --steady times what that closed loop accepted.
  *
  * Per scenario: accepted/s, p50/p99, non-2xx, CPU ms per accepted submit of
  * the server and of Postgres for its database (Linux /proc, from the start of
@@ -39,7 +41,8 @@
  *   --steady          STEADY_FRACTION  0.7   open-loop rate as a fraction of the system's maximum
  *   --e2e             E2E_S            10    seconds of load in the end-to-end phase; 0 leaves it out
  *   --e2e-rate        E2E_RATE         -     the end-to-end phase's offered orders/s, instead of the
- *                                            "steady" fraction of the service's spread rate
+ *                                            "steady" fraction of the service's spread rate; the phase
+ *                                            then runs that one load
  *   --e2e-warmup      E2E_WARMUP_S     5     seconds of load at that rate before the end-to-end phase's
  *                                            measured load (its service is a new process)
  *   --drain-max       DRAIN_MAX_S      60    longest wait for the end-to-end backlog after the load
@@ -55,7 +58,7 @@
 import os from 'node:os';
 import { cleanUp, log, onCleanUp, wasInterrupted } from './clean-up';
 import { crudLedgerCheck } from './crud-check';
-import { endToEnd, EndToEnd } from './end-to-end';
+import { endToEnd, EndToEndPhase } from './end-to-end';
 import { CommitCounts } from './commit-count';
 import { acceptedOverall, measure, Measurement, ScenarioName } from './measure';
 import { profileWindow, ProfileTaken, statementSummary } from './profiler';
@@ -136,10 +139,17 @@ async function main(): Promise<void> {
   }
   for (const system of systems) await system.child.stop();
 
-  let e2e: EndToEnd | undefined;
+  let e2e: EndToEndPhase | undefined;
   if (settings.systems.includes('service') && settings.endToEndS > 0) {
+    const byHand = settings.endToEndRate !== undefined;
     const rate = settings.endToEndRate ?? settings.steadyFraction * results.maxRate('service');
-    if (rate > 0) e2e = await endToEnd(settings, rate);
+    if (rate > 0)
+      e2e = await endToEnd(settings, {
+        ratePerS: rate,
+        basis: byHand ? 'as --e2e-rate gave it' : `${settings.steadyFraction} of the service's median "spread" rate above, with fulfilment off`,
+        // The targets' load is the steady fraction of the maximum: a rate given by hand is named in each row.
+        label: byHand ? `end to end at ${rate.toFixed(0)}/s (--e2e-rate)` : `end to end at ${settings.steadyFraction} of the submit-only maximum`,
+      });
   }
 
   for (const m of results.measurements) {
@@ -159,10 +169,11 @@ async function main(): Promise<void> {
   for (const { name, taken, accepted } of profiles) {
     console.log(`\n${name}: ${summariseProfile(taken.path)}${threads(taken)}\n${statementSummary(taken, accepted)}`);
   }
-  if (e2e?.profile) {
-    const orders = e2e.timeline.accepted.length;
+  const profiled = e2e?.loads[0];
+  if (profiled?.profile) {
+    const orders = profiled.timeline.accepted.length;
     console.log(
-      `\nend to end (the load and the drain, per accepted order): ${summariseProfile(e2e.profile.path)}${threads(e2e.profile)}\n${statementSummary(e2e.profile, orders, 'accepted order')}`,
+      `\nend to end (the load and the drain, per accepted order): ${summariseProfile(profiled.profile.path)}${threads(profiled.profile)}\n${statementSummary(profiled.profile, orders, 'accepted order')}`,
     );
   }
   if (failed) process.exitCode = 1;
