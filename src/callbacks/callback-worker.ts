@@ -144,7 +144,7 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
     private readonly recipients: CallbackRecipients,
     private readonly options: CallbackOptions,
     private readonly send: typeof sendCallback = sendCallback,
-    log: (message: string, error?: unknown) => void = () => undefined,
+    private readonly log: (message: string, error?: unknown) => void = () => undefined,
     private readonly warn: (message: string) => void = () => undefined,
   ) {
     super();
@@ -155,7 +155,7 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
       claim: (limit) => this.claim(limit),
       run: (delivery) => this.deliver(delivery),
       describe: (delivery) => `the callback for ${delivery.order_no}`,
-      log,
+      log: (message, error) => this.log(message, error),
     });
   }
 
@@ -225,9 +225,10 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
       try {
         ({ payload } = await this.callbackOf(delivery));
       } catch (error) {
-        // Counted already: record why nothing was sent, and the next attempt follows the schedule.
+        // Counted already: record why nothing was sent; the next attempt follows the schedule.
         await this.recordResult(delivery, attempt, { ...NOT_SENT, error: `the order could not be read: ${(error as Error).message}` });
-        throw error;
+        this.log(`the callback for ${delivery.order_no}: its order could not be read; attempt ${attempt} is recorded as not sent`, error);
+        return;
       }
       const recipient = delivery.recipient ? this.recipients.fromRow(delivery.recipient) : undefined;
       await this.sendAndRecord(delivery, attempt, delivery.merchant_id!, recipient, payload);

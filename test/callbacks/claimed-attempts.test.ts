@@ -48,6 +48,7 @@ describe('callback attempts started by the claim', () => {
     await finalOrder('ORD-READ', true);
     await finalOrder('ORD-UNREADABLE', false); // not final in the read model: its events are read, and that fails
     const sent: SendCallbackOptions[] = [];
+    const logged: string[] = [];
     const store = {
       readStream: () => Promise.reject(new Error('connection terminated unexpectedly')),
     } as unknown as EventStore;
@@ -60,6 +61,7 @@ describe('callback attempts started by the claim', () => {
         sent.push(options);
         return { acknowledged: true, statusCode: 200, latencyMs: 4, replyExcerpt: '{"success":true}', error: null };
       },
+      (message) => logged.push(message),
     );
 
     worker.start();
@@ -83,6 +85,7 @@ describe('callback attempts started by the claim', () => {
         error: 'the order could not be read: connection terminated unexpectedly',
       },
     ]);
+    expect(logged).toEqual(['the callback for ORD-UNREADABLE: its order could not be read; attempt 1 is recorded as not sent']);
     expect(sent).toHaveLength(1);
     const [callback] = sent;
     expect(callback.url).toBe('https://one.example/hooks/topup');
