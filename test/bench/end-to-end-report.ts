@@ -107,7 +107,17 @@ function insideTheService(settings: Settings, e: EndToEnd, f: EndToEndFigures): 
       `so the load's ${settings.concurrency} connections could carry at most ${bound.toFixed(0)} submits a second (offered ${e.ratePerS.toFixed(0)}/s, ` +
       `accepted ${f.during.accepted.toFixed(0)}/s); the rest of each exchange is spent outside the handlers ` +
       `(socket queues while the event loop is busy, the load generator).${append}`,
+    `Submits over ${s.submitsOver.map(({ ms }) => `${ms}`).join(', ')} ms: inside the service ${s.submitsOver.map(({ share }) => percent(share)).join(', ')}; ` +
+      `as the load generator saw them (from when each was due) ${s.submitsOver.map(({ ms }) => percent(shareOver(e.result.latenciesMs, ms))).join(', ')}.`,
   ];
+}
+
+const percent = (share: number) => `${(share * 100).toFixed(1)} %`;
+
+/** The share of the (ascending) latencies above `ms`. */
+function shareOver(latenciesMs: Float64Array, ms: number): number {
+  const firstOver = latenciesMs.findIndex((latency) => latency > ms);
+  return firstOver === -1 ? 0 : (latenciesMs.length - firstOver) / latenciesMs.length;
 }
 
 function timelineRows(e: EndToEnd): string[][] {

@@ -6,7 +6,11 @@ const scrape = (submitCount: number, submitSum: number, refusedCount: number, re
     [
       '# HELP http_request_duration_seconds From a request arriving to its reply sent',
       '# TYPE http_request_duration_seconds histogram',
-      `http_request_duration_seconds_bucket{le="0.05",method="POST",route="/api/v2/topup/submit",status="202"} ${submitCount}`,
+      `http_request_duration_seconds_bucket{le="0.025",method="POST",route="/api/v2/topup/submit",status="202"} ${submitCount / 2}`,
+      `http_request_duration_seconds_bucket{le="0.05",method="POST",route="/api/v2/topup/submit",status="202"} ${submitCount * 0.9}`,
+      `http_request_duration_seconds_bucket{le="0.1",method="POST",route="/api/v2/topup/submit",status="202"} ${submitCount}`,
+      `http_request_duration_seconds_bucket{le="0.1",method="POST",route="/api/v2/topup/submit",status="402"} ${refusedCount}`,
+      `http_request_duration_seconds_bucket{le="0.1",method="GET",route="/metrics",status="200"} ${submitCount}`,
       `http_request_duration_seconds_sum{method="POST",route="/api/v2/topup/submit",status="202"} ${submitSum}`,
       `http_request_duration_seconds_count{method="POST",route="/api/v2/topup/submit",status="202"} ${submitCount}`,
       `http_request_duration_seconds_sum{method="POST",route="/api/v2/topup/submit",status="402"} ${refusedSum}`,
@@ -37,6 +41,12 @@ describe('npm run bench: what the service said about a load', () => {
     expect(figures.submits).toBe(220);
     expect(figures.submitMs).toBeCloseTo(40, 6);
     expect(figures.appendMs).toBeCloseTo(20, 6);
+    // Of the 220: 100 accepted within 25 ms, 180 within 50 ms, and all 200 accepted and 20 refused within 100 ms.
+    expect(figures.submitsOver.map(({ ms, share }) => [ms, Number(share.toFixed(6))])).toEqual([
+      [25, Number((120 / 220).toFixed(6))],
+      [50, Number((40 / 220).toFixed(6))],
+      [100, 0],
+    ]);
   });
 
   it('has nothing to say of a load in which no submit was answered', () => {

@@ -17,7 +17,12 @@ export interface ServerSideFigures {
   submitMs: number;
   /** Mean ms from an append being asked of the event store to its commit (grouped appends each counted). */
   appendMs: number;
+  /** The share of the submits that took longer than each of these ms inside the service (its histogram's bucket bounds). */
+  submitsOver: Array<{ ms: number; share: number }>;
 }
+
+/** Bucket bounds of http_request_duration_seconds that tell a submit's tail from its median. */
+const TAIL_BOUNDS_S = ['0.025', '0.05', '0.1'];
 
 export async function scrapeMetrics(baseUrl: string): Promise<MetricSamples> {
   const response = await fetch(`${baseUrl}/metrics`);
@@ -25,12 +30,12 @@ export async function scrapeMetrics(baseUrl: string): Promise<MetricSamples> {
   return parseSamples(await response.text());
 }
 
-/** The sum, over every series of `name` whose labels include `having`, of its growth from `before` to `after`. */
-function grown(before: MetricSamples, after: MetricSamples, name: string, having = ''): number {
+/** The sum, over every series of `name` whose labels include each of `having`, of its growth from `before` to `after`. */
+function grown(before: MetricSamples, after: MetricSamples, name: string, ...having: string[]): number {
   let total = 0;
   for (const [series, value] of after) {
     const labels = series.startsWith(`${name}{`) ? series.slice(name.length) : series === name ? '' : undefined;
-    if (labels === undefined || !labels.includes(having)) continue;
+    if (labels === undefined || !having.every((label) => labels.includes(label))) continue;
     total += value - (before.get(series) ?? 0);
   }
   return total;
@@ -47,5 +52,9 @@ export function serverSide(before: MetricSamples, after: MetricSamples): ServerS
     submits,
     submitMs: ms(grown(before, after, 'http_request_duration_seconds_sum', submitRoute) / submits),
     appendMs: appends > 0 ? ms(grown(before, after, 'event_store_append_duration_seconds_sum') / appends) : NaN,
+    submitsOver: TAIL_BOUNDS_S.map((le) => ({
+      ms: ms(Number(le)),
+      share: 1 - grown(before, after, 'http_request_duration_seconds_bucket', `le="${le}"`, submitRoute) / submits,
+    })),
   };
 }
