@@ -33,9 +33,6 @@ interface Delivery extends ClaimedDelivery {
   slotOf?: string;
 }
 
-/** An attempt that sent nothing: the reason goes in `error`. */
-const NOT_SENT: CallbackAttemptResult = { acknowledged: false, statusCode: null, latencyMs: 0, replyExcerpt: '', error: '' };
-
 /** The callback body (CONTRACT §2). */
 export interface CallbackPayload {
   order_no: string;
@@ -144,7 +141,7 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
     private readonly recipients: CallbackRecipients,
     private readonly options: CallbackOptions,
     private readonly send: typeof sendCallback = sendCallback,
-    private readonly log: (message: string, error?: unknown) => void = () => undefined,
+    log: (message: string, error?: unknown) => void = () => undefined,
     private readonly warn: (message: string) => void = () => undefined,
   ) {
     super();
@@ -155,7 +152,7 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
       claim: (limit) => this.claim(limit),
       run: (delivery) => this.deliver(delivery),
       describe: (delivery) => `the callback for ${delivery.order_no}`,
-      log: (message, error) => this.log(message, error),
+      log,
     });
   }
 
@@ -217,21 +214,13 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
     }
   }
 
-  /** An attempt the claim started: its payload, then the send and its result. */
+  /** An attempt the claim started, with the order final in the read model: the send and its result. */
   private async deliverStarted(delivery: Delivery): Promise<void> {
-    const attempt = delivery.attempts_made + 1;
     try {
-      let payload: CallbackPayload;
-      try {
-        ({ payload } = await this.callbackOf(delivery));
-      } catch (error) {
-        // Counted already: record why nothing was sent; the next attempt follows the schedule.
-        await this.recordResult(delivery, attempt, { ...NOT_SENT, error: `the order could not be read: ${(error as Error).message}` });
-        this.log(`the callback for ${delivery.order_no}: its order could not be read; attempt ${attempt} is recorded as not sent`, error);
-        return;
-      }
+      // The claim starts an attempt only when the read model's row carries the callback.
+      const payload = callbackPayloadFromReadModel(delivery.order_no, delivery.order!)!;
       const recipient = delivery.recipient ? this.recipients.fromRow(delivery.recipient) : undefined;
-      await this.sendAndRecord(delivery, attempt, delivery.merchant_id!, recipient, payload);
+      await this.sendAndRecord(delivery, delivery.attempts_made + 1, delivery.merchant_id!, recipient, payload);
     } finally {
       if (delivery.slotOf !== undefined) this.freeSlot(delivery.slotOf);
     }
@@ -281,7 +270,9 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
     payload: CallbackPayload,
   ): Promise<void> {
     const url = merchant?.callbackUrl ?? null;
-    const result = url ? await this.sendSigned(url, merchant!, payload) : { ...NOT_SENT, error: 'the merchant has no callback_url' };
+    const result = url
+      ? await this.sendSigned(url, merchant!, payload)
+      : { acknowledged: false, statusCode: null, latencyMs: 0, replyExcerpt: '', error: 'the merchant has no callback_url' };
     if (result.refusedAddress !== undefined) this.logRefusal(merchantId, url!, result.refusedAddress, delivery.order_no);
     this.options.onAttempt?.(
       result.acknowledged

@@ -17,8 +17,8 @@ export interface ClaimedDelivery {
   /**
    * True when the claim also wrote the next attempt down (attempt
    * `attempts_made + 1`, see startAttempts): it does when it knows the
-   * merchant, and the merchant's current callback address and key come
-   * with it. False for a delivery whose merchant was not known yet.
+   * merchant and `order` shows the order final, and the merchant's current
+   * callback address and key come with it.
    */
   started: boolean;
   recipient: RecipientRow | null;
@@ -71,11 +71,14 @@ const CANDIDATES_PER_SLOT = 4;
  * only to hand back all but a few, each with a read of the order's stream and
  * a statement of its own, claim after claim.
  *
- * Where it knows the merchant, the claim also writes the next attempt down
- * as startAttempts does (the count moved, the fallback due time set, the
- * attempt's row inserted with the merchant's current callback URL) and
- * returns the merchant's key: the attempt is counted before it is sent,
- * without two more statements and another version of the delivery's row.
+ * Where it knows the merchant and the orders read model shows the order
+ * final (what the callback carries comes with the claim), the claim also
+ * writes the next attempt down as startAttempts does (the count moved, the
+ * fallback due time set, the attempt's row inserted with the merchant's
+ * current callback URL) and returns the merchant's key: the attempt is
+ * counted before it is sent, without two more statements and another
+ * version of the delivery's row. Any other delivery is started by its
+ * sender once it has read the order's events.
  */
 export async function claimDeliveries(pool: Pool, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
   const inFlight = [...limits.inFlight];
@@ -105,13 +108,17 @@ export async function claimDeliveries(pool: Pool, limits: ClaimLimits): Promise<
        claimed as (
          update callback_deliveries d
          set lease_until = now() + make_interval(secs => $2::float8 / 1000), leased_by = $3, merchant_id = coalesce(d.merchant_id, c.merchant_id),
-           attempts_made = d.attempts_made + (c.merchant_id is not null)::int,
-           manual_requested = d.manual_requested and c.merchant_id is null,
-           due_at = case when c.merchant_id is null then d.due_at
-                         else now() + make_interval(secs => ($7::float8 + coalesce(($8::float8[])[d.attempts_made + 1], 0)) / 1000) end
+           attempts_made = d.attempts_made + s.starts::int,
+           manual_requested = d.manual_requested and not s.starts,
+           due_at = case when s.starts then now() + make_interval(secs => ($7::float8 + coalesce(($8::float8[])[d.attempts_made + 1], 0)) / 1000)
+                         else d.due_at end
          from capped c join locked l on l.order_no = c.order_no
+           left join rm_orders o on o.order_no = c.order_no
+           -- Started here only when nothing stands between it and its send: the
+           -- merchant known, and the callback's body in the read model.
+           cross join lateral (select c.merchant_id is not null and o.completed_at is not null as starts) s
          where d.order_no = c.order_no
-         returning d.order_no, d.merchant_id, l.attempts_made, d.max_attempts, l.manual_requested, c.merchant_id is not null as starts),
+         returning d.order_no, d.merchant_id, l.attempts_made, d.max_attempts, l.manual_requested, s.starts),
        started as (
          insert into callback_attempts (order_no, attempt, kind, started_at, url, sent_by)
          select k.order_no, k.attempts_made + 1, case when k.manual_requested then 'manual' else 'scheduled' end, now(), r.callback_url, $3

@@ -112,7 +112,7 @@ describe('claiming callback deliveries', () => {
 
   it('writes the next attempt down when it knows the merchant, with the merchant’s current URL and key', async () => {
     await provision('mch_a', 'https://a.example/cb');
-    await due('A-0', 30, { onRow: 'mch_a' });
+    await due('A-0', 30, { onRow: 'mch_a', inReadModel: 'mch_a' });
     await due('B-0', 20, { inReadModel: 'mch_a' });
     await db.pool.query(`update callback_deliveries set attempts_made = 1, manual_requested = true where order_no = 'A-0'`);
 
@@ -132,7 +132,7 @@ describe('claiming callback deliveries', () => {
   });
 
   it('starts the attempt of a known merchant that is not provisioned, with no URL and no key', async () => {
-    await due('G-0', 5, { onRow: 'mch_gone' });
+    await due('G-0', 5, { onRow: 'mch_gone', inReadModel: 'mch_gone' });
 
     const [claimed] = await claim(1);
 
@@ -140,14 +140,19 @@ describe('claiming callback deliveries', () => {
     expect(await attemptRows('G-0')).toEqual([{ attempt: 1, kind: 'scheduled', url: null, sent_by: 'instance-a', acknowledged: null }]);
   });
 
-  it('leaves the attempt of a delivery whose merchant it does not know to the sender', async () => {
+  it('leaves the attempt to the sender when it does not know the merchant, or the read model does not show the order final', async () => {
+    await provision('mch_a', 'https://a.example/cb');
     await due('U-0', 5, {});
+    await due('R-0', 5, { onRow: 'mch_a' }); // no row in the orders read model: a rebuild, say
 
-    const [claimed] = await claim(1);
+    const claimed = await claim(2);
 
-    expect(claimed).toMatchObject({ order_no: 'U-0', merchant_id: null, started: false, recipient: null });
-    expect(await attemptRows('U-0')).toEqual([]);
-    expect(await deliveryRow('U-0')).toMatchObject({ attempts_made: 0, leased_by: 'instance-a', due_in_s: dueIn(-5) });
+    expect(claimed.find((d) => d.order_no === 'U-0')).toMatchObject({ merchant_id: null, started: false, recipient: null });
+    expect(claimed.find((d) => d.order_no === 'R-0')).toMatchObject({ merchant_id: 'mch_a', started: false, recipient: null, order: null });
+    for (const orderNo of ['U-0', 'R-0']) {
+      expect(await attemptRows(orderNo)).toEqual([]);
+      expect(await deliveryRow(orderNo)).toMatchObject({ attempts_made: 0, leased_by: 'instance-a', due_in_s: dueIn(-5) });
+    }
   });
 
   it('claims a delivery whose merchant is not known yet, and stops at the free slots', async () => {
