@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { request } from 'node:http';
 import { ReplayGuard } from '../../src/merchant-api/gateway/replay-guard';
-import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
+import { provisionMerchant, signedFetch, TestMerchant, timestampFromNow } from '../support/merchant-fixture';
 import { RunningService, serviceOnFreshDatabase, startService } from '../support/service';
 
 /**
@@ -116,8 +116,8 @@ describe('merchant API gateway', () => {
     });
 
     it.each([
-      ['301 s ago', () => String(now() - 301)],
-      ['301 s ahead', () => String(Math.ceil(Date.now() / 1000) + 301)], // rounded up: at least 301 s ahead on arrival
+      ['301 s ago', () => timestampFromNow(-301)],
+      ['301 s ahead', () => timestampFromNow(301)],
       ['not an integer', () => `${now()}.5`],
       ['milliseconds', () => String(Date.now())],
       ['words', () => 'yesterday'],
@@ -132,11 +132,7 @@ describe('merchant API gateway', () => {
       ['299 s ago', -299],
       ['299 s ahead', 299],
     ])('timestamp %s passes', async (_, offset) => {
-      // Rounding the clock up for a past timestamp keeps "299 s ago" at most 299 s old when it
-      // arrives; rounding down would make it up to a second older, past the 300 s tolerance.
-      const seconds = Date.now() / 1000;
-      const timestamp = String((offset < 0 ? Math.ceil(seconds) : Math.floor(seconds)) + offset);
-      const reply = await signedFetch(service, merchant, { path: '/api/v2/balance', timestamp });
+      const reply = await signedFetch(service, merchant, { path: '/api/v2/balance', timestamp: timestampFromNow(offset) });
       expect(reply.status).toBe(200);
     });
 

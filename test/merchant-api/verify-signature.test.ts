@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
+import { provisionMerchant, signedFetch, TestMerchant, timestampFromNow } from '../support/merchant-fixture';
 import { RunningService, serviceOnFreshDatabase } from '../support/service';
 
 /**
@@ -122,10 +122,7 @@ describe('POST /api/v2/tools/verify-signature', () => {
     ['299 s old', true, -299],
     ['299 s ahead', true, 299],
   ])('a timestamp %s: timestamp_within_tolerance is %p, signature_matches on its own', async (_name, within, offset) => {
-    // Rounding the clock up for a past timestamp keeps "299 s old" at most 299 s old when it
-    // arrives; rounding down would make it up to a second older, past the 300 s tolerance.
-    const seconds = Date.now() / 1000;
-    const ts = String((offset < 0 ? Math.ceil(seconds) : Math.floor(seconds)) + offset);
+    const ts = timestampFromNow(offset);
     const data = expectOk(await verify('{}', { ts }));
     expect(data.timestamp_within_tolerance).toBe(within);
     expect(data.signature_matches).toBe(true);

@@ -2,6 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { DepositFunds } from '../../src/back-office/merchants/deposit-funds.command';
 import { OpenWallet } from '../../src/back-office/merchants/open-wallet.command';
 import { AppSecretCipher } from '../../src/merchants/app-secret.cipher';
+import { TIMESTAMP_TOLERANCE_SECONDS } from '../../src/merchant-api/gateway/merchant-gateway.middleware';
 import { RunningService, TEST_ENV } from './service';
 
 export interface TestMerchant {
@@ -57,6 +58,19 @@ export interface SignedCall {
   method?: string;
   /** Appended to the URL, unsigned. */
   query?: string;
+}
+
+/**
+ * An X-Timestamp `offsetS` whole seconds from now that stays on its side of
+ * the signature's tolerance when it arrives: rounded toward now when inside
+ * it ("299 s old" is never a second older) and away from now when outside
+ * ("301 s ahead" is never a second nearer).
+ */
+export function timestampFromNow(offsetS: number): string {
+  const seconds = Date.now() / 1000;
+  const towardNow = Math.abs(offsetS) <= TIMESTAMP_TOLERANCE_SECONDS;
+  const roundUp = offsetS < 0 === towardNow;
+  return String((roundUp ? Math.ceil(seconds) : Math.floor(seconds)) + offsetS);
 }
 
 /** Sends a request signed the way the spec says, with any part overridable for tampering tests. */
