@@ -240,7 +240,7 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
     else this.inFlight.set(merchantId, left);
   }
 
-  /** An attempt of a delivery whose merchant the claim did not know: its merchant read, and the attempt written down, here. */
+  /** An attempt the claim did not start (merchant unknown, or the read model not final): its merchant read, and the attempt written down, here. */
   private async attempt(delivery: Delivery, payload: CallbackPayload, merchantId: string): Promise<void> {
     const delays = this.options.retryDelaysMs;
     const attempt = delivery.attempts_made + 1;
@@ -285,14 +285,9 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
               ? 'no_reply'
               : 'not_acknowledged',
     );
-    await this.recordResult(delivery, attempt, result);
-  }
-
-  /** An attempt's result, and what comes next: done when acknowledged or the last, else the next attempt on the schedule. */
-  private recordResult(delivery: Delivery, attempt: number, result: CallbackAttemptResult): Promise<void> {
     const delays = this.options.retryDelaysMs;
     const maxAttempts = delivery.max_attempts ?? 1 + delays.length;
-    return this.results.run({
+    await this.results.run({
       order_no: delivery.order_no,
       attempt,
       next: result.acknowledged ? 'acknowledged' : attempt >= maxAttempts ? 'exhausted' : 'pending',

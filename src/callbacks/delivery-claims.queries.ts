@@ -118,24 +118,27 @@ export async function claimDeliveries(pool: Pool, limits: ClaimLimits): Promise<
            -- merchant known, and the callback's body in the read model.
            cross join lateral (select c.merchant_id is not null and o.completed_at is not null as starts) s
          where d.order_no = c.order_no
-         returning d.order_no, d.merchant_id, l.attempts_made, d.max_attempts, l.manual_requested, s.starts),
+         returning d.order_no, d.merchant_id, l.attempts_made, d.max_attempts, l.manual_requested, s.starts,
+           case when o.order_no is not null then json_build_object(
+             'merchant_id', o.merchant_id, 'out_trade_no', o.out_trade_no, 'stage', o.stage, 'amount', o.amount::text,
+             'account_id', o.account_id, 'fail_code', o.fail_code, 'fail_reason', o.fail_reason,
+             'completed_ms', floor(extract(epoch from o.completed_at) * 1000)::bigint::text) end as order),
+       recipients as (
+         select k.order_no, r.api_key, r.app_secret_enc, r.callback_url
+         from claimed k join merchants r on r.merchant_id = k.merchant_id
+         where k.starts),
        started as (
          insert into callback_attempts (order_no, attempt, kind, started_at, url, sent_by)
          select k.order_no, k.attempts_made + 1, case when k.manual_requested then 'manual' else 'scheduled' end, now(), r.callback_url, $3
-         from claimed k left join merchants r on r.merchant_id = k.merchant_id
+         from claimed k left join recipients r on r.order_no = k.order_no
          where k.starts
          on conflict do nothing
          returning order_no)
-       select k.order_no, k.merchant_id, k.attempts_made, k.max_attempts, k.manual_requested, s.order_no is not null as started,
-         r.merchant_id is not null as provisioned, r.api_key, r.app_secret_enc, r.callback_url,
-         case when o.order_no is not null then json_build_object(
-           'merchant_id', o.merchant_id, 'out_trade_no', o.out_trade_no, 'stage', o.stage, 'amount', o.amount::text,
-           'account_id', o.account_id, 'fail_code', o.fail_code, 'fail_reason', o.fail_reason,
-           'completed_ms', floor(extract(epoch from o.completed_at) * 1000)::bigint::text) end as order
+       select k.order_no, k.merchant_id, k.attempts_made, k.max_attempts, k.manual_requested, k.order,
+         s.order_no is not null as started, r.api_key, r.app_secret_enc, r.callback_url
        from claimed k
        left join started s on s.order_no = k.order_no
-       left join merchants r on k.starts and r.merchant_id = k.merchant_id
-       left join rm_orders o on o.order_no = k.order_no`,
+       left join recipients r on r.order_no = k.order_no`,
     values: [
       limits.slots,
       limits.leaseMs,
@@ -147,10 +150,11 @@ export async function claimDeliveries(pool: Pool, limits: ClaimLimits): Promise<
       limits.retryDelaysMs,
     ],
   });
-  return rows.map(({ provisioned, api_key, app_secret_enc, callback_url, ...delivery }) => ({
+  return rows.map(({ api_key, app_secret_enc, callback_url, ...delivery }) => ({
     ...delivery,
-    recipient: provisioned ? { api_key: api_key!, app_secret_enc: app_secret_enc!, callback_url } : null,
+    // api_key is never null in merchants: null here means no merchants row was read.
+    recipient: api_key !== null ? { api_key, app_secret_enc: app_secret_enc!, callback_url } : null,
   }));
 }
 
-type ClaimRow = Omit<ClaimedDelivery, 'recipient'> & { provisioned: boolean | null } & { [K in keyof RecipientRow]: RecipientRow[K] | null };
+type ClaimRow = Omit<ClaimedDelivery, 'recipient'> & { [K in keyof RecipientRow]: RecipientRow[K] | null };
