@@ -57,7 +57,10 @@ export function endToEndSection(settings: Settings, e: EndToEnd): string[] {
   const cores = (c: EndToEnd['coresDuringLoad']) =>
     c
       ? `service ${c.server.toFixed(2)}, Postgres ${c.postgres.toFixed(2)}, load generator, receiver and upstream ${c.bench.toFixed(2)}, ` +
-        `other ${Math.max(0, c.machine - c.server - c.postgres - c.bench).toFixed(2)}`
+        `other ${Math.max(0, c.machine - c.server - c.postgres - c.bench).toFixed(2)}` +
+        (c.mainThread
+          ? ` (the service's main thread ran ${c.mainThread.running.toFixed(2)} of the time and waited for a CPU ${c.mainThread.waiting.toFixed(2)})`
+          : '')
       : 'n/a';
   const atLoadEnd = (times: number[]) => within(times, -1, e.loadMs);
   const warmup =
@@ -66,7 +69,7 @@ export function endToEndSection(settings: Settings, e: EndToEnd): string[] {
       : `a ${e.warmupS} s warm-up before, whose orders ${e.warmupDrainMs === undefined ? 'had NOT all finished' : `had all finished ${(e.warmupDrainMs / 1000).toFixed(1)} s after it`}`;
   return [
     `End to end: the service with its defaults (fulfilment on; the upstream the simulator in a process of its own, delay ${process.env.UPSTREAM_SIM_DELAY_MS ?? '200'} ms; callbacks to a receiver ` +
-      `in the benchmark), ${settings.merchants} merchants; open loop at ${e.ratePerS.toFixed(0)}/s (${e.basis}), ` +
+      `in a process of its own), ${settings.merchants} merchants; open loop at ${e.ratePerS.toFixed(0)}/s (${e.basis}), ` +
       `sent for ${(e.sendMs / 1000).toFixed(1)} s, the last reply ${(e.loadMs / 1000).toFixed(1)} s after the first request ("the load" below); ${warmup}. ` +
       'Final: the time of the final event (completed_at); called back: the first acknowledged callback.',
     '',

@@ -1,7 +1,7 @@
 /**
  * The end-to-end phase: the service with its defaults (fulfilment on, the
  * simulator's delay, callbacks), merchants whose callback_url is a receiver in
- * this process that acknowledges every callback, and a steady open-loop load.
+ * a process of its own that acknowledges every callback, and a steady open-loop load.
  * When each order was accepted (its 202), became final (completed_at, the
  * time of its final event) and was called back (the receiver's first
  * acknowledgement) is recorded; four times a second the orders the read
@@ -11,11 +11,9 @@
  * the same service accepts while it completes orders, and a second load runs
  * at the steady fraction of that.
  */
-import http from 'node:http';
-import { AddressInfo } from 'node:net';
 import { log, onCleanUp } from './clean-up';
 import { LoadResult, runLoad } from './load-generator';
-import { Child, CoresUsed, coresUsed, cpuSnapshot, freePort, postgresSeconds, sleep, startNodeChild } from './processes';
+import { Child, CoresUsed, coresUsed, cpuSnapshot, freePort, postgresSeconds, sleep, startListening, startNodeChild } from './processes';
 import { profiler, ProfileTaken } from './profiler';
 import { SKU_ID, startProvisionedService } from './service';
 import { MetricSamples, scrapeMetrics, serverSide, ServerSideFigures } from './service-metrics';
@@ -74,29 +72,25 @@ export interface EndToEndPhase {
   completingMaxPerS?: number;
 }
 
-/** A merchant's callback endpoint that acknowledges everything and notes when it first saw each order. */
+/**
+ * The merchants' callback endpoint (callback-receiver.ts) in a process of its
+ * own; its CPU is counted with the load generator's, as the upstream's is.
+ */
 async function callbackReceiver() {
-  const firstSeen = new Map<string, { at: number; outTradeNo: string }>();
-  const server = http.createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      try {
-        const { order_no, out_trade_no } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-        if (typeof order_no === 'string' && !firstSeen.has(order_no)) firstSeen.set(order_no, { at: Date.now(), outTradeNo: String(out_trade_no) });
-      } catch {
-        // not a callback; acknowledged all the same
-      }
-      response.writeHead(200, { 'content-type': 'text/plain' }).end('success');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { child, url } = await startListening('callback receiver', 'test/bench/callback-receiver.ts', { ...process.env, PORT: '0' }, 'RECEIVER');
+  const seen = async (prefix?: string) => {
+    const response = await fetch(`${url}/seen${prefix === undefined ? '' : `?prefix=${encodeURIComponent(prefix)}`}`);
+    if (!response.ok) throw new Error(`callback receiver: GET /seen answered ${response.status}`);
+    return (await response.json()) as { count: number; times?: number[] };
+  };
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`,
-    count: () => firstSeen.size,
+    child,
+    url: `${url}/callback`,
+    /** Orders called back at least once. */
+    count: async () => (await seen()).count,
     /** When the orders whose out_trade_no starts with `prefix` were first called back. */
-    times: (prefix: string) => [...firstSeen.values()].filter((c) => c.outTradeNo.startsWith(prefix)).map((c) => c.at),
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())).then(() => server.closeAllConnections()),
+    times: async (prefix: string) => (await seen(prefix)).times ?? [],
+    stop: () => child.stop(),
   };
 }
 
@@ -137,7 +131,7 @@ export async function endToEnd(settings: Settings, asked: { ratePerS: number; ba
   });
   try {
     const pid = service.child.process.pid!;
-    const peers = [upstream.child.process.pid!];
+    const peers = [upstream.child.process.pid!, receiver.child.process.pid!];
     const acceptedAt: number[] = [];
     const finalInReadModel = async () =>
       Number((await db.pool.query<{ n: string }>(`select count(*) as n from rm_orders where stage in ('succeeded', 'failed')`)).rows[0].n);
@@ -155,7 +149,7 @@ export async function endToEnd(settings: Settings, asked: { ratePerS: number; ba
       for (;;) {
         const final = await finalInReadModel();
         onFinal(final);
-        if (final >= acceptedAt.length && receiver.count() >= acceptedAt.length) return Date.now() - started;
+        if (final >= acceptedAt.length && (await receiver.count()) >= acceptedAt.length) return Date.now() - started;
         if (Date.now() - started >= maxMs) return undefined;
         await sleep(SAMPLE_MS);
       }
@@ -170,7 +164,7 @@ export async function endToEnd(settings: Settings, asked: { ratePerS: number; ba
         warmupDrainMs = await drained(settings.drainMaxS * 1000);
       }
 
-      const before = { accepted: acceptedAt.length, final: await finalInReadModel(), calledBack: receiver.count() };
+      const before = { accepted: acceptedAt.length, final: await finalInReadModel(), calledBack: await receiver.count() };
       const started = Date.now();
       const readModel: Array<[number, number]> = [];
       const sample = (final: number) => readModel.push([Date.now() - started, final - before.final]);
@@ -218,7 +212,7 @@ export async function endToEnd(settings: Settings, asked: { ratePerS: number; ba
       const timeline: Timeline = {
         accepted: since(acceptedAt.slice(before.accepted)),
         final: since(rows.map((r) => Number(r.ms))),
-        calledBack: since(receiver.times(`${tag}-`)),
+        calledBack: since(await receiver.times(`${tag}-`)),
         readModel,
       };
       const lastDone = Math.max(timeline.final[timeline.final.length - 1] ?? 0, timeline.calledBack[timeline.calledBack.length - 1] ?? 0);

@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { join, resolve } from 'node:path';
+import { onCleanUp } from './clean-up';
 
 export const ROOT = resolve(__dirname, '..', '..');
 const PRELOAD = join(__dirname, 'child-preload.ts');
@@ -101,6 +102,18 @@ export function startNodeChild(name: string, script: string, env: NodeJS.Process
   return child;
 }
 
+/** Starts a child that prints "<TAG>_LISTENING <port>" once it listens. */
+export async function startListening(name: string, script: string, env: NodeJS.ProcessEnv, tag: string): Promise<{ child: Child; url: string }> {
+  const child = startNodeChild(name, script, env);
+  onCleanUp(`stop the ${name}`, () => child.stop());
+  try {
+    const [, port] = await child.waitForLine(new RegExp(`^${tag}_LISTENING (\\d+)$`), 60_000);
+    return { child, url: `http://127.0.0.1:${port}` };
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${name} output:\n${child.logTail()}`, { cause: error });
+  }
+}
+
 /** A TCP port that was free a moment ago on 127.0.0.1. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -169,6 +182,8 @@ export interface CpuSnapshot {
   bench: number;
   /** Busy time of the whole machine, all cores. */
   machine: number;
+  /** The server's main thread, where it takes requests; undefined without schedstat. */
+  mainThread?: ThreadTime;
 }
 
 /** Cores used on average between two snapshots, by whom (the same parts as CpuSnapshot). */
@@ -177,6 +192,24 @@ export interface CoresUsed {
   postgres: number;
   bench: number;
   machine: number;
+  /** The server's main thread: the share of the time it ran, and the share it was ready to run but waited for a CPU. */
+  mainThread?: ThreadTime;
+}
+
+/** Seconds a thread ran on a CPU, and seconds it was ready to run but waited for one (the scheduler's run queue). */
+export interface ThreadTime {
+  running: number;
+  waiting: number;
+}
+
+/** From /proc/<pid>/task/<tid>/schedstat (nanoseconds); undefined where the kernel does not keep it. */
+function threadTime(pid: number, tid: number): ThreadTime | undefined {
+  try {
+    const [running, waiting] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').trim().split(/\s+/).map(Number);
+    return Number.isFinite(running) && Number.isFinite(waiting) ? { running: running / 1e9, waiting: waiting / 1e9 } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -207,7 +240,13 @@ export function cpuSnapshot(serverPid: number, database: string | undefined, pee
   // cpu  user nice system idle iowait irq softirq steal ...
   const total = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
   const busyTicks = total.slice(0, 8).reduce((a, b) => a + b, 0) - total[3] - total[4];
-  return { server, postgres, bench: (usage.user + usage.system) / 1e6 + peers, machine: busyTicks / TICKS_PER_SECOND };
+  return {
+    server,
+    postgres,
+    bench: (usage.user + usage.system) / 1e6 + peers,
+    machine: busyTicks / TICKS_PER_SECOND,
+    mainThread: threadTime(serverPid, serverPid),
+  };
 }
 
 /**
@@ -226,7 +265,14 @@ export function postgresSeconds(before: CpuSnapshot, after: CpuSnapshot): number
 /** Cores used on average between two snapshots, by whom. */
 export function coresUsed(before: CpuSnapshot, after: CpuSnapshot, seconds: number): CoresUsed {
   const per = (key: 'server' | 'bench' | 'machine') => (after[key] - before[key]) / seconds;
-  return { server: per('server'), postgres: postgresSeconds(before, after) / seconds, bench: per('bench'), machine: per('machine') };
+  const [a, b] = [before.mainThread, after.mainThread];
+  return {
+    server: per('server'),
+    postgres: postgresSeconds(before, after) / seconds,
+    bench: per('bench'),
+    machine: per('machine'),
+    mainThread: a && b ? { running: (b.running - a.running) / seconds, waiting: (b.waiting - a.waiting) / seconds } : undefined,
+  };
 }
 
 /**

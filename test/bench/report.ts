@@ -9,6 +9,7 @@ import { EndToEndPhase } from './end-to-end';
 import { endToEndFigures, endToEndSection } from './end-to-end-report';
 import { LoadResult, percentile } from './load-generator';
 import { Measurement, ScenarioName } from './measure';
+import { ThreadTime } from './processes';
 import { Settings, SystemName } from './settings';
 import { LABELS } from './systems';
 import { median, Spread, table } from './tables';
@@ -255,6 +256,12 @@ function targets(settings: Settings, results: Results, e?: EndToEndPhase): strin
   ];
 }
 
+/** The median share of the time the server's main thread ran or waited for a CPU, or n/a without schedstat. */
+function mainThread(runs: readonly Measurement[], part: keyof ThreadTime): string {
+  const shares = runs.flatMap((m) => (m.cores?.mainThread ? [m.cores.mainThread[part]] : []));
+  return shares.length > 0 ? median(shares).toFixed(2) : 'n/a';
+}
+
 /** The CPU table in cores, medians: who used the machine during each measured load. */
 export function coresTable(settings: Settings, results: Results): string[] {
   const rows: string[][] = [];
@@ -271,6 +278,8 @@ export function coresTable(settings: Settings, results: Results): string[] {
         f((c) => c.bench),
         median(runs.map(otherCores)).toFixed(2),
         f((c) => c.machine),
+        mainThread(runs, 'running'),
+        mainThread(runs, 'waiting'),
         (median(runs.map((m) => m.idleAfterMs)) / 1000).toFixed(1),
       ]);
     }
@@ -278,8 +287,14 @@ export function coresTable(settings: Settings, results: Results): string[] {
   if (rows.length === 0) return [];
   return [
     `CPU during the measured windows, in cores (of ${os.cpus().length}), medians: "server" the system's process, "postgres" the Postgres processes for its`,
-    'database; "idle after": from the end of the load until the server used under 5 % of a core for 1 s (1.0 = at once; more = a backlog):',
+    'database; "main thread": the share of the time the server\'s main thread (where it takes requests) ran, and the share it was ready',
+    "to run but waited for a CPU (the scheduler's run queue: the other processes' and threads' turn); \"idle after\": from the end of the",
+    'load until the server used under 5 % of a core for 1 s (1.0 = at once; more = a backlog):',
     '',
-    ...table(['scenario', 'system', 'server', 'postgres', 'load generator', 'other', 'whole machine', 'idle after, s'], rows, 2),
+    ...table(
+      ['scenario', 'system', 'server', 'postgres', 'load generator', 'other', 'whole machine', 'main thread ran', 'waited for a CPU', 'idle after, s'],
+      rows,
+      2,
+    ),
   ];
 }

@@ -11,7 +11,7 @@ import { log, onCleanUp } from './clean-up';
 import { crudSmokeCheck } from './crud-check';
 import { provisionCrud } from './crud-store';
 import { Credentials } from './load-generator';
-import { Child, startNodeChild } from './processes';
+import { Child, startListening } from './processes';
 import { DEPOSIT, PRICE, SKU_ID, startProvisionedService } from './service';
 import { Settings, SystemName } from './settings';
 
@@ -89,18 +89,6 @@ async function startBare(settings: Settings): Promise<System> {
   const env = { ...process.env, PORT: '0', BASELINE_CREDENTIALS: JSON.stringify(merchants) };
   const child = await startListening('baseline', 'test/bench/baseline-server.ts', env, 'BASELINE');
   return { name: 'bare', label: LABELS.bare, child: child.child, url: child.url, ...split(merchants, settings) };
-}
-
-/** Starts a child that prints "<TAG>_LISTENING <port>" once it listens. */
-async function startListening(name: string, script: string, env: NodeJS.ProcessEnv, tag: string): Promise<{ child: Child; url: string }> {
-  const child = startNodeChild(name, script, env);
-  onCleanUp(`stop the ${name}`, () => child.stop());
-  try {
-    const [, port] = await child.waitForLine(new RegExp(`^${tag}_LISTENING (\\d+)$`), 60_000);
-    return { child, url: `http://127.0.0.1:${port}` };
-  } catch (error) {
-    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${name} output:\n${child.logTail()}`, { cause: error });
-  }
 }
 
 function newCredentials(count: number): Credentials[] {

@@ -1,0 +1,49 @@
+import { existsSync } from 'node:fs';
+import { coresUsed, cpuSnapshot, startListening } from './processes';
+
+const withSchedstat = existsSync(`/proc/${process.pid}/task/${process.pid}/schedstat`) ? it : it.skip;
+
+describe('npm run bench: who used the machine', () => {
+  withSchedstat("counts the server's main thread running while it computes, and its wait for a CPU apart", () => {
+    const before = cpuSnapshot(process.pid, undefined)!;
+    const started = Date.now();
+    while (Date.now() - started < 300) Math.sqrt(Math.random());
+    const after = cpuSnapshot(process.pid, undefined)!;
+    const used = coresUsed(before, after, (Date.now() - started) / 1000);
+
+    expect(used.mainThread).toBeDefined();
+    // Busy the whole window: it ran or waited for a CPU nearly all of it, and ran at least some.
+    expect(used.mainThread!.running).toBeGreaterThan(0.1);
+    expect(used.mainThread!.running + used.mainThread!.waiting).toBeGreaterThan(0.8);
+    expect(used.mainThread!.running).toBeLessThanOrEqual(1.05);
+  });
+});
+
+describe("npm run bench: the end-to-end phase's callback receiver", () => {
+  it('acknowledges every callback and notes when it first saw each order, by out_trade_no prefix', async () => {
+    const { child, url } = await startListening('callback receiver', 'test/bench/callback-receiver.ts', { ...process.env, PORT: '0' }, 'RECEIVER');
+    try {
+      const callback = async (orderNo: string, outTradeNo: string) => {
+        const response = await fetch(`${url}/callback`, { method: 'POST', body: JSON.stringify({ order_no: orderNo, out_trade_no: outTradeNo }) });
+        return { status: response.status, body: await response.text() };
+      };
+      const sentFrom = Date.now();
+      expect(await callback('ORD1', 'run-a-1')).toEqual({ status: 200, body: 'success' });
+      expect(await callback('ORD1', 'run-a-1')).toEqual({ status: 200, body: 'success' });
+      expect(await callback('ORD2', 'run-b-1')).toEqual({ status: 200, body: 'success' });
+      const notJson = await fetch(`${url}/callback`, { method: 'POST', body: 'not json' });
+      expect(notJson.status).toBe(200);
+
+      const all = (await (await fetch(`${url}/seen`)).json()) as { count: number; times?: number[] };
+      expect(all).toEqual({ count: 2 });
+      const runA = (await (await fetch(`${url}/seen?prefix=run-a-`)).json()) as { count: number; times: number[] };
+      expect(runA.count).toBe(2);
+      expect(runA.times).toHaveLength(1);
+      expect(runA.times[0]).toBeGreaterThanOrEqual(sentFrom);
+      expect(runA.times[0]).toBeLessThanOrEqual(Date.now());
+      expect((await fetch(`${url}/elsewhere`)).status).toBe(404);
+    } finally {
+      await child.stop();
+    }
+  }, 60_000);
+});
