@@ -1,5 +1,5 @@
-import http from 'node:http';
 import { newNonce, sign } from '../../src/merchant-client/signing';
+import { KeepAliveClient } from './keep-alive-client';
 import { sleep } from './processes';
 
 /** What every submit goes to: the service and the baseline answer the same path. */
@@ -64,7 +64,6 @@ export interface LoadResult {
   samples: Map<string, string>;
 }
 
-type Outcome = { status: number; body?: string } | { error: string };
 type Phase = 'warmup' | 'window' | 'cooldown' | 'done';
 
 /**
@@ -80,7 +79,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   if (options.merchants.length === 0) throw new Error('no merchants to send as');
   if (options.durationMs === undefined && options.requests === undefined) throw new Error('neither a duration nor a number of requests');
   const url = new URL(options.baseUrl);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency, maxFreeSockets: options.concurrency });
+  const client = new KeepAliveClient({ host: url.hostname, port: Number(url.port), maxConnections: options.concurrency, timeoutMs: REQUEST_TIMEOUT_MS });
   const latencies: number[] = [];
   const failures = new Map<string, number>();
   const otherSuccess = new Map<string, number>();
@@ -126,14 +125,14 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     const signature = sign(merchant.appSecret, timestamp, nonce, SUBMIT_PATH, body);
     const headers = {
       'content-type': 'application/json',
-      'content-length': String(Buffer.byteLength(body)),
       'x-api-key': merchant.apiKey,
       'x-timestamp': timestamp,
       'x-nonce': nonce,
       'x-signature': signature,
     };
     const sent = since ?? process.hrtime.bigint();
-    const outcome = await send(agent, url, headers, body);
+    // Only a refusal's body is kept, for the report's sample of each status.
+    const outcome = await client.post(SUBMIT_PATH, headers, body, (status) => status !== 202);
     const isAccepted = !('error' in outcome) && outcome.status === 202;
     if (isAccepted) options.onAccepted?.();
     if (!measured) {
@@ -194,31 +193,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     else await Promise.all(Array.from({ length: options.concurrency }, () => worker()));
     await Promise.all(edges);
   } finally {
-    agent.destroy();
+    client.close();
   }
   const latenciesMs = Float64Array.from(latencies).sort();
   return { requests: latencies.length, accepted, acceptedOutside, elapsedMs: ms(windowEnd - windowStart), latenciesMs, failures, otherSuccess, samples };
-}
-
-function send(agent: http.Agent, url: URL, headers: Record<string, string>, body: string): Promise<Outcome> {
-  return new Promise((resolve) => {
-    const request = http.request({ agent, host: url.hostname, port: url.port, method: 'POST', path: SUBMIT_PATH, headers }, (response) => {
-      const status = response.statusCode ?? 0;
-      if (status === 202) {
-        // Read and drop: the socket goes back to the pool once the body is consumed.
-        response.resume();
-        response.on('end', () => resolve({ status }));
-      } else {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status, body: Buffer.concat(chunks).toString('utf8') }));
-      }
-      response.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
-    });
-    request.setTimeout(REQUEST_TIMEOUT_MS, () => request.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
-    request.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
-    request.end(body);
-  });
 }
 
 function count(map: Map<string, number>, key: string): void {
