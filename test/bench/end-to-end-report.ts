@@ -109,7 +109,7 @@ function insideTheService(settings: Settings, e: EndToEnd, f: EndToEndFigures): 
     `Inside the service during the load (its /metrics): a submit took ${s.submitMs.toFixed(1)} ms from arrival to reply on average, ` +
       `so the load's ${settings.concurrency} connections could carry at most ${bound.toFixed(0)} submits a second (offered ${e.ratePerS.toFixed(0)}/s, ` +
       `accepted ${f.during.accepted.toFixed(0)}/s); the rest of each exchange is spent outside the handlers ` +
-      `(socket queues while the event loop is busy, the load generator).${append}`,
+      `(socket queues while the event loop is busy or waits for a CPU, the load generator).${append}`,
     `Submits over ${s.submitsOver.map(({ ms }) => `${ms}`).join(', ')} ms: inside the service ${s.submitsOver.map(({ share }) => percent(share)).join(', ')}; ` +
       `as the load generator saw them (from when each was due) ${s.submitsOver.map(({ ms }) => percent(shareOver(e.result.latenciesMs, ms))).join(', ')}.`,
   ];
