@@ -14,17 +14,15 @@
  * prints "RECEIVER_LISTENING <port>" on stdout.
  */
 import http from 'node:http';
-import { listen } from './signed-http';
+import { listen, parseObject, readBody } from './signed-http';
 
 const firstSeen = new Map<string, { at: number; outTradeNo: string }>();
 
-function noteCallback(raw: Buffer): void {
-  try {
-    const { order_no, out_trade_no } = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
-    if (typeof order_no === 'string' && !firstSeen.has(order_no)) firstSeen.set(order_no, { at: Date.now(), outTradeNo: String(out_trade_no) });
-  } catch {
-    // not a callback; acknowledged all the same
-  }
+/** Notes an order's first callback; a body that is not a callback is acknowledged all the same. */
+function noteCallback(raw: Buffer | undefined): void {
+  const body = raw && parseObject(raw);
+  if (typeof body?.order_no === 'string' && !firstSeen.has(body.order_no))
+    firstSeen.set(body.order_no, { at: Date.now(), outTradeNo: String(body.out_trade_no) });
 }
 
 function seen(url: URL): { count: number; times?: number[] } {
@@ -40,12 +38,9 @@ const server = http.createServer((request, response) => {
     if (url.pathname !== '/seen') return void response.writeHead(404).end();
     return void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(seen(url)));
   }
-  const chunks: Buffer[] = [];
-  request.on('data', (chunk: Buffer) => chunks.push(chunk));
-  request.on('end', () => {
-    noteCallback(Buffer.concat(chunks));
-    response.writeHead(200, { 'content-type': 'text/plain' }).end('success');
-  });
+  void readBody(request)
+    .then(noteCallback, () => undefined)
+    .then(() => response.writeHead(200, { 'content-type': 'text/plain' }).end('success'));
 });
 listen(server, 'RECEIVER');
 

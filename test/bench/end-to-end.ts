@@ -164,7 +164,7 @@ export async function endToEnd(settings: Settings, asked: { ratePerS: number; ba
         warmupDrainMs = await drained(settings.drainMaxS * 1000);
       }
 
-      const before = { accepted: acceptedAt.length, final: await finalInReadModel(), calledBack: await receiver.count() };
+      const before = { accepted: acceptedAt.length, final: await finalInReadModel() };
       const started = Date.now();
       const readModel: Array<[number, number]> = [];
       const sample = (final: number) => readModel.push([Date.now() - started, final - before.final]);

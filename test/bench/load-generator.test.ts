@@ -53,3 +53,45 @@ describe('npm run bench: the open-loop load generator', () => {
     expect(lateness[Math.floor(lateness.length / 2)]).toBeLessThan(5);
   });
 });
+
+describe('npm run bench: what the load generator counts', () => {
+  let server: http.Server;
+  let url: string;
+
+  beforeAll(async () => {
+    // Request n: dropped mid-exchange when n % 5 == 4, refused (402) when n % 3 == 1, else accepted.
+    server = http.createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const { out_trade_no } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { out_trade_no: string };
+        const n = Number(out_trade_no.split('-').pop());
+        if (n % 5 === 4) request.socket.destroy();
+        else if (n % 3 === 1) response.writeHead(402, { 'content-type': 'application/json' }).end('{"code":"INSUFFICIENT_BALANCE"}');
+        else response.writeHead(202, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('counts 202s as accepted, and refusals and dropped connections as failures, with a sample of each refusal', async () => {
+    const result = await runLoad({
+      baseUrl: url,
+      concurrency: 2,
+      requests: 10,
+      merchants: [{ apiKey: 'key', appSecret: 'secret' }],
+      skuId: 'SKU',
+      tag: 'counted',
+    });
+
+    // 0..9: dropped 4 and 9; refused 1 and 7; accepted the other six.
+    expect(result.requests).toBe(10);
+    expect(result.accepted).toBe(6);
+    expect(Object.fromEntries(result.failures)).toEqual({ '402': 2, 'ERR:ECONNRESET': 2 });
+    expect(result.samples.get('402')).toBe('{"code":"INSUFFICIENT_BALANCE"}');
+    expect(result.otherSuccess.size).toBe(0);
+    expect(result.latenciesMs).toHaveLength(10);
+  });
+});

@@ -196,7 +196,11 @@ export interface CoresUsed {
   mainThread?: ThreadTime;
 }
 
-/** Seconds a thread ran on a CPU, and seconds it was ready to run but waited for one (the scheduler's run queue). */
+/**
+ * How long a thread ran on a CPU, and how long it was ready to run but waited
+ * for one (the scheduler's run queue): seconds in a snapshot, shares of the
+ * window in CoresUsed.
+ */
 export interface ThreadTime {
   running: number;
   waiting: number;
