@@ -1,5 +1,6 @@
 /** The end-to-end phase's printout and the figures its targets are checked on. */
-import { EndToEnd } from './end-to-end';
+import os from 'node:os';
+import { EndToEnd, EndToEndPhase } from './end-to-end';
 import { percentile } from './load-generator';
 import { Settings } from './settings';
 import { table } from './tables';
@@ -141,4 +142,40 @@ function timelineRows(e: EndToEnd): string[][] {
     from = to;
   }
   return rows;
+}
+
+/**
+ * The closed loop with fulfilment and callbacks on, and what a whole order
+ * costs against a submit alone in "steady", an open loop at the rate the
+ * first end-to-end load has by default (a submit at the maximum costs less:
+ * its statements carry more submits each): why a load at a fraction of the
+ * submit-only maximum can be more than the machine completes.
+ */
+export function whileCompletingSection(settings: Settings, phase: EndToEndPhase, submitOnly: { cpuMs: number; ratePerS: number }): string[] {
+  const lines: string[] = [];
+  const c = phase.completing;
+  if (c) {
+    const drain =
+      c.drainMs !== undefined
+        ? `its orders were all final and called back ${(c.drainMs / 1000).toFixed(1)} s after it`
+        : `its orders were NOT all final within ${settings.drainMaxS} s`;
+    lines.push(
+      `The closed loop while completing orders (concurrency ${settings.concurrency}, ${settings.durationS} s measured after ${settings.warmupS} s): ` +
+        `${c.acceptedPerS.toFixed(0)} accepted a second; ${c.finalPerS.toFixed(0)} a second of them became final within the same window ` +
+        `(${(c.finalPerS / c.acceptedPerS).toFixed(2)} of accepted${c.finalPerS < 0.95 * c.acceptedPerS ? ': a backlog grew, which the service works off only once the load eases' : ''}); ${drain}. ` +
+        `Cores in the window: ${c.cores ? `service ${c.cores.server.toFixed(2)}, Postgres ${c.cores.postgres.toFixed(2)}, load generator, receiver and upstream ${c.cores.bench.toFixed(2)}` : 'n/a'}.`,
+    );
+  }
+  const first = phase.loads[0];
+  if (first?.cpuMsPerOrder !== undefined && Number.isFinite(submitOnly.cpuMs)) {
+    const cores = (first.ratePerS * first.cpuMsPerOrder) / 1000;
+    lines.push(
+      `A whole order, fulfilled and called back, cost the service and Postgres ${first.cpuMsPerOrder.toFixed(2)} ms of CPU (the first load above, load and drain); ` +
+        `a submit alone ${submitOnly.cpuMs.toFixed(2)} ms in "steady" (open loop at ${submitOnly.ratePerS.toFixed(0)}/s, median): ` +
+        `${(first.cpuMsPerOrder / submitOnly.cpuMs).toFixed(2)} times as much. Taking and completing the first load's ${first.ratePerS.toFixed(0)} orders a second ` +
+        `at that cost needs ${cores.toFixed(2)} cores for the service and Postgres alone, of the machine's ${os.cpus().length}, ` +
+        'which the load generator, the upstream and the receiver share.',
+    );
+  }
+  return lines;
 }

@@ -13,12 +13,13 @@
  */
 import { log, onCleanUp } from './clean-up';
 import { LoadResult, runLoad } from './load-generator';
-import { Child, CoresUsed, coresUsed, cpuSnapshot, freePort, postgresSeconds, sleep, startListening, startNodeChild } from './processes';
+import { Child, CoresUsed, coresUsed, CpuSnapshot, cpuSnapshot, freePort, postgresSeconds, sleep, startListening, startNodeChild } from './processes';
 import { profiler, ProfileTaken } from './profiler';
 import { SKU_ID, startProvisionedService } from './service';
 import { MetricSamples, scrapeMetrics, serverSide, ServerSideFigures } from './service-metrics';
 import { Settings } from './settings';
 import { freshDatabase } from './systems';
+import { TestDatabase } from '../support/test-database';
 
 const SAMPLE_MS = 250;
 
@@ -70,6 +71,23 @@ export interface EndToEndPhase {
   loads: EndToEnd[];
   /** The closed loop's accepted submits a second, with every order completed meanwhile and after. */
   completingMaxPerS?: number;
+  /** What else the closed loop showed: whether completion kept up with it, and what it cost. */
+  completing?: ClosedLoopWhileCompleting;
+}
+
+/**
+ * The closed loop on the service with fulfilment and callbacks on. Its
+ * accepted rate is a maximum the service sustains only if orders became
+ * final about as fast during its window; if not, a backlog grew that the
+ * drain after it shows.
+ */
+export interface ClosedLoopWhileCompleting {
+  acceptedPerS: number;
+  /** Orders of the closed loop (its warm-up's included) that became final during its window, per second. */
+  finalPerS: number;
+  /** Ms after the window until every order of the closed loop was final and called back; undefined if not within --drain-max. */
+  drainMs?: number;
+  cores?: CoresUsed;
 }
 
 /**
@@ -114,6 +132,41 @@ async function upstreamSimulator(): Promise<{ child: Child; url: string }> {
     throw new Error(`${error instanceof Error ? error.message : String(error)}\nupstream simulator output:\n${child.logTail()}`, { cause: error });
   });
   return { child, url: `http://127.0.0.1:${port}` };
+}
+
+/** When a load's measured window opened and closed, and the CPU then. */
+interface WindowEdges {
+  startMs?: number;
+  endMs?: number;
+  cpuStart?: CpuSnapshot;
+  cpuEnd?: CpuSnapshot;
+}
+
+/** Orders final during the closed loop's window, and the cores used in it. */
+async function closedLoopFigures(
+  db: TestDatabase,
+  tag: string,
+  closed: LoadResult,
+  edges: WindowEdges,
+  drainMs: number | undefined,
+): Promise<ClosedLoopWhileCompleting> {
+  const { startMs, endMs, cpuStart, cpuEnd } = edges;
+  const seconds = closed.elapsedMs / 1000;
+  let finalPerS = Number.NaN;
+  if (startMs !== undefined && endMs !== undefined) {
+    const { rows } = await db.pool.query<{ n: string }>(
+      `select count(*) as n from rm_orders
+       where stage in ('succeeded', 'failed') and out_trade_no like $1 and completed_at between to_timestamp($2 / 1000.0) and to_timestamp($3 / 1000.0)`,
+      [`${tag}-%`, startMs, endMs],
+    );
+    finalPerS = Number(rows[0].n) / ((endMs - startMs) / 1000);
+  }
+  return {
+    acceptedPerS: closed.accepted / seconds,
+    finalPerS,
+    drainMs,
+    cores: cpuStart && cpuEnd ? coresUsed(cpuStart, cpuEnd, seconds) : undefined,
+  };
 }
 
 export async function endToEnd(settings: Settings, asked: { ratePerS: number; basis: string; label: string }): Promise<EndToEndPhase> {
@@ -244,14 +297,22 @@ export async function endToEnd(settings: Settings, asked: { ratePerS: number; ba
     // The same service's maximum while it completes orders: a closed loop as
     // in "spread", then its backlog worked off before the load at a fraction of it.
     log(`end to end: closed loop at concurrency ${settings.concurrency}, ${settings.warmupS} s warm-up, then ${settings.durationS} s measured`);
+    const tag = `e2e-max-${Date.now().toString(36)}`;
+    const edges: WindowEdges = {};
     const closed = await runLoad({
       ...load(),
       warmupMs: settings.warmupS * 1000,
       durationMs: settings.durationS * 1000,
-      tag: `e2e-max-${Date.now().toString(36)}`,
+      tag,
+      onWindow: (edge) => {
+        if (edge === 'start') [edges.startMs, edges.cpuStart] = [Date.now(), cpuSnapshot(pid, db.name, peers)];
+        else [edges.endMs, edges.cpuEnd] = [Date.now(), cpuSnapshot(pid, db.name, peers)];
+      },
     });
     const completingMaxPerS = closed.accepted / (closed.elapsedMs / 1000);
-    if ((await drained(settings.drainMaxS * 1000)) === undefined) log(`end to end: the closed loop's orders were not all final within ${settings.drainMaxS} s`);
+    const drainMs = await drained(settings.drainMaxS * 1000);
+    if (drainMs === undefined) log(`end to end: the closed loop's orders were not all final within ${settings.drainMaxS} s`);
+    const completing = await closedLoopFigures(db, tag, closed, edges, drainMs);
     const ratePerS = settings.steadyFraction * completingMaxPerS;
     loads.push(
       await measured(
@@ -263,7 +324,7 @@ export async function endToEnd(settings: Settings, asked: { ratePerS: number; ba
         false,
       ),
     );
-    return { loads, completingMaxPerS };
+    return { loads, completingMaxPerS, completing };
   } finally {
     await service.child.stop();
     await receiver.stop();

@@ -5,8 +5,9 @@
  * measured.
  */
 import os from 'node:os';
+import { describeDisk, DiskReading } from './disk-probe';
 import { EndToEndPhase } from './end-to-end';
-import { endToEndFigures, endToEndSection } from './end-to-end-report';
+import { endToEndFigures, endToEndSection, whileCompletingSection } from './end-to-end-report';
 import { LoadResult, percentile } from './load-generator';
 import { Measurement, ScenarioName } from './measure';
 import { ThreadTime } from './processes';
@@ -74,10 +75,12 @@ interface ReportInput {
   loadAtStart: number;
   /** machineSpeed() before the first system started and after the last stopped. */
   speed: { atStart: number; atEnd: number };
+  /** probeDisk() before the first system started and after the last stopped. */
+  disk: { atStart: DiskReading; atEnd: DiskReading };
   notes: string[];
 }
 
-export function report({ settings, results, endToEnd, loadAtStart, speed, notes }: ReportInput): string {
+export function report({ settings, results, endToEnd, loadAtStart, speed, disk, notes }: ReportInput): string {
   const systems = settings.systems;
   const cpus = os.cpus();
   const lines = [
@@ -86,6 +89,9 @@ export function report({ settings, results, endToEnd, loadAtStart, speed, notes 
       `Node ${process.version}; load average (1 min) before the run ${loadAtStart.toFixed(2)}`,
     `Machine speed (a submit's signature and JSON.parse of its body, operations per ms of CPU, one core): ${speed.atStart.toFixed(0)} before the run, ` +
       `${speed.atEnd.toFixed(0)} after it (the same work both times: a difference is the machine's).`,
+    `Disk (an 8 kB write and fdatasync in ${disk.atStart.dir} about 100 times a second for ${disk.atStart.seconds.toFixed(0)} s, the machine otherwise idle): ` +
+      `before the run ${describeDisk(disk.atStart)}; ` +
+      `after it ${describeDisk(disk.atEnd)}. Every commit on that disk waits as long; the stalls land in the p99 of whichever loads they fall in.`,
     `Settings: ${settings.passes} pass${settings.passes === 1 ? '' : 'es'}, the order of the systems reversed every other pass; closed loop at concurrency ${settings.concurrency}, ` +
       (settings.requests !== undefined ? `${settings.requests} requests` : `${settings.durationS} s`) +
       ` per scenario after a ${settings.warmupS} s warm-up; ${settings.merchants} merchants in "spread"; event store ${process.env.EVENT_STORE ?? 'postgres'}; ` +
@@ -177,6 +183,9 @@ export function report({ settings, results, endToEnd, loadAtStart, speed, notes 
   lines.push('');
 
   for (const load of endToEnd?.loads ?? []) lines.push(...endToEndSection(settings, load), '');
+  const submitOnly = { cpuMs: results.figure('service', 'steady', cpuTotal).median, ratePerS: results.figure('service', 'steady', acceptedPerS).median };
+  const completing = endToEnd ? whileCompletingSection(settings, endToEnd, submitOnly) : [];
+  if (completing.length > 0) lines.push(...completing, '');
   lines.push(...targets(settings, results, endToEnd), '');
   lines.push(...notes);
   return lines.join('\n');

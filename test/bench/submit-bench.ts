@@ -65,6 +65,7 @@ import { profileWindow, ProfileTaken, statementSummary } from './profiler';
 import { summariseProfile } from './profile-summary';
 import { acceptedPerS, coresTable, report, Results } from './report';
 import { machineSpeed } from './machine-speed';
+import { probeDisk } from './disk-probe';
 import { readSettings, Settings } from './settings';
 import { startSystem, System } from './systems';
 
@@ -109,10 +110,14 @@ async function passes(settings: Settings, systems: System[], commits: CommitCoun
   return measurements;
 }
 
+/** How long the disk's flush time is sampled before the run and after it. */
+const DISK_PROBE_MS = 10_000;
+
 async function main(): Promise<void> {
   const settings = readSettings(process.argv.slice(2), process.env);
   const loadAtStart = os.loadavg()[0];
   const speedAtStart = machineSpeed();
+  const diskAtStart = await probeDisk(DISK_PROBE_MS);
   const commits = await CommitCounts.open();
   onCleanUp('close the statistics connection', () => commits.close());
 
@@ -162,7 +167,8 @@ async function main(): Promise<void> {
     }
   }
   const speed = { atStart: speedAtStart, atEnd: machineSpeed() };
-  console.log(report({ settings, results, endToEnd: e2e, loadAtStart, speed, notes }));
+  const disk = { atStart: diskAtStart, atEnd: await probeDisk(DISK_PROBE_MS) };
+  console.log(report({ settings, results, endToEnd: e2e, loadAtStart, speed, disk, notes }));
   console.log(['', ...coresTable(settings, results)].join('\n'));
   const threads = (taken: ProfileTaken) =>
     taken.threadPaths.map((path) => `\n${summariseProfile(path, "CPU profile of the service's projections thread")}`).join('');

@@ -1,0 +1,36 @@
+import { EndToEnd, EndToEndPhase } from './end-to-end';
+import { whileCompletingSection } from './end-to-end-report';
+import { readSettings } from './settings';
+
+const settings = readSettings([], {});
+/** Only what the section reads of a load. */
+const load = (ratePerS: number, cpuMsPerOrder?: number) => ({ ratePerS, cpuMsPerOrder }) as EndToEnd;
+
+describe('npm run bench: the end to end phase against the submit path', () => {
+  it("compares a whole order's CPU with steady's submit and gives the cores the first load's rate comes to", () => {
+    const phase: EndToEndPhase = { loads: [load(800, 2.5), load(400, 3)] };
+    const [line] = whileCompletingSection(settings, phase, { cpuMs: 2, ratePerS: 790 });
+    expect(line).toContain('cost the service and Postgres 2.50 ms');
+    expect(line).toContain('a submit alone 2.00 ms in "steady" (open loop at 790/s');
+    expect(line).toContain('1.25 times as much');
+    // 800 orders a second at 2.5 ms each.
+    expect(line).toContain("the first load's 800 orders a second at that cost needs 2.00 cores");
+  });
+
+  it('says whether the closed loop completed orders as fast as it took them, and when its backlog was worked off', () => {
+    const kept: EndToEndPhase = { loads: [], completing: { acceptedPerS: 600, finalPerS: 594, drainMs: 400 } };
+    expect(whileCompletingSection(settings, kept, { cpuMs: 2, ratePerS: 790 })).toEqual([
+      expect.stringMatching(/600 accepted a second; 594 a second of them became final within the same window \(0\.99 of accepted.*called back 0\.4 s after it/),
+    ]);
+    const behind: EndToEndPhase = { loads: [], completing: { acceptedPerS: 600, finalPerS: 300 } };
+    const [line] = whileCompletingSection(settings, behind, { cpuMs: 2, ratePerS: 790 });
+    expect(line).toContain('(0.50 of accepted');
+    expect(line).toContain(`its orders were NOT all final within ${settings.drainMaxS} s`);
+    expect(line).toContain('Cores in the window: n/a');
+  });
+
+  it('leaves the comparison out when a figure is missing (no CPU readings, or no steady scenario run)', () => {
+    expect(whileCompletingSection(settings, { loads: [load(800)] }, { cpuMs: 2, ratePerS: 790 })).toEqual([]);
+    expect(whileCompletingSection(settings, { loads: [load(800, 2.5)] }, { cpuMs: Number.NaN, ratePerS: Number.NaN })).toEqual([]);
+  });
+});
