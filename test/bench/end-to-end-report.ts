@@ -85,7 +85,8 @@ export function endToEndSection(settings: Settings, e: EndToEnd): string[] {
     `At the last reply: ${atLoadEnd(accepted)} accepted, ${atLoadEnd(final)} final (${readModelAt(e, e.loadMs)} of them final in the read model), ` +
       `${atLoadEnd(calledBack)} called back. Drained (every accepted order final and called back): ${drain}; ` +
       `in the end ${final.length} final, ${calledBack.length} called back of ${accepted.length}.`,
-    `Submits (latency from the moment each was due): p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms, non-2xx ${f.nonOk}.`,
+    `Submits (latency from the moment each was due): p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms, non-2xx ${f.nonOk}; ` +
+      `the longest a submit waited with no reply of any kind coming meanwhile ${e.result.longestSilenceMs.toFixed(1)} ms.`,
     ...insideTheService(settings, e, f),
     `Cores during the load: ${cores(e.coresDuringLoad)}; after it: ${cores(e.coresDuringDrain)}.`,
     `Service + Postgres CPU per order over its whole life (load and drain): ${e.cpuMsPerOrder === undefined ? 'n/a' : `${e.cpuMsPerOrder.toFixed(2)} ms`}.`,

@@ -95,3 +95,49 @@ describe('npm run bench: what the load generator counts', () => {
     expect(result.latenciesMs).toHaveLength(10);
   });
 });
+
+describe('npm run bench: a stall of every reply', () => {
+  let server: http.Server;
+  let url: string;
+  /** While set, every reply waits until it is cleared. */
+  let stalled: Promise<void> | undefined;
+
+  beforeAll(async () => {
+    server = http.createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        void (stalled ?? Promise.resolve()).then(() => response.writeHead(202, { 'content-type': 'application/json' }).end('{}'));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const load = () =>
+    runLoad({
+      baseUrl: url,
+      concurrency: 4,
+      ratePerSecond: 200,
+      durationMs: 1000,
+      merchants: [{ apiKey: 'key', appSecret: 'secret' }],
+      skuId: 'SKU',
+      tag: 'stall',
+    });
+
+  it('reports the longest a request waited with no reply coming meanwhile: short when replies flow, the stall when none came', async () => {
+    const flowing = await load();
+    expect(flowing.longestSilenceMs).toBeLessThan(100);
+
+    // 400 ms into the window, no reply at all for 300 ms.
+    const timer = setTimeout(() => {
+      stalled = new Promise<void>((resolve) => setTimeout(resolve, 300));
+      void stalled.then(() => (stalled = undefined));
+    }, 400);
+    const stalling = await load();
+    clearTimeout(timer);
+    expect(stalling.longestSilenceMs).toBeGreaterThanOrEqual(280);
+    expect(stalling.longestSilenceMs).toBeLessThan(600);
+    expect(stalling.accepted).toBe(stalling.requests);
+  });
+});

@@ -62,6 +62,12 @@ export interface LoadResult {
   otherSuccess: Map<string, number>;
   /** The first body seen for each failure status, for the report. */
   samples: Map<string, string>;
+  /**
+   * The longest time a measured request waited with no reply of any kind
+   * coming meanwhile: a stall of everything in the reply's path (the
+   * server, its database, the disk, the machine) rather than a slow request.
+   */
+  longestSilenceMs: number;
 }
 
 type Phase = 'warmup' | 'window' | 'cooldown' | 'done';
@@ -89,6 +95,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   let measuredIssued = 0;
   let accepted = 0;
   let acceptedOutside = 0;
+  let lastReplyAt = 0n;
+  let longestSilenceMs = 0;
 
   const ms = (ns: bigint) => Number(ns) / 1e6;
   const started = process.hrtime.bigint();
@@ -133,13 +141,17 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     const sent = since ?? process.hrtime.bigint();
     // Only a refusal's body is kept, for the report's sample of each status.
     const outcome = await client.post(SUBMIT_PATH, headers, body, (status) => status !== 202);
+    const repliedAt = process.hrtime.bigint();
+    const silentSince = lastReplyAt > sent ? lastReplyAt : sent;
+    lastReplyAt = repliedAt;
     const isAccepted = !('error' in outcome) && outcome.status === 202;
     if (isAccepted) options.onAccepted?.();
     if (!measured) {
       if (isAccepted) acceptedOutside++;
       return;
     }
-    latencies.push(ms(process.hrtime.bigint() - sent));
+    latencies.push(ms(repliedAt - sent));
+    longestSilenceMs = Math.max(longestSilenceMs, ms(repliedAt - silentSince));
     if ('error' in outcome) {
       count(failures, `ERR:${outcome.error}`);
     } else if (isAccepted) {
@@ -196,7 +208,17 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     client.close();
   }
   const latenciesMs = Float64Array.from(latencies).sort();
-  return { requests: latencies.length, accepted, acceptedOutside, elapsedMs: ms(windowEnd - windowStart), latenciesMs, failures, otherSuccess, samples };
+  return {
+    requests: latencies.length,
+    accepted,
+    acceptedOutside,
+    elapsedMs: ms(windowEnd - windowStart),
+    latenciesMs,
+    failures,
+    otherSuccess,
+    samples,
+    longestSilenceMs,
+  };
 }
 
 function count(map: Map<string, number>, key: string): void {

@@ -170,6 +170,8 @@ export function report({ settings, results, endToEnd, loadAtStart, speed, disk, 
     );
   }
 
+  lines.push(...silences(results, systems), '');
+
   const pairs: Array<[SystemName, SystemName]> = [
     ['service', 'crud'],
     ['service', 'bare'],
@@ -189,6 +191,27 @@ export function report({ settings, results, endToEnd, loadAtStart, speed, disk, 
   lines.push(...targets(settings, results, endToEnd), '');
   lines.push(...notes);
   return lines.join('\n');
+}
+
+/**
+ * The longest time a request waited while no reply of any kind came: when
+ * it is near a scenario's p99, the tail is a stall of everything in the
+ * replies' path (the server, its database, the disk, the machine), not a
+ * share of slow requests.
+ */
+function silences(results: Results, systems: readonly SystemName[]): string[] {
+  const scenarios: ScenarioName[] = ['spread', 'hot', 'steady', 'beside-hot'];
+  const longest = (m: Measurement) => Math.max(m.result.longestSilenceMs, m.alongside?.longestSilenceMs ?? 0);
+  const rows = systems.map((system) => [
+    LABELS[system],
+    ...scenarios.map((scenario) => (results.of(system, scenario).length > 0 ? results.figure(system, scenario, longest).show(1) : '')),
+  ]);
+  return [
+    'The longest a request waited with no reply of any kind coming meanwhile, ms (near the p99: the tail is a stall of everything in',
+    "the replies' path, the server, its database, the disk or the machine, rather than some slow requests):",
+    '',
+    ...table(['system', ...scenarios], rows, 1),
+  ];
 }
 
 function targets(settings: Settings, results: Results, e?: EndToEndPhase): string[] {
