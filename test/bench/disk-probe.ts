@@ -38,7 +38,7 @@ export function diskReading(dir: string, seconds: number, flushMs: readonly numb
     samples: sorted.length,
     p50Ms: percentile(sorted, 50),
     p99Ms: percentile(sorted, 99),
-    maxMs: sorted.length > 0 ? sorted[sorted.length - 1] : Number.NaN,
+    maxMs: percentile(sorted, 100),
     stalls: flushMs.filter((ms) => ms > STALL_MS).length,
   };
 }
@@ -64,6 +64,11 @@ export async function probeDisk(ms: number, parent = os.tmpdir()): Promise<DiskR
     rmSync(dir, { recursive: true, force: true });
   }
   return diskReading(parent, (performance.now() - start) / 1000, flushMs);
+}
+
+/** The probe as it ran: where, how often, how long. */
+export function describeProbe(reading: DiskReading): string {
+  return `an 8 kB write and fdatasync in ${reading.dir} ${(reading.samples / reading.seconds).toFixed(0)} times a second for ${reading.seconds.toFixed(0)} s`;
 }
 
 export function describeDisk(reading: DiskReading): string {

@@ -69,9 +69,7 @@ export interface EndToEnd {
  */
 export interface EndToEndPhase {
   loads: EndToEnd[];
-  /** The closed loop's accepted submits a second, with every order completed meanwhile and after. */
-  completingMaxPerS?: number;
-  /** What else the closed loop showed: whether completion kept up with it, and what it cost. */
+  /** The closed loop's, unless the rate was given by hand: its accepted submits a second, and whether completion kept up. */
   completing?: ClosedLoopWhileCompleting;
 }
 
@@ -134,6 +132,16 @@ async function upstreamSimulator(): Promise<{ child: Child; url: string }> {
   return { child, url: `http://127.0.0.1:${port}` };
 }
 
+/** When (ms since the epoch) each order of a load tagged `tag` became final: its final event's time. */
+async function finalTimes(db: TestDatabase, tag: string): Promise<number[]> {
+  const { rows } = await db.pool.query<{ ms: string }>(
+    `select (extract(epoch from completed_at) * 1000)::bigint as ms from rm_orders
+     where stage in ('succeeded', 'failed') and completed_at is not null and out_trade_no like $1`,
+    [`${tag}-%`],
+  );
+  return rows.map((r) => Number(r.ms));
+}
+
 /** When a load's measured window opened and closed, and the CPU then. */
 interface WindowEdges {
   startMs?: number;
@@ -152,18 +160,11 @@ async function closedLoopFigures(
 ): Promise<ClosedLoopWhileCompleting> {
   const { startMs, endMs, cpuStart, cpuEnd } = edges;
   const seconds = closed.elapsedMs / 1000;
-  let finalPerS = Number.NaN;
-  if (startMs !== undefined && endMs !== undefined) {
-    const { rows } = await db.pool.query<{ n: string }>(
-      `select count(*) as n from rm_orders
-       where stage in ('succeeded', 'failed') and out_trade_no like $1 and completed_at between to_timestamp($2 / 1000.0) and to_timestamp($3 / 1000.0)`,
-      [`${tag}-%`, startMs, endMs],
-    );
-    finalPerS = Number(rows[0].n) / ((endMs - startMs) / 1000);
-  }
+  const finalInWindow =
+    startMs !== undefined && endMs !== undefined ? (await finalTimes(db, tag)).filter((ms) => ms >= startMs && ms <= endMs).length : Number.NaN;
   return {
     acceptedPerS: closed.accepted / seconds,
-    finalPerS,
+    finalPerS: finalInWindow / seconds,
     drainMs,
     cores: cpuStart && cpuEnd ? coresUsed(cpuStart, cpuEnd, seconds) : undefined,
   };
@@ -257,14 +258,9 @@ export async function endToEnd(settings: Settings, asked: { ratePerS: number; ba
           .map((t) => t - started)
           .filter((ms) => ms >= 0)
           .sort((a, b) => a - b);
-      const { rows } = await db.pool.query<{ ms: string }>(
-        `select (extract(epoch from completed_at) * 1000)::bigint as ms from rm_orders
-         where stage in ('succeeded', 'failed') and completed_at is not null and out_trade_no like $1`,
-        [`${tag}-%`],
-      );
       const timeline: Timeline = {
         accepted: since(acceptedAt.slice(before.accepted)),
-        final: since(rows.map((r) => Number(r.ms))),
+        final: since(await finalTimes(db, tag)),
         calledBack: since(await receiver.times(`${tag}-`)),
         readModel,
       };
@@ -309,22 +305,21 @@ export async function endToEnd(settings: Settings, asked: { ratePerS: number; ba
         else [edges.endMs, edges.cpuEnd] = [Date.now(), cpuSnapshot(pid, db.name, peers)];
       },
     });
-    const completingMaxPerS = closed.accepted / (closed.elapsedMs / 1000);
     const drainMs = await drained(settings.drainMaxS * 1000);
     if (drainMs === undefined) log(`end to end: the closed loop's orders were not all final within ${settings.drainMaxS} s`);
     const completing = await closedLoopFigures(db, tag, closed, edges, drainMs);
-    const ratePerS = settings.steadyFraction * completingMaxPerS;
+    const ratePerS = settings.steadyFraction * completing.acceptedPerS;
     loads.push(
       await measured(
         ratePerS,
-        `${settings.steadyFraction} of the ${completingMaxPerS.toFixed(0)} submits a second this service accepted in a closed loop at concurrency ${settings.concurrency} ` +
+        `${settings.steadyFraction} of the ${completing.acceptedPerS.toFixed(0)} submits a second this service accepted in a closed loop at concurrency ${settings.concurrency} ` +
           'while completing orders, measured just before',
         `end to end at ${settings.steadyFraction} of the maximum while completing orders`,
         settings.endToEndWarmupS,
         false,
       ),
     );
-    return { loads, completingMaxPerS, completing };
+    return { loads, completing };
   } finally {
     await service.child.stop();
     await receiver.stop();

@@ -5,7 +5,7 @@
  * measured.
  */
 import os from 'node:os';
-import { describeDisk, DiskReading } from './disk-probe';
+import { describeDisk, describeProbe, DiskReading } from './disk-probe';
 import { EndToEndPhase } from './end-to-end';
 import { endToEndFigures, endToEndSection, whileCompletingSection } from './end-to-end-report';
 import { LoadResult, percentile } from './load-generator';
@@ -89,7 +89,7 @@ export function report({ settings, results, endToEnd, loadAtStart, speed, disk, 
       `Node ${process.version}; load average (1 min) before the run ${loadAtStart.toFixed(2)}`,
     `Machine speed (a submit's signature and JSON.parse of its body, operations per ms of CPU, one core): ${speed.atStart.toFixed(0)} before the run, ` +
       `${speed.atEnd.toFixed(0)} after it (the same work both times: a difference is the machine's).`,
-    `Disk (an 8 kB write and fdatasync in ${disk.atStart.dir} about 100 times a second for ${disk.atStart.seconds.toFixed(0)} s, the machine otherwise idle): ` +
+    `Disk (${describeProbe(disk.atStart)}, the machine otherwise idle): ` +
       `before the run ${describeDisk(disk.atStart)}; ` +
       `after it ${describeDisk(disk.atEnd)}. Every commit on that disk waits as long; the stalls land in the p99 of whichever loads they fall in.`,
     `Settings: ${settings.passes} pass${settings.passes === 1 ? '' : 'es'}, the order of the systems reversed every other pass; closed loop at concurrency ${settings.concurrency}, ` +
@@ -185,9 +185,11 @@ export function report({ settings, results, endToEnd, loadAtStart, speed, disk, 
   lines.push('');
 
   for (const load of endToEnd?.loads ?? []) lines.push(...endToEndSection(settings, load), '');
-  const submitOnly = { cpuMs: results.figure('service', 'steady', cpuTotal).median, ratePerS: results.figure('service', 'steady', acceptedPerS).median };
-  const completing = endToEnd ? whileCompletingSection(settings, endToEnd, submitOnly) : [];
-  if (completing.length > 0) lines.push(...completing, '');
+  if (endToEnd) {
+    const submitOnly = { cpuMs: results.figure('service', 'steady', cpuTotal).median, ratePerS: results.figure('service', 'steady', acceptedPerS).median };
+    const completing = whileCompletingSection(settings, endToEnd, submitOnly);
+    if (completing.length > 0) lines.push(...completing, '');
+  }
   lines.push(...targets(settings, results, endToEnd), '');
   lines.push(...notes);
   return lines.join('\n');
