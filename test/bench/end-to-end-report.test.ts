@@ -1,5 +1,6 @@
 import { EndToEnd, EndToEndPhase } from './end-to-end';
 import { whileCompletingSection } from './end-to-end-report';
+import { endToEndChecks, verdict } from './report';
 import { readSettings } from './settings';
 
 const settings = readSettings([], {});
@@ -32,5 +33,38 @@ describe('npm run bench: the end to end phase against the submit path', () => {
   it('leaves the comparison out when a figure is missing (no CPU readings, or no steady scenario run)', () => {
     expect(whileCompletingSection(settings, { loads: [load(800)] }, { cpuMs: 2, ratePerS: 790 })).toEqual([]);
     expect(whileCompletingSection(settings, { loads: [load(800, 2.5)] }, { cpuMs: Number.NaN, ratePerS: Number.NaN })).toEqual([]);
+  });
+});
+
+describe('npm run bench: the end to end targets of a load', () => {
+  /** A load of 1,000 orders a second offered for 10 s, `accepted` of them accepted while sending, latencies p50 1 and p99 `p99` ms. */
+  const measured = (accepted: number, p99: number): EndToEnd => {
+    const acceptedTimes = Array.from({ length: accepted }, (_, i) => (i * 10_000) / accepted);
+    const latenciesMs = Array.from({ length: 100 }, (_, i) => (i < 98 ? 1 : p99));
+    return {
+      ratePerS: 1000,
+      label: 'end to end',
+      sendMs: 10_000,
+      loadMs: 10_000,
+      drainMs: 400,
+      waitedMs: 400,
+      timeline: { accepted: acceptedTimes, final: acceptedTimes, calledBack: acceptedTimes, readModel: [] },
+      result: { latenciesMs, failures: new Map() },
+    } as unknown as EndToEnd;
+  };
+  const row = (load: EndToEnd, what: string) => endToEndChecks(load).find((check) => check.what.endsWith(what))!;
+
+  it("judges a carried load's submits by their p99 ÷ p50", () => {
+    expect(verdict(row(measured(9_800, 3), 'accepted while sending ÷ offered'))).toBe('yes');
+    expect(verdict(row(measured(9_800, 3), 'p99 ÷ p50 of the submits'))).toBe('yes');
+    expect(verdict(row(measured(9_800, 5), 'p99 ÷ p50 of the submits'))).toBe('NO');
+  });
+
+  it('leaves the p99 ÷ p50 of a load it did not carry unjudged, and says why', () => {
+    const behind = measured(5_800, 3);
+    expect(verdict(row(behind, 'accepted while sending ÷ offered'))).toBe('NO');
+    expect(verdict(row(behind, 'p99 ÷ p50 of the submits'))).toBe('not judged: load not carried');
+    expect(row(behind, 'p99 ÷ p50 of the submits').service.values).toEqual([3]);
+    expect(verdict(row(behind, 'final/s ÷ accepted/s during the load'))).toBe('yes');
   });
 });
