@@ -38,6 +38,8 @@ export interface EndToEnd {
   basis: string;
   /** What the targets' rows of this load are called. */
   label: string;
+  /** The upstream simulator's delivery delay: the least time from an order's acceptance to its final event. */
+  upstreamDelayMs: number;
   result: LoadResult;
   /** Ms during which requests were sent. */
   sendMs: number;
@@ -121,7 +123,7 @@ async function upstreamSimulator(): Promise<{ child: Child; url: string }> {
   const child = startNodeChild('upstream simulator', 'src/fulfilment/simulator/main.ts', {
     ...process.env,
     PORT: String(port),
-    UPSTREAM_SIM_DELAY_MS: process.env.UPSTREAM_SIM_DELAY_MS ?? '200',
+    UPSTREAM_SIM_DELAY_MS: String(upstreamDelayMs()),
     UPSTREAM_SIM_DATABASE_URL: '',
   });
   onCleanUp('stop the upstream simulator', () => child.stop());
@@ -130,6 +132,11 @@ async function upstreamSimulator(): Promise<{ child: Child; url: string }> {
     throw new Error(`${error instanceof Error ? error.message : String(error)}\nupstream simulator output:\n${child.logTail()}`, { cause: error });
   });
   return { child, url: `http://127.0.0.1:${port}` };
+}
+
+/** The simulator's delivery delay: UPSTREAM_SIM_DELAY_MS, or the simulator's own default of 200 ms. */
+function upstreamDelayMs(): number {
+  return Number(process.env.UPSTREAM_SIM_DELAY_MS ?? '200');
 }
 
 /** When (ms since the epoch) each order of a load tagged `tag` became final: its final event's time. */
@@ -270,6 +277,7 @@ export async function endToEnd(settings: Settings, asked: { ratePerS: number; ba
         ratePerS,
         basis,
         label,
+        upstreamDelayMs: upstreamDelayMs(),
         result,
         sendMs: result.elapsedMs,
         loadMs,

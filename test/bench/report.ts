@@ -255,7 +255,13 @@ export function endToEndChecks(load: EndToEnd): Check[] {
     },
     { what: `${phase}: non-2xx`, target: '0', ok: (v) => v === 0, service: one(f.nonOk), digits: 0 },
     { what: `${phase}: accepted while sending ÷ offered`, target: `≥ ${CARRIED}`, ok: atLeast(CARRIED), service: one(f.acceptedPerOffered), digits: 3 },
-    { what: `${phase}: final/s ÷ accepted/s during the load`, target: '≥ 0.95', ok: atLeast(0.95), service: one(f.finalPerAccepted), digits: 3 },
+    {
+      what: `${phase}: final/s (${load.upstreamDelayMs} ms later) ÷ accepted/s during the load`,
+      target: '≥ 0.95',
+      ok: atLeast(0.95),
+      service: one(f.finalPerAccepted),
+      digits: 3,
+    },
     { what: `${phase}: called back ÷ final during the load`, target: '≥ 0.95', ok: atLeast(0.95), service: one(f.calledBackPerFinal), digits: 3 },
     {
       what: `${phase}: drain time after the load, s`,
