@@ -1,6 +1,6 @@
 import { EndToEnd, EndToEndPhase } from './end-to-end';
-import { endToEndFigures, whileCompletingSection } from './end-to-end-report';
-import { endToEndChecks, verdict } from './report';
+import { endToEndChecks, endToEndFigures, whileCompletingSection } from './end-to-end-report';
+import { verdict } from './targets';
 import { readSettings } from './settings';
 
 const settings = readSettings([], {});
@@ -37,7 +37,7 @@ describe('npm run bench: the end to end phase against the submit path', () => {
 });
 
 describe('npm run bench: the end to end targets of a load', () => {
-  /** A load of 1,000 orders a second offered for 10 s, `accepted` of them accepted while sending, latencies p50 1 and p99 `p99` ms. */
+  /** A load of 1,000 orders a second offered for 10 s, `accepted` of them accepted while sending, each final `finalAfterMs` after, latencies p50 1 and p99 `p99` ms. */
   const measured = (accepted: number, p99: number, finalAfterMs = 0): EndToEnd => {
     const acceptedTimes = Array.from({ length: accepted }, (_, i) => ((i + 1) * 10_000) / accepted);
     const finalTimes = acceptedTimes.map((t) => t + finalAfterMs);

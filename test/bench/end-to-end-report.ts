@@ -3,7 +3,8 @@ import os from 'node:os';
 import { EndToEnd, EndToEndPhase } from './end-to-end';
 import { percentile } from './load-generator';
 import { Settings } from './settings';
-import { table } from './tables';
+import { Spread, table } from './tables';
+import { atLeast, atMost, Check } from './targets';
 
 /** How many of the (ascending) times fall in (fromMs, toMs]. */
 const within = (times: number[], fromMs: number, toMs: number) => times.filter((t) => t > fromMs && t <= toMs).length;
@@ -185,4 +186,47 @@ export function whileCompletingSection(settings: Settings, phase: EndToEndPhase,
     );
   }
   return lines;
+}
+
+/** Below this share of the offered rate, a load was not carried. */
+const CARRIED = 0.95;
+
+/**
+ * The end-to-end targets of one load. Its submits' p99 ÷ p50 is judged only
+ * when the service took the load (accepted ÷ offered at least 0.95): behind a
+ * backlog that grows for the whole load every submit waits seconds, and the
+ * ratio of two such waits says nothing about the tail.
+ */
+export function endToEndChecks(load: EndToEnd): Check[] {
+  const f = endToEndFigures(load);
+  const one = (v: number) => new Spread([v]);
+  const phase = load.label;
+  const carried = f.acceptedPerOffered >= CARRIED;
+  return [
+    {
+      what: `${phase}: p99 ÷ p50 of the submits`,
+      target: '≤ 4',
+      ok: atMost(4),
+      service: one(f.p99 / f.p50),
+      digits: 2,
+      notJudged: carried ? undefined : 'not judged: load not carried',
+    },
+    { what: `${phase}: non-2xx`, target: '0', ok: (v) => v === 0, service: one(f.nonOk), digits: 0 },
+    { what: `${phase}: accepted while sending ÷ offered`, target: `≥ ${CARRIED}`, ok: atLeast(CARRIED), service: one(f.acceptedPerOffered), digits: 3 },
+    {
+      what: `${phase}: final/s (${load.upstreamDelayMs} ms later) ÷ accepted/s during the load`,
+      target: '≥ 0.95',
+      ok: atLeast(0.95),
+      service: one(f.finalPerAccepted),
+      digits: 3,
+    },
+    { what: `${phase}: called back ÷ final during the load`, target: '≥ 0.95', ok: atLeast(0.95), service: one(f.calledBackPerFinal), digits: 3 },
+    {
+      what: `${phase}: drain time after the load, s`,
+      target: '≤ 5',
+      ok: atMost(5),
+      service: one(load.drainMs === undefined ? Infinity : load.drainMs / 1000),
+      digits: 1,
+    },
+  ];
 }

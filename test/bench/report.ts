@@ -6,14 +6,15 @@
  */
 import os from 'node:os';
 import { describeDisk, describeProbe, DiskReading } from './disk-probe';
-import { EndToEnd, EndToEndPhase } from './end-to-end';
-import { endToEndFigures, endToEndSection, whileCompletingSection } from './end-to-end-report';
+import { EndToEndPhase } from './end-to-end';
+import { endToEndChecks, endToEndSection, whileCompletingSection } from './end-to-end-report';
 import { LoadResult, percentile } from './load-generator';
 import { Measurement, ScenarioName } from './measure';
 import { ThreadTime } from './processes';
 import { Settings, SystemName } from './settings';
 import { LABELS } from './systems';
 import { median, Spread, table } from './tables';
+import { atLeast, atMost, Check, verdict } from './targets';
 
 /** Figures of one load: a scenario's, or the hot half of beside-hot. */
 const rateOf = (r: LoadResult) => (r.elapsedMs > 0 ? r.accepted / (r.elapsedMs / 1000) : Number.NaN);
@@ -214,74 +215,6 @@ function silences(results: Results, systems: readonly SystemName[]): string[] {
     '',
     ...table(['system', ...scenarios], rows, 1),
   ];
-}
-
-/** A target: the service's figure per pass (CRUD's beside it), and what meets it. */
-interface Check {
-  what: string;
-  target: string;
-  ok: (v: number) => boolean;
-  service: Spread;
-  crud?: Spread;
-  digits: number;
-  /** Why the figure is not held against the target in this run (the verdict says so instead). */
-  notJudged?: string;
-}
-
-const atMost = (limit: number) => (v: number) => v <= limit;
-const atLeast = (limit: number) => (v: number) => v >= limit;
-/** Below this share of the offered rate, a load was not carried. */
-const CARRIED = 0.95;
-
-/**
- * The end-to-end targets of one load. Its submits' p99 ÷ p50 is judged only
- * when the service took the load (accepted ÷ offered at least 0.95): behind a
- * backlog that grows for the whole load every submit waits seconds, and the
- * ratio of two such waits says nothing about the tail.
- */
-export function endToEndChecks(load: EndToEnd): Check[] {
-  const f = endToEndFigures(load);
-  const one = (v: number) => new Spread([v]);
-  const phase = load.label;
-  const carried = f.acceptedPerOffered >= CARRIED;
-  return [
-    {
-      what: `${phase}: p99 ÷ p50 of the submits`,
-      target: '≤ 4',
-      ok: atMost(4),
-      service: one(f.p99 / f.p50),
-      digits: 2,
-      notJudged: carried ? undefined : 'not judged: load not carried',
-    },
-    { what: `${phase}: non-2xx`, target: '0', ok: (v) => v === 0, service: one(f.nonOk), digits: 0 },
-    { what: `${phase}: accepted while sending ÷ offered`, target: `≥ ${CARRIED}`, ok: atLeast(CARRIED), service: one(f.acceptedPerOffered), digits: 3 },
-    {
-      what: `${phase}: final/s (${load.upstreamDelayMs} ms later) ÷ accepted/s during the load`,
-      target: '≥ 0.95',
-      ok: atLeast(0.95),
-      service: one(f.finalPerAccepted),
-      digits: 3,
-    },
-    { what: `${phase}: called back ÷ final during the load`, target: '≥ 0.95', ok: atLeast(0.95), service: one(f.calledBackPerFinal), digits: 3 },
-    {
-      what: `${phase}: drain time after the load, s`,
-      target: '≤ 5',
-      ok: atMost(5),
-      service: one(load.drainMs === undefined ? Infinity : load.drainMs / 1000),
-      digits: 1,
-    },
-  ];
-}
-
-/** "yes", "NO", or over several passes how many met it. */
-export function verdict(check: Check): string {
-  if (check.notJudged) return check.notJudged;
-  const values = check.service.values.filter((v) => !Number.isNaN(v));
-  const met = values.filter(check.ok).length;
-  if (values.length === 0) return 'n/a';
-  if (values.length === 1) return met ? 'yes' : 'NO';
-  if (met === values.length) return 'yes, every pass';
-  return met === 0 ? 'NO, no pass' : `${met} of ${values.length} passes`;
 }
 
 function targets(settings: Settings, results: Results, e?: EndToEndPhase): string[] {
