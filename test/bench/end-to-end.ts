@@ -118,12 +118,12 @@ async function callbackReceiver() {
  * its own: its CPU is counted with the load generator's, not the service's, and
  * its records are not in the service's database.
  */
-async function upstreamSimulator(): Promise<{ child: Child; url: string }> {
+async function upstreamSimulator(delayMs: number): Promise<{ child: Child; url: string }> {
   const port = await freePort();
   const child = startNodeChild('upstream simulator', 'src/fulfilment/simulator/main.ts', {
     ...process.env,
     PORT: String(port),
-    UPSTREAM_SIM_DELAY_MS: String(upstreamDelayMs()),
+    UPSTREAM_SIM_DELAY_MS: String(delayMs),
     UPSTREAM_SIM_DATABASE_URL: '',
   });
   onCleanUp('stop the upstream simulator', () => child.stop());
@@ -149,13 +149,8 @@ async function finalTimes(db: TestDatabase, tag: string): Promise<number[]> {
   return rows.map((r) => Number(r.ms));
 }
 
-/** When a load's measured window opened and closed, and the CPU then. */
-interface WindowEdges {
-  startMs?: number;
-  endMs?: number;
-  cpuStart?: CpuSnapshot;
-  cpuEnd?: CpuSnapshot;
-}
+/** When a load's measured window opened and closed, and the CPU at each edge. */
+type WindowEdges = Partial<Record<'start' | 'end', { ms: number; cpu?: CpuSnapshot }>>;
 
 /** Orders final during the closed loop's window, and the cores used in it. */
 async function closedLoopFigures(
@@ -165,21 +160,21 @@ async function closedLoopFigures(
   edges: WindowEdges,
   drainMs: number | undefined,
 ): Promise<ClosedLoopWhileCompleting> {
-  const { startMs, endMs, cpuStart, cpuEnd } = edges;
+  const { start, end } = edges;
   const seconds = closed.elapsedMs / 1000;
-  const finalInWindow =
-    startMs !== undefined && endMs !== undefined ? (await finalTimes(db, tag)).filter((ms) => ms >= startMs && ms <= endMs).length : Number.NaN;
+  const finalInWindow = start && end ? (await finalTimes(db, tag)).filter((ms) => ms >= start.ms && ms <= end.ms).length : Number.NaN;
   return {
     acceptedPerS: closed.accepted / seconds,
     finalPerS: finalInWindow / seconds,
     drainMs,
-    cores: cpuStart && cpuEnd ? coresUsed(cpuStart, cpuEnd, seconds) : undefined,
+    cores: start?.cpu && end?.cpu ? coresUsed(start.cpu, end.cpu, seconds) : undefined,
   };
 }
 
 export async function endToEnd(settings: Settings, asked: { ratePerS: number; basis: string; label: string }): Promise<EndToEndPhase> {
   const receiver = await callbackReceiver();
-  const upstream = await upstreamSimulator();
+  const upstreamDelay = upstreamDelayMs();
+  const upstream = await upstreamSimulator(upstreamDelay);
   const db = await freshDatabase('topup_bench_e2e');
   const { service, merchants } = await startProvisionedService('service (end to end)', db, {
     env: {
@@ -277,7 +272,7 @@ export async function endToEnd(settings: Settings, asked: { ratePerS: number; ba
         ratePerS,
         basis,
         label,
-        upstreamDelayMs: upstreamDelayMs(),
+        upstreamDelayMs: upstreamDelay,
         result,
         sendMs: result.elapsedMs,
         loadMs,
@@ -309,8 +304,7 @@ export async function endToEnd(settings: Settings, asked: { ratePerS: number; ba
       durationMs: settings.durationS * 1000,
       tag,
       onWindow: (edge) => {
-        if (edge === 'start') [edges.startMs, edges.cpuStart] = [Date.now(), cpuSnapshot(pid, db.name, peers)];
-        else [edges.endMs, edges.cpuEnd] = [Date.now(), cpuSnapshot(pid, db.name, peers)];
+        edges[edge] = { ms: Date.now(), cpu: cpuSnapshot(pid, db.name, peers) };
       },
     });
     const drainMs = await drained(settings.drainMaxS * 1000);
