@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import { EventStore } from '../ledger/ports/event-store.port';
 import { loadAggregate } from '../ledger/command-handling';
@@ -320,7 +320,8 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
   private sendSigned(url: string, merchant: CallbackRecipient, payload: object): Promise<CallbackAttemptResult> {
     const body = JSON.stringify(payload);
     const timestamp = String(Math.floor(Date.now() / 1000));
-    const nonce = randomBytes(16).toString('hex');
+    // A random UUID: Node draws them from a buffer of entropy it refills now and then, not one CSPRNG call per callback.
+    const nonce = randomUUID();
     let path: string;
     try {
       path = new URL(url).pathname;

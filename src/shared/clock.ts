@@ -1,6 +1,7 @@
 /** ISO 8601 with an explicit numeric offset, as the contract wants: "...123+00:00". */
 export function isoTimestamp(date: Date = new Date()): string {
-  return date.toISOString().replace(/Z$/, '+00:00');
+  // toISOString always ends in "Z"; a slice is cheaper than a regular expression on this hot path.
+  return `${date.toISOString().slice(0, -1)}+00:00`;
 }
 
 export interface Clock {

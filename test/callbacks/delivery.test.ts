@@ -314,6 +314,25 @@ describe('kept connections', () => {
     }
   });
 
+  it('ends the attempt at its deadline when the request sent again over a new connection gets no reply', async () => {
+    // The second request on the kept connection finds it closed; the new connection's request is never answered.
+    const server = await countingServer((n, req, res) =>
+      n === 1 && server.connections() === 1 ? res.end('success') : n === 2 ? req.socket.destroy() : undefined,
+    );
+    try {
+      const url = `http://127.0.0.1:${server.port}/cb`;
+      expect(await send({ url, connections })).toMatchObject({ acknowledged: true });
+      const started = Date.now();
+      const result = await send({ url, connections, timeoutMs: 300 });
+      expect(result).toMatchObject({ acknowledged: false, statusCode: null, error: 'timed out after 300 ms' });
+      expect(result.latencyMs).toBeGreaterThanOrEqual(300);
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect([server.requests(), server.connections()]).toEqual([3, 2]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('keeps no connection across a changed DNS answer: each vetted address has its own', async () => {
     const first = await countingServer((_n, _req, res) => res.end('success'));
     const second = await countingServer((_n, _req, res) => res.end('success'), '127.0.0.2', first.port);

@@ -54,10 +54,10 @@ const defaultLookup = (hostname: string): Promise<ResolvedAddress[]> => dns.look
 /** One delivery attempt. Never throws: every failure is a result with `error` set. */
 export async function sendCallback(options: SendCallbackOptions): Promise<CallbackAttemptResult> {
   const started = process.hrtime.bigint();
-  const deadline = startDeadline(options.timeoutMs, started);
+  const deadline = new Deadline(options.timeoutMs, started);
   let outcome: Outcome;
   try {
-    outcome = await attempt(options, deadline.signal);
+    outcome = await attempt(options, deadline);
   } catch (error) {
     outcome = { acknowledged: false, statusCode: null, replyExcerpt: '', error: messageOf(error) };
     if (error instanceof ForbiddenAddressError) outcome.refusedAddress = error.address;
@@ -67,17 +67,17 @@ export async function sendCallback(options: SendCallbackOptions): Promise<Callba
   return { ...outcome, latencyMs: Math.floor(elapsedMs(started)) };
 }
 
-async function attempt(options: SendCallbackOptions, signal: AbortSignal): Promise<Outcome> {
+async function attempt(options: SendCallbackOptions, deadline: Deadline): Promise<Outcome> {
   const url = targetOf(options.url);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   // Resolved now, not when the URL was registered: the merchant's DNS may have changed since.
-  const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await untilAborted(resolve(options.lookup ?? defaultLookup, host), signal);
+  const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await deadline.race(resolve(options.lookup ?? defaultLookup, host));
   if (!options.allowPrivateNetworks) {
     const forbidden = addresses.find((a) => isForbiddenAddress(a.address));
     if (forbidden) throw new ForbiddenAddressError(forbidden.address);
   }
-  signal.throwIfAborted();
-  return exchange(url, addresses, options, signal);
+  deadline.throwIfPassed();
+  return exchange(url, addresses, options, deadline);
 }
 
 function targetOf(raw: string): URL {
@@ -118,7 +118,7 @@ function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
  * before any reply; the callback then goes once more, over a new connection
  * (`fresh`), within the same attempt and deadline.
  */
-function exchange(url: URL, addresses: ResolvedAddress[], options: SendCallbackOptions, signal: AbortSignal, fresh = false): Promise<Outcome> {
+function exchange(url: URL, addresses: ResolvedAddress[], options: SendCallbackOptions, deadline: Deadline, fresh = false): Promise<Outcome> {
   return new Promise<Outcome>((settle) => {
     let statusCode: number | null = null;
     const chunks: Buffer[] = [];
@@ -128,13 +128,12 @@ function exchange(url: URL, addresses: ResolvedAddress[], options: SendCallbackO
     const end = (outcome: Promise<Outcome> | Outcome, keepConnection: boolean) => {
       if (settled) return;
       settled = true;
-      signal.removeEventListener('abort', onAbort);
+      stopWaiting();
       if (!keepConnection) req.destroy();
       settle(outcome);
     };
     const finish = (error: string | null, acknowledged = false) =>
       end({ acknowledged, statusCode, replyExcerpt: excerptOf(Buffer.concat(chunks)), error }, error === null);
-    const onAbort = () => finish(messageOf(signal.reason));
 
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const req = send(url, {
@@ -144,9 +143,9 @@ function exchange(url: URL, addresses: ResolvedAddress[], options: SendCallbackO
       lookup: pinnedLookup(addresses),
       headers: { ...options.headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(options.body) },
     });
-    signal.addEventListener('abort', onAbort, { once: true });
+    const stopWaiting = deadline.onPassed((reason) => finish(messageOf(reason)));
     req.on('error', (error) => {
-      if (!settled && !fresh && cutOnKeptConnection(req, error, statusCode !== null)) end(exchange(url, addresses, options, signal, true), false);
+      if (!settled && !fresh && cutOnKeptConnection(req, error, statusCode !== null)) end(exchange(url, addresses, options, deadline, true), false);
       else finish(messageOf(error));
     });
     // http.request never follows redirects: a 3xx is just a status that does not acknowledge.
@@ -167,27 +166,57 @@ function exchange(url: URL, addresses: ResolvedAddress[], options: SendCallbackO
   });
 }
 
-/** Aborts once timeoutMs have passed since `started`; re-arms if a timer fires early, so latency >= timeout holds. */
-function startDeadline(timeoutMs: number, started: bigint): { signal: AbortSignal; clear: () => void } {
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const arm = () => {
-    const left = timeoutMs - elapsedMs(started);
-    if (!(left > 0)) controller.abort(new Error(`timed out after ${timeoutMs} ms`));
-    else timer = setTimeout(arm, Math.ceil(left));
-  };
-  arm();
-  return { signal: controller.signal, clear: () => clearTimeout(timer) };
-}
+/**
+ * The attempt's deadline: `timeoutMs` after `started`. A timer that fires
+ * early re-arms, so latency >= timeout holds. Lighter than an AbortController
+ * (whose signal is an EventTarget) on a path taken once per callback; the
+ * attempt's steps wait on it one at a time, so it holds one listener.
+ */
+class Deadline {
+  private reason?: Error;
+  private listener?: (reason: Error) => void;
+  private timer?: NodeJS.Timeout;
 
-/** Stops waiting for a promise (a DNS lookup cannot be cancelled) once the deadline passes. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolvePromise, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolvePromise, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly started: bigint,
+  ) {
+    this.arm();
+  }
+
+  /** Calls `listener` when the deadline passes, in place of any earlier one; returns what removes it (if still in place). */
+  onPassed(listener: (reason: Error) => void): () => void {
+    this.listener = listener;
+    return () => {
+      if (this.listener === listener) this.listener = undefined;
+    };
+  }
+
+  throwIfPassed(): void {
+    if (this.reason) throw this.reason;
+  }
+
+  /** Stops waiting for a promise (a DNS lookup cannot be cancelled) once the deadline passes. */
+  race<T>(promise: Promise<T>): Promise<T> {
+    return new Promise<T>((resolvePromise, reject) => {
+      if (this.reason) return reject(this.reason);
+      promise.then(resolvePromise, reject).finally(this.onPassed(reject));
+    });
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+  }
+
+  private arm(): void {
+    const left = this.timeoutMs - elapsedMs(this.started);
+    if (left > 0) {
+      this.timer = setTimeout(() => this.arm(), Math.ceil(left));
+      return;
+    }
+    this.reason = new Error(`timed out after ${this.timeoutMs} ms`);
+    this.listener?.(this.reason);
+  }
 }
 
 /**
