@@ -322,15 +322,15 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
     const timestamp = String(Math.floor(Date.now() / 1000));
     // A random UUID: Node draws them from a buffer of entropy it refills now and then, not one CSPRNG call per callback.
     const nonce = randomUUID();
-    let path: string;
+    let target: URL;
     try {
-      path = new URL(url).pathname;
+      target = new URL(url);
     } catch {
       return Promise.resolve({ acknowledged: false, statusCode: null, latencyMs: 0, replyExcerpt: '', error: 'the callback_url is not a URL' });
     }
-    const signature = signatureOf(merchant.appSecret(), stringToSign(timestamp, nonce, path, Buffer.from(body)));
+    const signature = signatureOf(merchant.appSecret(), stringToSign(timestamp, nonce, target.pathname, Buffer.from(body)));
     return this.send({
-      url,
+      url: target,
       body,
       timeoutMs: this.options.timeoutMs,
       allowPrivateNetworks: this.options.allowPrivateNetworks,

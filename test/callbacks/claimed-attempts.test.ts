@@ -79,7 +79,7 @@ describe('callback attempts started by the claim', () => {
     expect(logged).toContain('the callback for ORD-UNREADABLE failed; its lease will expire and it is retried');
     expect(sent).toHaveLength(1);
     const [callback] = sent;
-    expect(callback.url).toBe('https://one.example/hooks/topup');
+    expect(String(callback.url)).toBe('https://one.example/hooks/topup');
     expect(JSON.parse(callback.body)).toMatchObject({
       order_no: 'ORD-READ',
       out_trade_no: 'T-ORD-READ',

@@ -89,6 +89,26 @@ describe('HTTP upstream adapter: every outcome is classified', () => {
     expect(await upstream.topUp(request)).toMatchObject({ kind: 'retryable', reason: expect.stringContaining('ECONNREFUSED') });
   });
 
+  it('sends every top-up and status query under a base URL that has a path of its own, with or without its trailing slash', async () => {
+    const seen: string[] = [];
+    const { url, server } = await scriptedUpstream(() => undefined);
+    servers.push(server);
+    server.removeAllListeners('request');
+    server.on('request', (req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      req.resume();
+      req.on('end', () => json(200, { status: req.method === 'GET' ? 'pending' : 'delivered' })('', res));
+    });
+    for (const base of [`${url}/gateway`, `${url}/gateway/`]) {
+      const upstream = new HttpUpstream(base, { timeoutMs: 300, connectTimeoutMs: 300 });
+      expect(await upstream.topUp(request)).toMatchObject({ kind: 'delivered' });
+      expect(await upstream.topUp({ ...request, orderNo: 'TOTHER' })).toMatchObject({ kind: 'delivered' });
+      expect(await upstream.status('T/1')).toEqual({ kind: 'pending' });
+    }
+    const once = ['POST /gateway/v1/topups', 'POST /gateway/v1/topups', 'GET /gateway/v1/topups/T%2F1'];
+    expect(seen).toEqual([...once, ...once]);
+  });
+
   it('sends the order_no as the idempotency key, with the order in the body', async () => {
     let seen: { key?: string; body?: unknown } = {};
     const { url, server } = await scriptedUpstream(() => undefined);

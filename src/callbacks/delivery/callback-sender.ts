@@ -17,7 +17,8 @@ export interface ResolvedAddress {
 }
 
 export interface SendCallbackOptions {
-  url: string;
+  /** Parsed already when the caller needed its path (to sign it): not parsed again. */
+  url: string | URL;
   headers: Record<string, string>;
   body: string;
   /** Bounds the whole attempt, name resolution included. */
@@ -80,10 +81,10 @@ async function attempt(options: SendCallbackOptions, deadline: Deadline): Promis
   return exchange(url, addresses, options, deadline);
 }
 
-function targetOf(raw: string): URL {
+function targetOf(raw: string | URL): URL {
   let url: URL;
   try {
-    url = new URL(raw);
+    url = typeof raw === 'string' ? new URL(raw) : raw;
   } catch {
     throw new Error('invalid callback URL');
   }

@@ -14,7 +14,6 @@ const MAX_BODY_BYTES = 64 * 1024;
 const REUSE_WITHIN_MS = 1_000;
 /** Idle connections kept: as many as fulfilment runs at once by default. */
 const KEPT_CONNECTIONS = 256;
-const TOP_UPS_PATH = '/v1/topups';
 
 /** How far one HTTP exchange got: the line between "retry" and "unknown". */
 type Exchange = { phase: 'not_sent'; error: string } | { phase: 'sent'; error: string } | { phase: 'answered'; status: number; body: string };
@@ -42,11 +41,12 @@ export class HttpUpstream implements UpstreamProvider {
     private readonly options: HttpUpstreamOptions,
   ) {
     this.connections = keptConnectionsAgent(new URL(baseUrl).protocol, { idleMs: REUSE_WITHIN_MS, maxIdle: KEPT_CONNECTIONS });
-    this.topUpsUrl = this.urlOf(TOP_UPS_PATH);
+    this.topUpsUrl = this.urlOf('v1/topups');
   }
 
+  /** `path` under the base URL, which may have a path of its own. */
   private urlOf(path: string): URL {
-    return new URL(path.replace(/^\//, ''), this.baseUrl.endsWith('/') ? this.baseUrl : `${this.baseUrl}/`);
+    return new URL(path, this.baseUrl.endsWith('/') ? this.baseUrl : `${this.baseUrl}/`);
   }
 
   async topUp(r: TopUpRequest): Promise<UpstreamOutcome> {
@@ -59,7 +59,7 @@ export class HttpUpstream implements UpstreamProvider {
       amount: r.amount,
       currency: r.currency,
     });
-    const exchange = await this.exchange('POST', TOP_UPS_PATH, body, { 'Idempotency-Key': r.orderNo });
+    const exchange = await this.exchange('POST', this.topUpsUrl, body, { 'Idempotency-Key': r.orderNo });
     if (exchange.phase === 'not_sent') return { kind: 'retryable', reason: exchange.error };
     if (exchange.phase === 'sent') return { kind: 'unknown', reason: exchange.error, evidence: exchange.error };
     if (exchange.status === 503) return { kind: 'retryable', reason: 'upstream answered 503' };
@@ -68,7 +68,7 @@ export class HttpUpstream implements UpstreamProvider {
   }
 
   async status(orderNo: string): Promise<UpstreamStatus> {
-    const exchange = await this.exchange('GET', `/v1/topups/${encodeURIComponent(orderNo)}`);
+    const exchange = await this.exchange('GET', this.urlOf(`v1/topups/${encodeURIComponent(orderNo)}`));
     if (exchange.phase !== 'answered') return { kind: 'unknown', reason: exchange.error, evidence: exchange.error };
     if (exchange.status === 404) return { kind: 'not_received' };
     if (exchange.status === 200 && isPending(exchange.body)) return { kind: 'pending' };
@@ -84,8 +84,7 @@ export class HttpUpstream implements UpstreamProvider {
    * If that one is not answered either, the first may still have arrived:
    * the exchange counts as sent, and so is never "retryable".
    */
-  private exchange(method: string, path: string, body?: string, headers: Record<string, string> = {}, fresh = false): Promise<Exchange> {
-    const url = path === TOP_UPS_PATH ? this.topUpsUrl : this.urlOf(path);
+  private exchange(method: string, url: URL, body?: string, headers: Record<string, string> = {}, fresh = false): Promise<Exchange> {
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise<Exchange>((resolve) => {
       let sent = false;
@@ -116,7 +115,7 @@ export class HttpUpstream implements UpstreamProvider {
       req.on('error', (error: NodeJS.ErrnoException) => {
         const message = error.code ? `${error.code}: ${error.message}` : error.message;
         if (!fresh && cutOnKeptConnection(req, error, replied)) {
-          const again = this.exchange(method, path, body, headers, true);
+          const again = this.exchange(method, url, body, headers, true);
           return finish(
             again.then((second): Exchange =>
               second.phase === 'answered' ? second : { phase: 'sent', error: `${message} on a kept connection, then ${second.error} on a new one` },
