@@ -244,15 +244,28 @@ describe('PostgreSQL event store specifics', () => {
   });
 
   it('reads once per append once a subscriber has caught up, not again to find nothing', async () => {
-    let reads = 0;
-    // The store's pool, counting the subscription's reads (the only statements that look at the snapshot's xmin).
+    // The subscription's reads (the only statements that look at the snapshot's xmin), by what each found:
+    // events, only events held behind a transaction still open, or nothing.
+    const reads = { events: 0, held: 0, nothing: 0 };
+    let counting = false;
+    const classify = (result: { rows: { held?: boolean }[] }) => {
+      if (!counting) return;
+      if (result.rows.some((row) => row.held === false)) reads.events += 1;
+      else if (result.rows.length > 0) reads.held += 1;
+      else reads.nothing += 1;
+    };
+    let settled = false;
     const counted = new Proxy(db.pool, {
       get(target, key) {
         const value = Reflect.get(target, key) as unknown;
         if (key !== 'query') return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-        return (text: unknown, ...rest: unknown[]) => {
-          if (typeof text === 'string' && text.includes('pg_snapshot_xmin')) reads += 1;
-          return (target.query as (...a: unknown[]) => unknown)(text, ...rest);
+        return async (text: unknown, ...rest: unknown[]) => {
+          const result = await (target.query as (...a: unknown[]) => Promise<{ rows: { held?: boolean }[] }>)(text, ...rest);
+          if (typeof text === 'string' && text.includes('pg_snapshot_xmin')) {
+            settled = true;
+            classify(result);
+          }
+          return result;
         };
       },
     });
@@ -263,19 +276,20 @@ describe('PostgreSQL event store specifics', () => {
         for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
       };
       // Settled: its first read done, and the one its LISTEN connection asks for once connected.
-      await until(() => reads >= 1);
+      await until(() => settled);
       await new Promise((r) => setTimeout(r, 500));
-      reads = 0;
+      counting = true;
       for (let i = 1; i <= 5; i++) {
         await subscriber.store.append(`caught-up-${i}`, [{ type: 'A', data: {} }], NO_STREAM);
         await until(() => seen.length === i);
         await new Promise((r) => setTimeout(r, 50));
       }
       expect(seen.map((e) => e.streamId)).toEqual([1, 2, 3, 4, 5].map((i) => `caught-up-${i}`));
-      // One read per append: a short read is all there was. (Reading again at once made it 10;
-      // a transaction elsewhere, autovacuum's analyze say, may hold an append back for a re-read or two.)
-      expect(reads).toBeGreaterThanOrEqual(5);
-      expect(reads).toBeLessThan(8);
+      // One read found each append; a short read is all there was. (Reading again at once made five reads
+      // that found nothing.) Reads of an event held behind a transaction still open, in any database of
+      // the server (the horizon is the server's), are not counted against it: other suites run beside this one.
+      expect(reads.events).toBe(5);
+      expect(reads.nothing).toBeLessThan(3);
     } finally {
       await subscriber.stop();
     }

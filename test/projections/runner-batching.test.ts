@@ -59,16 +59,17 @@ describe('projection runner: batches under load', () => {
   }
 
   it('applies the first event at once, and what follows during the gap in one batch after it', async () => {
-    const { applied, stop } = await runner(400);
+    // A gap long enough that "at once" stays well below it on a machine busy with other suites.
+    const { applied, stop } = await runner(1000);
     try {
       const sent = Date.now();
       await append(1);
       const [first] = await applied(1);
-      expect(first.at - sent).toBeLessThan(300);
+      expect(first.at - sent).toBeLessThan(700);
       for (let i = 0; i < 3; i++) await append(1);
       const batches = await applied(4);
       expect(batches.map((b) => b.events)).toEqual([1, 3]);
-      expect(batches[1].at - first.at).toBeGreaterThanOrEqual(390);
+      expect(batches[1].at - first.at).toBeGreaterThanOrEqual(990);
     } finally {
       await stop();
     }
@@ -76,14 +77,15 @@ describe('projection runner: batches under load', () => {
 
   it('reads a backlog in full batches back to back, and waits only after a short one', async () => {
     await db.pool.query('truncate seen_events; delete from projection_checkpoints');
-    const logged = (await store.readAll({ commit: 0n, prepare: 0n }, 100_000)).length;
+    // Counted in the table: readAll stops below any transaction still open on the server, another suite's too.
+    const logged = Number((await db.pool.query('select count(*) from es_events')).rows[0].count);
     await append(1_200 - logged);
-    const { applied, stop } = await runner(1_500);
+    const { applied, stop } = await runner(3_000);
     try {
       const batches = await applied(1_200);
       expect(batches.map((b) => b.events)).toEqual([500, 500, 200]);
       // No gap after a full batch: the three came one after another.
-      expect(batches[2].at - batches[0].at).toBeLessThan(1_400);
+      expect(batches[2].at - batches[0].at).toBeLessThan(2_900);
       expect(Number((await db.pool.query('select count(*) from seen_events')).rows[0].count)).toBe(1_200);
     } finally {
       await stop();

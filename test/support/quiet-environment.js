@@ -2,6 +2,7 @@
 // (its log lines, and the output of services run as child processes) held
 // back, and printed only for a test that fails, under the test's name.
 // SHOW_SERVICE_LOGS=1 lets everything through as it comes.
+require('./swc-in-main-thread');
 const { TestEnvironment } = require('jest-environment-node');
 
 /** Enough to see what led to a failure; a long suite's older lines are dropped. */

@@ -12,13 +12,15 @@ export interface Scans {
 }
 
 /**
- * The statistics Postgres keeps of each table's scans, once the `observed`
- * pool's (one connection) own counts are published: a backend publishes them
- * at most once a second otherwise, and only when idle.
+ * The statistics Postgres keeps of each table's scans, once every idle
+ * connection of the `observed` pool (one connection) and of `db` has
+ * published its own counts. An idle backend otherwise publishes them up to
+ * ten seconds late, when its last report was less than a second ago: the
+ * counts of a seeding statement could land in the middle of a measurement.
  */
 export async function tableScans(observed: Pool, db: Pool, tables: readonly string[]): Promise<Record<string, Scans>> {
-  await observed.query('select pg_stat_force_next_flush()');
-  await observed.query('select 1');
+  await publishCounts(observed);
+  await publishCounts(db);
   const { rows } = await db.query<{ relname: string; seq: string; idx: string; blocks: string }>(
     `select t.relname, t.seq_scan::text as seq, coalesce(t.idx_scan, 0)::text as idx,
             (io.heap_blks_hit + io.heap_blks_read + coalesce(io.idx_blks_hit, 0) + coalesce(io.idx_blks_read, 0))::text as blocks
@@ -27,6 +29,19 @@ export async function tableScans(observed: Pool, db: Pool, tables: readonly stri
     [tables],
   );
   return Object.fromEntries(rows.map((row) => [row.relname, { seq: Number(row.seq), idx: Number(row.idx), blocks: Number(row.blocks) }]));
+}
+
+/** Has each idle connection of the pool publish its statistics now (at the end of its next statement). */
+async function publishCounts(pool: Pool): Promise<void> {
+  const clients = await Promise.all(Array.from({ length: Math.max(1, pool.idleCount) }, () => pool.connect()));
+  try {
+    for (const client of clients) {
+      await client.query('select pg_stat_force_next_flush()');
+      await client.query('select 1');
+    }
+  } finally {
+    for (const client of clients) client.release();
+  }
 }
 
 /** What happened to each table between two readings of tableScans. */
@@ -43,7 +58,7 @@ export interface PlanTestDatabase {
   db: TestDatabase;
   /** One connection, as a service's pooled connection runs its statements again and again; its scans are the ones read. */
   connection: Pool;
-  /** tableScans of the tables given, with the connection's own counts published. */
+  /** tableScans of the tables given, with every connection's counts published. */
   scans(): Promise<Record<string, Scans>>;
   close(): Promise<void>;
 }
