@@ -3,7 +3,7 @@ import { InProcessProjectionRunner, projectionMigrations } from '../../projectio
 import { eventStoreMigrations, PostgresEventStore } from '../../src/infrastructure/event-store/postgres-event-store';
 import { migrate } from '../../src/infrastructure/postgres/migrations';
 import { encodeEvent } from '../../src/ledger/event-codec';
-import { ANY } from '../../src/ledger/ports/event-store.port';
+import { ANY, START } from '../../src/ledger/ports/event-store.port';
 import { orderStream } from '../../src/ledger/streams';
 import { at } from '../support/order-lives';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
@@ -80,6 +80,8 @@ describe('projection runner: batches under load', () => {
     // Counted in the table: readAll stops below any transaction still open on the server, another suite's too.
     const logged = Number((await db.pool.query('select count(*) from es_events')).rows[0].count);
     await append(1_200 - logged);
+    // And until no transaction older than the append is still open on the server, for the runner to find all of it at once.
+    while ((await store.readForSubscription(START, 2_000)).beyond === 'held') await new Promise((r) => setTimeout(r, 20));
     const { applied, stop } = await runner(3_000);
     try {
       const batches = await applied(1_200);
