@@ -54,7 +54,7 @@ async function run({ config, projections: names }: ProjectionThreadData): Promis
     return projection;
   });
   const pool = createPool(config.database, POOL_SIZE, PROJECTION_THREAD_APPLICATION);
-  const store = createEventStore(config, pool);
+  const store = await createEventStore(config, pool);
   const runner = new InProcessProjectionRunner(pool, store, projections, (message, error) => logFailure(logger, message, error));
   const reached = (): [string, GlobalPosition][] => names.map((name) => [name, runner.position(name)]);
   const close = async () => {

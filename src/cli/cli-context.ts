@@ -47,7 +47,7 @@ export async function openCliContext(env: NodeJS.ProcessEnv): Promise<CliContext
     await pool.end().catch(() => undefined);
     throw error;
   }
-  const store: EventStore = createEventStore(config, pool);
+  const store: EventStore = await createEventStore(config, pool);
   return {
     config,
     secretsKeySet: Boolean(env.SECRETS_KEY),

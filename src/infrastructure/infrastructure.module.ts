@@ -57,7 +57,7 @@ export class InfrastructureModule {
         {
           provide: EVENT_STORE,
           inject: [PG_POOL],
-          useFactory: (pool: Pool): EventStore => new MeteredEventStore(createEventStore(config, pool), metrics),
+          useFactory: async (pool: Pool): Promise<EventStore> => new MeteredEventStore(await createEventStore(config, pool), metrics),
         },
         InfrastructureShutdown,
       ],
