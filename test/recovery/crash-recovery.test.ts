@@ -43,7 +43,23 @@ async function burstThenKill(db: TestDatabase, merchants: string[], acks: number
     void exited.then((how) => fail(new Error(`worker exited early (${how}); stderr: ${stderr}`)));
   });
   expect(await exited).toBe('SIGKILL');
+  await untilOnlyOwnBackends(db);
   return lines;
+}
+
+/**
+ * Waits until the killed worker's backends have ended. A backend that was
+ * committing when its client died still commits: until it ends, the log can
+ * still grow, and a recovery sweep would miss what it adds. (It took longer
+ * than a sweep on a machine busy with other suites.) The test's own pool is
+ * all that is left on the database then.
+ */
+async function untilOnlyOwnBackends(db: TestDatabase): Promise<void> {
+  for (const deadline = Date.now() + 10_000; ; await new Promise((r) => setTimeout(r, 20))) {
+    const { rows } = await db.pool.query<{ count: number }>('select count(*)::int as count from pg_stat_activity where datname = current_database()');
+    if (rows[0].count <= db.pool.totalCount) return;
+    if (Date.now() > deadline) throw new Error(`the killed worker's backends were still there after 10 s (${rows[0].count} backends on the database)`);
+  }
 }
 
 /** Every acknowledged result is in the log as acknowledged. */
