@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config/config';
 import { comparePositions, EVENT_STORE, EventStore, GlobalPosition, RecordedEvent, START } from '../../src/ledger/ports/event-store.port';
 import { PostgresEventStore } from '../../src/infrastructure/event-store/postgres-event-store';
 import { PG_POOL } from '../../src/infrastructure/infrastructure.tokens';
+import { MeteredEventStore } from '../../src/infrastructure/metrics/metered-event-store';
 import { OrderRecovery } from '../../src/ledger/process-manager/order-recovery';
 import { ProjectionRunner } from '../../projections/projection-runner';
 import { createTestDatabase, TestDatabase } from './test-database';
@@ -102,8 +103,9 @@ export async function readSettledLog(store: EventStore): Promise<{ events: Recor
  * suite running beside this one can hold the log's newest events back.
  */
 async function readNext(store: EventStore, after: GlobalPosition): Promise<{ events: RecordedEvent[]; held: boolean }> {
-  if (!(store instanceof PostgresEventStore)) return { events: await store.readAll(after, 5000), held: false };
-  const { events, beyond } = await store.readForSubscription(after, 5000);
+  const measured = store instanceof MeteredEventStore ? store.inner : store;
+  if (!(measured instanceof PostgresEventStore)) return { events: await store.readAll(after, 5000), held: false };
+  const { events, beyond } = await measured.readForSubscription(after, 5000);
   return { events, held: beyond === 'held' };
 }
 

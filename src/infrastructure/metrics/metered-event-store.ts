@@ -26,10 +26,11 @@ export class MeteredEventStore implements EventStore {
   readonly appendAtomically?: (appends: readonly StreamAppend[], options?: AppendOptions) => Promise<AppendResult[]>;
 
   constructor(
-    private readonly store: EventStore,
+    /** The store measured. */
+    readonly inner: EventStore,
     private readonly metrics: Metrics,
   ) {
-    const atomically = store.appendAtomically?.bind(store);
+    const atomically = inner.appendAtomically?.bind(inner);
     if (atomically) {
       this.appendAtomically = async (appends, options) => {
         const started = process.hrtime.bigint();
@@ -45,7 +46,7 @@ export class MeteredEventStore implements EventStore {
 
   async append(streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
     const started = process.hrtime.bigint();
-    const result = await this.store.append(streamId, events, expected);
+    const result = await this.inner.append(streamId, events, expected);
     this.appended(started, events);
     return result;
   }
@@ -59,30 +60,30 @@ export class MeteredEventStore implements EventStore {
   }
 
   readStream(streamId: string, fromRevision?: StreamRevision, maxCount?: number): Promise<RecordedEvent[]> {
-    return this.store.readStream(streamId, fromRevision, maxCount);
+    return this.inner.readStream(streamId, fromRevision, maxCount);
   }
 
   readStreamForReplay(streamId: string, fromRevision: StreamRevision, maxCount: number): Promise<ReplayedEvent[]> {
-    return this.store.readStreamForReplay(streamId, fromRevision, maxCount);
+    return this.inner.readStreamForReplay(streamId, fromRevision, maxCount);
   }
 
   readStreamForCheck(streamId: string, fromRevision: StreamRevision, maxCount: number): Promise<CheckedEvent[]> {
-    return this.store.readStreamForCheck(streamId, fromRevision, maxCount);
+    return this.inner.readStreamForCheck(streamId, fromRevision, maxCount);
   }
 
   readStreams(streamIds: readonly string[]): Promise<RecordedEvent[][]> {
-    return this.store.readStreams(streamIds);
+    return this.inner.readStreams(streamIds);
   }
 
   readAll(after: GlobalPosition, maxCount: number): Promise<RecordedEvent[]> {
-    return this.store.readAll(after, maxCount);
+    return this.inner.readAll(after, maxCount);
   }
 
   subscribeToAll(options: SubscriptionOptions): Subscription {
-    return this.store.subscribeToAll(options);
+    return this.inner.subscribeToAll(options);
   }
 
   close(): Promise<void> {
-    return this.store.close();
+    return this.inner.close();
   }
 }
