@@ -317,10 +317,10 @@ describe('PostgreSQL event store specifics', () => {
       expect(seen.map((e) => e.streamId)).toEqual(['held-0']);
       await open.query('commit');
       const committed = Date.now();
-      await until(() => seen.length >= 2, 5_000);
+      await until(() => seen.length >= 2, 10_000);
       expect(seen.map((e) => e.streamId)).toEqual(['held-0', 'held-1']);
-      // Re-read within the back-off, not at the 60 s poll.
-      expect(Date.now() - committed).toBeLessThan(2_000);
+      // Re-read within the back-off, not at the 60 s poll (with room for a machine busy with other suites).
+      expect(Date.now() - committed).toBeLessThan(5_000);
     } finally {
       await open.end();
       await subscriber.stop();
@@ -332,13 +332,13 @@ describe('PostgreSQL event store specifics', () => {
     const { seen } = subscriber;
     try {
       // Caught up after its first read, the subscription waits for its 60 s poll:
-      // a wake-up within 1 s can only be the announcement.
+      // a wake-up within 5 s can only be the announcement.
       await new Promise((r) => setTimeout(r, 5_000));
       const started = Date.now();
       await store.append('announced-1', [{ type: 'A', data: {} }], NO_STREAM);
       while (!seen.some((e) => e.streamId === 'announced-1') && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 10));
       expect(seen.map((e) => e.streamId)).toContain('announced-1');
-      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(Date.now() - started).toBeLessThan(5_000);
     } finally {
       await subscriber.stop();
     }
