@@ -9,7 +9,8 @@ import { SubmitOrder } from '../../src/merchant-api/submit/submit-order.command'
 import { walletStream } from '../../src/ledger/streams';
 import { adminClient } from '../back-office/admin-client';
 import { openWallet, orderInput } from '../support/fixtures';
-import { readSettledLog, RunningService, serviceOnFreshDatabase } from '../support/service';
+import { RunningService, serviceOnFreshDatabase } from '../support/service';
+import { readSettledLog } from '../support/settled-log';
 
 const VERIFY = '/admin/v1/audit/verify';
 

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Client, Pool } from 'pg';
 import { migrate } from '../../src/infrastructure/postgres/migrations';
 import { eventStoreMigrations, PostgresEventStore } from '../../src/infrastructure/event-store/postgres-event-store';
-import { ANY, GlobalPosition, NO_STREAM, RecordedEvent, START, WrongExpectedRevisionError } from '../../src/ledger/ports/event-store.port';
+import { ANY, NO_STREAM, RecordedEvent, START, WrongExpectedRevisionError } from '../../src/ledger/ports/event-store.port';
+import { lastPosition } from '../support/settled-log';
 import { PlanTestDatabase, planTestDatabase } from '../support/table-scans';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 import { eventStoreContract } from './event-store.contract';
@@ -34,23 +35,11 @@ describe('PostgreSQL event store specifics', () => {
     await db.drop();
   });
 
-  /**
-   * The position of the log's last event, once nothing committed is held back: readAll stops below the
-   * oldest transaction still open on the server, and a suite running beside this one can hold one open.
-   */
-  async function endOfLog(): Promise<GlobalPosition> {
-    for (let position = START; ;) {
-      const { events, beyond } = await store.readForSubscription(position, 100_000);
-      position = events.at(-1)?.position ?? position;
-      if (beyond === 'none') return position;
-      if (beyond === 'held') await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-
   /** A subscriber from the end of the log, on a store of its own (another instance) polling every 60 s, with what it was handed. */
   async function subscriberAtEnd(pool: Pool = db.pool) {
     const own = new PostgresEventStore(pool, { connection: db.config, pollIntervalMs: 60_000 });
-    const before = await endOfLog();
+    // Not readAll's last: a suite running beside this one can hold the log's newest events back.
+    const before = await lastPosition(store);
     const seen: RecordedEvent[] = [];
     const subscription = own.subscribeToAll({ after: before, onEvents: async (events) => void seen.push(...events) });
     return {

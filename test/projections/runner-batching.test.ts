@@ -3,9 +3,10 @@ import { InProcessProjectionRunner, projectionMigrations } from '../../projectio
 import { eventStoreMigrations, PostgresEventStore } from '../../src/infrastructure/event-store/postgres-event-store';
 import { migrate } from '../../src/infrastructure/postgres/migrations';
 import { encodeEvent } from '../../src/ledger/event-codec';
-import { ANY, START } from '../../src/ledger/ports/event-store.port';
+import { ANY } from '../../src/ledger/ports/event-store.port';
 import { orderStream } from '../../src/ledger/streams';
 import { at } from '../support/order-lives';
+import { lastPosition } from '../support/settled-log';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 /** A read model that keeps every event it is handed, to count what the runner applied. */
@@ -80,8 +81,8 @@ describe('projection runner: batches under load', () => {
     // Counted in the table: readAll stops below any transaction still open on the server, another suite's too.
     const logged = Number((await db.pool.query('select count(*) from es_events')).rows[0].count);
     await append(1_200 - logged);
-    // And until no transaction older than the append is still open on the server, for the runner to find all of it at once.
-    while ((await store.readForSubscription(START, 2_000)).beyond === 'held') await new Promise((r) => setTimeout(r, 20));
+    // Then until nothing of it is held back by an older transaction still open on the server, for the runner to find all of it at once.
+    await lastPosition(store);
     const { applied, stop } = await runner(3_000);
     try {
       const batches = await applied(1_200);

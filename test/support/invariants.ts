@@ -1,6 +1,6 @@
 import { Pool } from 'pg';
 import { EventStore } from '../../src/ledger/ports/event-store.port';
-import { readSettledLog } from './service';
+import { readSettledLog } from './settled-log';
 import { decodeEvent } from '../../src/ledger/event-codec';
 import { OrderEvent, orderDecider, OrderState } from '../../src/ledger/order/order.decider';
 import { ORDER_STREAM_PREFIX, WALLET_STREAM_PREFIX } from '../../src/ledger/streams';
