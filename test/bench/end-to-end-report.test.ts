@@ -5,12 +5,14 @@ import { readSettings } from './settings';
 
 const settings = readSettings([], {});
 /** Only what the section reads of a load. */
-const load = (ratePerS: number, cpuMsPerOrder?: number) => ({ ratePerS, cpuMsPerOrder }) as EndToEnd;
+const load = (ratePerS: number, cpuMsPerOrder?: number, peersMsPerOrder?: number) => ({ ratePerS, cpuMsPerOrder, peersMsPerOrder }) as EndToEnd;
+/** Steady at 790 submits a second: 2 ms each, the load generator on 0.158 of a core. */
+const steady = { cpuMs: 2, ratePerS: 790, loadGeneratorCores: 0.158 };
 
 describe('npm run bench: the end to end phase against the submit path', () => {
   it("compares a whole order's CPU with steady's submit and gives the cores the first load's rate comes to", () => {
     const phase: EndToEndPhase = { loads: [load(800, 2.5), load(400, 3)] };
-    const [line] = whileCompletingSection(settings, phase, { cpuMs: 2, ratePerS: 790 });
+    const [line] = whileCompletingSection(settings, phase, steady);
     expect(line).toContain('cost the service and Postgres 2.50 ms');
     expect(line).toContain('a submit alone 2.00 ms in "steady" (open loop at 790/s');
     expect(line).toContain('1.25 times as much');
@@ -20,19 +22,33 @@ describe('npm run bench: the end to end phase against the submit path', () => {
 
   it('says whether the closed loop completed orders as fast as it took them, and when its backlog was worked off', () => {
     const kept: EndToEndPhase = { loads: [], completing: { acceptedPerS: 600, finalPerS: 594, drainMs: 400 } };
-    expect(whileCompletingSection(settings, kept, { cpuMs: 2, ratePerS: 790 })).toEqual([
+    expect(whileCompletingSection(settings, kept, steady)).toEqual([
       expect.stringMatching(/600 accepted a second; 594 a second of them became final within the same window \(0\.99 of accepted.*called back 0\.4 s after it/),
     ]);
     const behind: EndToEndPhase = { loads: [], completing: { acceptedPerS: 600, finalPerS: 300 } };
-    const [line] = whileCompletingSection(settings, behind, { cpuMs: 2, ratePerS: 790 });
+    const [line] = whileCompletingSection(settings, behind, steady);
     expect(line).toContain('(0.50 of accepted');
     expect(line).toContain(`its orders were NOT all final within ${settings.drainMaxS} s`);
     expect(line).toContain('Cores in the window: n/a');
   });
 
   it('leaves the comparison out when a figure is missing (no CPU readings, or no steady scenario run)', () => {
-    expect(whileCompletingSection(settings, { loads: [load(800)] }, { cpuMs: 2, ratePerS: 790 })).toEqual([]);
-    expect(whileCompletingSection(settings, { loads: [load(800, 2.5)] }, { cpuMs: Number.NaN, ratePerS: Number.NaN })).toEqual([]);
+    expect(whileCompletingSection(settings, { loads: [load(800)] }, steady)).toEqual([]);
+    expect(
+      whileCompletingSection(settings, { loads: [load(800, 2.5, 0.5)] }, { cpuMs: Number.NaN, ratePerS: Number.NaN, loadGeneratorCores: Number.NaN }),
+    ).toEqual([]);
+  });
+
+  it('adds up what the first load takes of the machine before the service completes any order', () => {
+    const phase: EndToEndPhase = { loads: [load(800, 2.5, 0.5)] };
+    const [, floor] = whileCompletingSection(settings, phase, steady);
+    // Submits 800 × 2 ms = 1.6 cores; the load generator 0.158 × 800 / 790 = 0.16; the upstream and receiver 800 × 0.5 ms = 0.4.
+    expect(floor).toContain("the first load's 800 orders a second would take 2.16 cores");
+    expect(floor).toContain('their submits 1.60');
+    expect(floor).toContain('the load generator 0.16');
+    expect(floor).toContain('the upstream and the receiver 0.40 (0.50 ms an order');
+    // Without the peers' CPU (no /proc), the line is left out.
+    expect(whileCompletingSection(settings, { loads: [load(800, 2.5)] }, steady)).toHaveLength(1);
   });
 });
 

@@ -2,6 +2,7 @@
 import os from 'node:os';
 import { EndToEnd, EndToEndPhase } from './end-to-end';
 import { percentile } from './load-generator';
+import { CoresUsed, otherCores } from './processes';
 import { Settings } from './settings';
 import { Spread, table } from './tables';
 import { atLeast, atMost, Check } from './targets';
@@ -58,14 +59,18 @@ export function endToEndFigures(e: EndToEnd): EndToEndFigures {
   };
 }
 
+/** Who used the cores in a window of the phase. */
+function whoUsedTheCores(c: CoresUsed): string {
+  return `service ${c.server.toFixed(2)}, Postgres ${c.postgres.toFixed(2)}, load generator ${c.bench.toFixed(2)}, upstream and receiver ${c.peers.toFixed(2)}`;
+}
+
 export function endToEndSection(settings: Settings, e: EndToEnd): string[] {
   const f = endToEndFigures(e);
   const { accepted, final, calledBack } = e.timeline;
   const drain = e.drainMs !== undefined ? `${(e.drainMs / 1000).toFixed(1)} s` : `not within ${settings.drainMaxS} s`;
   const cores = (c: EndToEnd['coresDuringLoad']) =>
     c
-      ? `service ${c.server.toFixed(2)}, Postgres ${c.postgres.toFixed(2)}, load generator, receiver and upstream ${c.bench.toFixed(2)}, ` +
-        `other ${Math.max(0, c.machine - c.server - c.postgres - c.bench).toFixed(2)}` +
+      ? `${whoUsedTheCores(c)}, other ${otherCores(c).toFixed(2)}` +
         (c.mainThread
           ? ` (the service's main thread ran ${c.mainThread.running.toFixed(2)} of the time and waited for a CPU ${c.mainThread.waiting.toFixed(2)})`
           : '')
@@ -96,7 +101,8 @@ export function endToEndSection(settings: Settings, e: EndToEnd): string[] {
       `the longest a submit waited with no reply of any kind coming meanwhile ${e.result.longestSilenceMs.toFixed(1)} ms.`,
     ...insideTheService(settings, e, f),
     `Cores during the load: ${cores(e.coresDuringLoad)}; after it: ${cores(e.coresDuringDrain)}.`,
-    `Service + Postgres CPU per order over its whole life (load and drain): ${e.cpuMsPerOrder === undefined ? 'n/a' : `${e.cpuMsPerOrder.toFixed(2)} ms`}.`,
+    `Service + Postgres CPU per order over its whole life (load and drain): ${e.cpuMsPerOrder === undefined ? 'n/a' : `${e.cpuMsPerOrder.toFixed(2)} ms`}; ` +
+      `the upstream and the receiver, per order: ${e.peersMsPerOrder === undefined ? 'n/a' : `${e.peersMsPerOrder.toFixed(2)} ms`}.`,
     '',
     'Per second during the load, then per 5 s (orders in that span; "read model": final as a query shows it; backlog: accepted, not yet final):',
     '',
@@ -152,14 +158,25 @@ function timelineRows(e: EndToEnd): string[][] {
   return rows;
 }
 
+/** Steady's figures (medians): what the submit path alone costs at about the first end-to-end load's rate. */
+export interface SubmitOnly {
+  /** Service + Postgres CPU per accepted submit. */
+  cpuMs: number;
+  ratePerS: number;
+  /** The load generator's cores while it sent them. */
+  loadGeneratorCores: number;
+}
+
 /**
  * The closed loop with fulfilment and callbacks on, and what a whole order
  * costs against a submit alone in "steady", an open loop at the rate the
  * first end-to-end load has by default (a submit at the maximum costs less:
  * its statements carry more submits each): why a load at a fraction of the
- * submit-only maximum can be more than the machine completes.
+ * submit-only maximum can be more than the machine completes. Then what that
+ * load takes of the machine before the service does anything to complete an
+ * order: its submits, the load generator, and the upstream and the receiver.
  */
-export function whileCompletingSection(settings: Settings, phase: EndToEndPhase, submitOnly: { cpuMs: number; ratePerS: number }): string[] {
+export function whileCompletingSection(settings: Settings, phase: EndToEndPhase, submitOnly: SubmitOnly): string[] {
   const lines: string[] = [];
   const c = phase.completing;
   if (c) {
@@ -171,18 +188,31 @@ export function whileCompletingSection(settings: Settings, phase: EndToEndPhase,
       `The closed loop while completing orders (concurrency ${settings.concurrency}, ${settings.durationS} s measured after ${settings.warmupS} s): ` +
         `${c.acceptedPerS.toFixed(0)} accepted a second; ${c.finalPerS.toFixed(0)} a second of them became final within the same window ` +
         `(${(c.finalPerS / c.acceptedPerS).toFixed(2)} of accepted${c.finalPerS < 0.95 * c.acceptedPerS ? ': a backlog grew, which the service works off only once the load eases' : ''}); ${drain}. ` +
-        `Cores in the window: ${c.cores ? `service ${c.cores.server.toFixed(2)}, Postgres ${c.cores.postgres.toFixed(2)}, load generator, receiver and upstream ${c.cores.bench.toFixed(2)}` : 'n/a'}.`,
+        `Cores in the window: ${c.cores ? whoUsedTheCores(c.cores) : 'n/a'}.`,
     );
   }
   const first = phase.loads[0];
+  const machine = os.cpus().length;
   if (first?.cpuMsPerOrder !== undefined && Number.isFinite(submitOnly.cpuMs)) {
     const cores = (first.ratePerS * first.cpuMsPerOrder) / 1000;
     lines.push(
       `A whole order, fulfilled and called back, cost the service and Postgres ${first.cpuMsPerOrder.toFixed(2)} ms of CPU (the first load above, load and drain); ` +
         `a submit alone ${submitOnly.cpuMs.toFixed(2)} ms in "steady" (open loop at ${submitOnly.ratePerS.toFixed(0)}/s, median): ` +
         `${(first.cpuMsPerOrder / submitOnly.cpuMs).toFixed(2)} times as much. Taking and completing the first load's ${first.ratePerS.toFixed(0)} orders a second ` +
-        `at that cost needs ${cores.toFixed(2)} cores for the service and Postgres alone, of the machine's ${os.cpus().length}, ` +
+        `at that cost needs ${cores.toFixed(2)} cores for the service and Postgres alone, of the machine's ${machine}, ` +
         'which the load generator, the upstream and the receiver share.',
+    );
+  }
+  if (first?.peersMsPerOrder !== undefined && [submitOnly.cpuMs, submitOnly.ratePerS, submitOnly.loadGeneratorCores].every(Number.isFinite)) {
+    const rate = first.ratePerS;
+    const submits = (rate * submitOnly.cpuMs) / 1000;
+    const sending = (submitOnly.loadGeneratorCores * rate) / submitOnly.ratePerS;
+    const peers = (rate * first.peersMsPerOrder) / 1000;
+    lines.push(
+      `Even if fulfilling and calling back cost the service and Postgres nothing, the first load's ${rate.toFixed(0)} orders a second would take ` +
+        `${(submits + sending + peers).toFixed(2)} cores of the machine's ${machine}: their submits ${submits.toFixed(2)} (the service and Postgres at steady's cost), ` +
+        `the load generator ${sending.toFixed(2)} (steady's, at that rate), and the upstream and the receiver ${peers.toFixed(2)} ` +
+        `(${first.peersMsPerOrder.toFixed(2)} ms an order; in production they run on machines of their own).`,
     );
   }
   return lines;

@@ -59,6 +59,8 @@ export interface EndToEnd {
   coresDuringDrain?: CoresUsed;
   /** Service + Postgres CPU from the start of the load to the end of the drain, per accepted order. */
   cpuMsPerOrder?: number;
+  /** The upstream's and the receiver's CPU over the same span, per accepted order. */
+  peersMsPerOrder?: number;
   /** How long the warm-up's orders took to finish before the measured load. */
   warmupDrainMs?: number;
 }
@@ -285,6 +287,7 @@ export async function endToEnd(settings: Settings, asked: { ratePerS: number; ba
         coresDuringDrain: cpuLoadEnd && cpuEnd && waitedMs > 0 ? coresUsed(cpuLoadEnd, cpuEnd, waitedMs / 1000) : undefined,
         cpuMsPerOrder:
           cpuStart && cpuEnd && accepted > 0 ? ((cpuEnd.server - cpuStart.server + postgresSeconds(cpuStart, cpuEnd)) * 1000) / accepted : undefined,
+        peersMsPerOrder: cpuStart && cpuEnd && accepted > 0 ? ((cpuEnd.peers - cpuStart.peers) * 1000) / accepted : undefined,
         warmupDrainMs,
         profile: taken,
       };

@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { coresUsed, cpuSnapshot, startListening } from './processes';
 
@@ -16,6 +18,29 @@ describe('npm run bench: who used the machine', () => {
     expect(used.mainThread!.running).toBeGreaterThan(0.1);
     expect(used.mainThread!.running + used.mainThread!.waiting).toBeGreaterThan(0.8);
     expect(used.mainThread!.running).toBeLessThanOrEqual(1.05);
+  });
+});
+
+describe("npm run bench: the peers' CPU apart from the load generator's", () => {
+  const withProc = existsSync(`/proc/${process.pid}/stat`) ? it : it.skip;
+
+  withProc('counts a peer process under peers, not under the load generator', async () => {
+    // A peer that computes for 400 ms, then exits; this process sleeps meanwhile.
+    const peer = spawn(process.execPath, [
+      '-e',
+      'const end = Date.now() + 400; while (Date.now() < end) Math.sqrt(Math.random()); setTimeout(() => {}, 5000);',
+    ]);
+    try {
+      const before = cpuSnapshot(process.pid, undefined, [peer.pid!])!;
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      const after = cpuSnapshot(process.pid, undefined, [peer.pid!])!;
+      const used = coresUsed(before, after, 0.6);
+      expect(used.peers).toBeGreaterThan(0.1);
+      expect(used.bench).toBeLessThan(used.peers);
+    } finally {
+      peer.kill();
+      await once(peer, 'exit');
+    }
   });
 });
 

@@ -178,8 +178,14 @@ export interface CpuSnapshot {
    * (backends of other databases count as other load).
    */
   postgres: ReadonlyMap<number, number>;
-  /** This process (the load generator) and the peers it was given (the end-to-end phase's upstream simulator). */
+  /** This process: the load generator. */
   bench: number;
+  /**
+   * The peers it was given: the end-to-end phase's stand-ins for the upstream
+   * and the merchants' callback endpoint, which in production run on machines
+   * of their own.
+   */
+  peers: number;
   /** Busy time of the whole machine, all cores. */
   machine: number;
   /** The server's main thread, where it takes requests; undefined without schedstat. */
@@ -191,6 +197,7 @@ export interface CoresUsed {
   server: number;
   postgres: number;
   bench: number;
+  peers: number;
   machine: number;
   /** The server's main thread: the share of the time it ran, and the share it was ready to run but waited for a CPU. */
   mainThread?: ThreadTime;
@@ -247,7 +254,8 @@ export function cpuSnapshot(serverPid: number, database: string | undefined, pee
   return {
     server,
     postgres,
-    bench: (usage.user + usage.system) / 1e6 + peers,
+    bench: (usage.user + usage.system) / 1e6,
+    peers,
     machine: busyTicks / TICKS_PER_SECOND,
     mainThread: threadTime(serverPid, serverPid),
   };
@@ -268,15 +276,21 @@ export function postgresSeconds(before: CpuSnapshot, after: CpuSnapshot): number
 
 /** Cores used on average between two snapshots, by whom. */
 export function coresUsed(before: CpuSnapshot, after: CpuSnapshot, seconds: number): CoresUsed {
-  const per = (key: 'server' | 'bench' | 'machine') => (after[key] - before[key]) / seconds;
+  const per = (key: 'server' | 'bench' | 'peers' | 'machine') => (after[key] - before[key]) / seconds;
   const [a, b] = [before.mainThread, after.mainThread];
   return {
     server: per('server'),
     postgres: postgresSeconds(before, after) / seconds,
     bench: per('bench'),
+    peers: per('peers'),
     machine: per('machine'),
     mainThread: a && b ? { running: (b.running - a.running) / seconds, waiting: (b.waiting - a.waiting) / seconds } : undefined,
   };
+}
+
+/** Cores used by everything else on the machine meanwhile. */
+export function otherCores(c: CoresUsed): number {
+  return Math.max(0, c.machine - c.server - c.postgres - c.bench - c.peers);
 }
 
 /**

@@ -10,7 +10,7 @@ import { EndToEndPhase } from './end-to-end';
 import { endToEndChecks, endToEndSection, whileCompletingSection } from './end-to-end-report';
 import { LoadResult, percentile } from './load-generator';
 import { Measurement, ScenarioName } from './measure';
-import { ThreadTime } from './processes';
+import { otherCores, ThreadTime } from './processes';
 import { Settings, SystemName } from './settings';
 import { LABELS } from './systems';
 import { median, Spread, table } from './tables';
@@ -27,7 +27,8 @@ const nonOk = (m: Measurement) => failuresOf(m.result) + (m.alongside ? failures
 /** beside-hot's hot half. */
 const hot = (f: (r: LoadResult) => number) => (m: Measurement) => (m.alongside ? f(m.alongside) : Number.NaN);
 const cpuTotal = (m: Measurement) => (m.cpuMs ? m.cpuMs.server + m.cpuMs.postgres : Number.NaN);
-const otherCores = (m: Measurement) => (m.cores ? Math.max(0, m.cores.machine - m.cores.server - m.cores.postgres - m.cores.bench) : Number.NaN);
+const othersCores = (m: Measurement) => (m.cores ? otherCores(m.cores) : Number.NaN);
+const loadGeneratorCores = (m: Measurement) => (m.cores ? m.cores.bench : Number.NaN);
 
 export class Results {
   constructor(
@@ -117,7 +118,7 @@ export function report({ settings, results, endToEnd, loadAtStart, speed, disk, 
       fig(cpuTotal, 2),
       fig((m) => m.cpuMs?.postgres ?? Number.NaN, 2),
       fig((m) => m.commits ?? Number.NaN, 2),
-      fig(otherCores, 2),
+      fig(othersCores, 2),
     ];
   };
   const figures = ['accepted/s', 'p50 ms', 'p99 ms', 'p99/p50', 'non-2xx', 'CPU ms/accepted', 'of it Postgres', 'commits/accepted', 'other cores'];
@@ -187,7 +188,11 @@ export function report({ settings, results, endToEnd, loadAtStart, speed, disk, 
 
   for (const load of endToEnd?.loads ?? []) lines.push(...endToEndSection(settings, load), '');
   if (endToEnd) {
-    const submitOnly = { cpuMs: results.figure('service', 'steady', cpuTotal).median, ratePerS: results.figure('service', 'steady', acceptedPerS).median };
+    const submitOnly = {
+      cpuMs: results.figure('service', 'steady', cpuTotal).median,
+      ratePerS: results.figure('service', 'steady', acceptedPerS).median,
+      loadGeneratorCores: results.figure('service', 'steady', loadGeneratorCores).median,
+    };
     const completing = whileCompletingSection(settings, endToEnd, submitOnly);
     if (completing.length > 0) lines.push(...completing, '');
   }
@@ -276,7 +281,7 @@ export function coresTable(settings: Settings, results: Results): string[] {
         f((c) => c.server),
         f((c) => c.postgres),
         f((c) => c.bench),
-        median(runs.map(otherCores)).toFixed(2),
+        f(otherCores),
         f((c) => c.machine),
         mainThread(runs, 'running'),
         mainThread(runs, 'waiting'),
