@@ -20,6 +20,19 @@ function losingRaces(store: EventStore, n: { left: number }): EventStore {
   });
 }
 
+/** The real store; every read of `streamId` noted with the revision it starts at. */
+function notingReads(store: EventStore, streamId: string, reads: bigint[]): EventStore {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      if (property !== 'readStream') return Reflect.get(target, property, receiver);
+      return (...args: Parameters<EventStore['readStream']>) => {
+        if (args[0] === streamId) reads.push(args[1] ?? 0n);
+        return target.readStream(...args);
+      };
+    },
+  });
+}
+
 describe('WalletWriter under a busy second writer', () => {
   let service: RunningService;
   let teardown: () => Promise<void>;
@@ -45,6 +58,29 @@ describe('WalletWriter under a busy second writer', () => {
       'INSUFFICIENT_BALANCE',
     ]);
     expect(await walletAmounts(service.store, merchant)).toEqual([1_000n, 900n, 100n]);
+  });
+
+  it('after losing to another writer, reads only what that writer appended, and decides again on it', async () => {
+    const merchant = await openWallet(service.commands, 1_000n);
+    const stream = walletStream(merchant);
+    const reads: bigint[] = [];
+    const mine = new WalletWriter(notingReads(service.store, stream, reads));
+    const other = new WalletWriter(service.store);
+    const at = new Date().toISOString();
+    const freeze = (orderNo: string, amount: bigint) => ({ type: 'FreezeFunds' as const, orderNo, attempt: 1, amount, at });
+
+    for (let i = 0; i < 10; i++) expect((await mine.execute(merchant, freeze(`MINE-${i}`, 10n))).decision.ok).toBe(true);
+    expect(reads).toEqual([0n]); // the wallet's history once, then its own appends
+    const known = BigInt((await service.store.readStream(stream)).length);
+    for (let i = 0; i < 5; i++) expect((await other.execute(merchant, freeze(`OTHER-${i}`, 100n))).decision.ok).toBe(true);
+
+    // Decided on its cached wallet, the append loses; the other writer's five events are read, and the
+    // freeze decided again on them: 1,000 − 100 − 500 leaves 400, so 450 is refused, 400 taken.
+    const [refused, taken] = await Promise.all([mine.execute(merchant, freeze('MINE-10', 450n)), mine.execute(merchant, freeze('MINE-11', 400n))]);
+    expect(reads).toEqual([0n, known]);
+    expect(refused.decision.ok ? 'frozen' : refused.decision.refusal.code).toBe('INSUFFICIENT_BALANCE');
+    expect(taken.decision.ok).toBe(true);
+    expect(await walletAmounts(service.store, merchant)).toEqual([1_000n, 1_000n, 0n]);
   });
 
   it('gives up with the conflict, and nothing written, when the other writer never stops', async () => {

@@ -3,7 +3,7 @@ import { Decision } from '../../shared/decider';
 import { Minor } from '../../shared/money';
 import { encodeEvent } from '../event-codec';
 import { walletStream } from '../streams';
-import { WalletCommand, walletDecider, WalletEvent, WalletRefusalCode, WalletState } from './wallet.decider';
+import { revertWalletEvents, WalletCommand, walletDecider, WalletEvent, WalletRefusalCode, WalletState } from './wallet.decider';
 import { chainEvents, openingReplay, replayEvents, WalletReplay } from './wallet-replay';
 
 export interface WalletOutcome {
@@ -101,10 +101,12 @@ export class WalletWriter {
         slot.cached = await this.load(streamId);
         current = true;
       }
-      const { revision, hash: lastHash } = slot.cached;
-      // evolve may reuse the cached state's collections: on any failure below
-      // the cache is dropped and the wallet is loaded again.
-      let state = slot.cached.state;
+      const decidedOn = slot.cached;
+      const { revision, hash: lastHash } = decidedOn;
+      // evolve changes the cached state's collections: until the append is
+      // known to have landed or not, the cache is unset, and an error that
+      // leaves it unknown has the wallet loaded again.
+      let state = decidedOn.state;
       slot.cached = undefined;
       const events: WalletEvent[] = [];
       const outcomes: WalletOutcome[] = [];
@@ -150,9 +152,12 @@ export class WalletWriter {
           companions.forEach((c, i) => (outcomes[c.pending].companion = results[i + 1]));
         } catch (error) {
           if (!(error instanceof WrongExpectedRevisionError)) throw error;
+          // Nothing of the batch was written: the state it was decided on is whole again.
+          revertWalletEvents(decidedOn.state, events);
           const clash = companions.find((c) => c.append.streamId === error.streamId);
           if (clash) {
             // Not the wallet: that command alone fails, and the rest are decided again without it.
+            slot.cached = decidedOn;
             batch[clash.pending].reject(error);
             batch.splice(clash.pending, 1);
             if (batch.length === 0) return;
@@ -160,8 +165,12 @@ export class WalletWriter {
           }
           if (++conflicts > MAX_CONFLICTS) throw error;
           // Another instance wrote this wallet. Instances retrying in lockstep
-          // would keep colliding: wait a random, growing moment first.
+          // would keep colliding: wait a random, growing moment first. Then
+          // read only what it wrote, not the wallet's whole history again.
           await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** conflicts, 50)));
+          const tail = await this.store.readStream(streamId, revision + 1n);
+          slot.cached = replayEvents(decidedOn, tail, walletDecider.evolve);
+          current = true;
           continue;
         }
       }

@@ -1,7 +1,7 @@
 import { fold } from '../../shared/decider';
 import { specify } from '../../shared/decider-specification';
 import { Minor } from '../../shared/money';
-import { availableBalance, holdKey, WalletCommand, walletDecider, WalletEvent, WalletRefusalCode, WalletState } from './wallet.decider';
+import { availableBalance, holdKey, revertWalletEvents, WalletCommand, walletDecider, WalletEvent, WalletRefusalCode, WalletState } from './wallet.decider';
 
 const AT = '2026-11-22T10:00:00.000+00:00';
 const LATER = '2026-11-22T10:05:00.000+00:00';
@@ -330,6 +330,82 @@ describe('wallet decider', () => {
         expect({ outcome, seen: (counts[outcome] ?? 0) > 0 }).toEqual({ outcome, seen: true });
       }
     });
+  });
+});
+
+describe('revertWalletEvents: a batch that was not written leaves the state it was decided on whole', () => {
+  /** The state's collections as plain entries, so that a comparison cannot pass on shared Maps. */
+  const snapshot = (state: WalletState) => ({
+    balance: state.balance,
+    frozen: state.frozen,
+    holds: [...state.holds].sort(),
+    closedHolds: [...state.closedHolds].sort(),
+    deposits: [...state.deposits].sort(),
+  });
+
+  it('undoes a freeze, a deposit, a deduction and a release, and a hold frozen and settled in the same batch', () => {
+    const history = [...funded(1_000n), frozen('ORD-1', 100n), frozen('ORD-2', 50n)];
+    const before = stateAfter(history);
+    const expected = snapshot(before);
+    const batch: WalletCommand[] = [freeze('ORD-3', 30n), deposit(200n, 'DEP-2'), deduct('ORD-1'), release('ORD-2'), freeze('ORD-4', 10n), deduct('ORD-4')];
+    let state = before;
+    const events: WalletEvent[] = [];
+    for (const command of batch) {
+      const decision = walletDecider.decide(command, state);
+      expect(decision.ok).toBe(true);
+      if (!decision.ok) continue;
+      for (const event of decision.events) {
+        events.push(event);
+        state = walletDecider.evolve(state, event);
+      }
+    }
+    expect(events).toHaveLength(batch.length);
+    // evolve shares the collections: the state the batch was decided on has changed with it.
+    expect(snapshot(before)).not.toEqual(expected);
+
+    revertWalletEvents(before, events);
+    expect(snapshot(before)).toEqual(expected);
+  });
+
+  it.each([7, 2026])('matches a fresh replay of the history after random batches, each reverted (seed %i)', (seed) => {
+    let a = seed;
+    const random = () => (a = (Math.imul(a, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const int = (n: number) => Math.floor(random() * n);
+    const history: WalletEvent[] = [opened(), deposited(5_000n)];
+    const reverted = new Set<WalletEvent['type']>();
+    let state = stateAfter(history);
+    for (let round = 0; round < 200; round++) {
+      const decidedOn = state;
+      const events: WalletEvent[] = [];
+      for (let i = 0; i < 1 + int(6); i++) {
+        const orderNo = `ORD-${int(30)}`;
+        const roll = random();
+        const command =
+          roll < 0.15
+            ? deposit(BigInt(1 + int(50)), `DEP-${int(20)}`)
+            : roll < 0.6
+              ? freeze(orderNo, BigInt(1 + int(80)))
+              : roll < 0.8
+                ? deduct(orderNo)
+                : release(orderNo);
+        const decision = walletDecider.decide(command, state);
+        if (!decision.ok) continue;
+        for (const event of decision.events) {
+          events.push(event);
+          state = walletDecider.evolve(state, event);
+        }
+      }
+      if (random() < 0.5) {
+        // Lost to another writer: undone, and the same state goes on.
+        for (const event of events) reverted.add(event.type);
+        revertWalletEvents(decidedOn, events);
+        state = decidedOn;
+      } else {
+        history.push(...events);
+      }
+      expect({ round, ...snapshot(state) }).toEqual({ round, ...snapshot(stateAfter(history)) });
+    }
+    expect([...reverted].sort()).toEqual(['FrozenFundsDeducted', 'FrozenFundsReleased', 'FundsDeposited', 'FundsFrozen']);
   });
 });
 

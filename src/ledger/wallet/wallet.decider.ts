@@ -153,6 +153,42 @@ function evolve(state: WalletState, event: WalletEvent): WalletState {
   }
 }
 
+/**
+ * Undoes what evolve did to the state's collections for events that were not
+ * written after all (an append that lost to another writer), newest first.
+ * evolve returns a new object for every event but shares and changes the
+ * holds, closed holds and deposits; once these are reverted, the state the
+ * events were decided on is whole again, and another writer's events can be
+ * replayed onto it instead of the wallet's whole history. Each event was
+ * decided on a state without its key (a freeze on a new hold, a deposit with
+ * a new reference, a settlement of an open hold), so deleting or restoring
+ * the key is exact.
+ */
+export function revertWalletEvents(state: WalletState, events: readonly WalletEvent[]): void {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i];
+    switch (event.type) {
+      case 'WalletOpened':
+        break;
+      case 'FundsDeposited':
+        state.deposits.delete(event.data.reference);
+        break;
+      case 'FundsFrozen':
+        state.holds.delete(holdKey(event.data.orderNo, event.data.attempt));
+        break;
+      case 'FrozenFundsDeducted':
+      case 'FrozenFundsReleased': {
+        const key = holdKey(event.data.orderNo, event.data.attempt);
+        state.closedHolds.delete(key);
+        state.holds.set(key, event.data.amount);
+        break;
+      }
+      default:
+        assertNever(event);
+    }
+  }
+}
+
 function moved(state: WalletState, event: WalletEvent): WalletState {
   const delta = walletMovement(event);
   // Every field spelled out: replays run this once per event, and a literal of fixed shape costs a fraction of a spread.
