@@ -54,7 +54,8 @@ class OrderRecoverySchedule implements OnApplicationBootstrap, OnModuleDestroy {
     {
       provide: WalletWriter,
       inject: [EVENT_STORE, METRICS],
-      useFactory: (store: EventStore, metrics: Metrics) => new WalletWriter(store, { onBatch: (size) => metrics.walletBatchSize.observe(size) }),
+      useFactory: (store: EventStore, metrics: Metrics) =>
+        new WalletWriter(store, { onBatch: (size) => metrics.walletBatchSize.observe(size), onConflict: () => metrics.walletConflicts.inc() }),
     },
     {
       provide: OrderWorkflow,

@@ -44,12 +44,14 @@ describe('WalletWriter under a busy second writer', () => {
   it('keeps deciding again until its batch lands, however many races it loses', async () => {
     const merchant = await openWallet(service.commands, 1_000n);
     const conflicts = { left: 30 };
-    const writer = new WalletWriter(losingRaces(service.store, conflicts));
+    let counted = 0;
+    const writer = new WalletWriter(losingRaces(service.store, conflicts), { onConflict: () => counted++ });
     const at = new Date().toISOString();
     const outcomes = await Promise.all(
       Array.from({ length: 5 }, (_, i) => writer.execute(merchant, { type: 'FreezeFunds', orderNo: `O${i}`, attempt: 1, amount: 300n, at })),
     );
     expect(conflicts.left).toBe(0);
+    expect(counted).toBe(30);
     expect(outcomes.map((o) => (o.decision.ok ? 'frozen' : o.decision.refusal.code))).toEqual([
       'frozen',
       'frozen',
@@ -64,7 +66,8 @@ describe('WalletWriter under a busy second writer', () => {
     const merchant = await openWallet(service.commands, 1_000n);
     const stream = walletStream(merchant);
     const reads: bigint[] = [];
-    const mine = new WalletWriter(notingReads(service.store, stream, reads));
+    let conflicts = 0;
+    const mine = new WalletWriter(notingReads(service.store, stream, reads), { onConflict: () => conflicts++ });
     const other = new WalletWriter(service.store);
     const at = new Date().toISOString();
     const freeze = (orderNo: string, amount: bigint) => ({ type: 'FreezeFunds' as const, orderNo, attempt: 1, amount, at });
@@ -78,6 +81,7 @@ describe('WalletWriter under a busy second writer', () => {
     // freeze decided again on them: 1,000 − 100 − 500 leaves 400, so 450 is refused, 400 taken.
     const [refused, taken] = await Promise.all([mine.execute(merchant, freeze('MINE-10', 450n)), mine.execute(merchant, freeze('MINE-11', 400n))]);
     expect(reads).toEqual([0n, known]);
+    expect(conflicts).toBe(1);
     expect(refused.decision.ok ? 'frozen' : refused.decision.refusal.code).toBe('INSUFFICIENT_BALANCE');
     expect(taken.decision.ok).toBe(true);
     expect(await walletAmounts(service.store, merchant)).toEqual([1_000n, 1_000n, 0n]);

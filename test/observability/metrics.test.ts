@@ -66,6 +66,8 @@ describe('GET /metrics', () => {
       // Each accepted order is at least one append (its order and wallet streams, together or one after the other).
       expect(moved('event_store_append_duration_seconds_count')).toBeGreaterThanOrEqual(2);
       expect(moved('wallet_batch_size_count')).toBeGreaterThanOrEqual(2);
+      // One instance: no other writer for its wallets to lose to.
+      expect(sample(after, 'wallet_append_conflicts_total')).toBe(0);
       expect(sample(after, 'pg_pool_connections', { pool: 'main', state: 'idle' })).toBeGreaterThan(0);
       expect(after.has('pg_pool_connections{pool="admission",state="waiting"}')).toBe(true);
       expect(after.has('process_cpu_seconds_total')).toBe(true);

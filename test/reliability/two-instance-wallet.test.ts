@@ -1,3 +1,4 @@
+import { Metrics, METRICS } from '../../src/infrastructure/metrics/metrics';
 import { adminClient } from '../back-office/admin-client';
 import { FULFILMENT_ENV_EVERY_ORDER_ENDS } from '../support/fulfilment';
 import { checkEventInvariants } from '../support/invariants';
@@ -74,6 +75,9 @@ describe('two instances on one database decide on the same wallet', () => {
       }),
     );
     expect(Object.fromEntries(replies)).toEqual({ ACCEPTED: merchants.length * 15 });
+    // Each instance decided on wallets the other had moved since: its appends lost, and it decided again on the other's events.
+    const conflicts = async (service: RunningService) => (await service.app.get<Metrics>(METRICS).walletConflicts.get()).values[0]?.value ?? 0;
+    expect((await conflicts(a)) + (await conflicts(b))).toBeGreaterThan(0);
 
     // Both instances fulfil and settle; a settlement refused on a stale wallet would leave orders processing.
     const deadline = Date.now() + 15_000;

@@ -66,6 +66,11 @@ export class Metrics {
     buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 500],
     registers: [this.registry],
   });
+  readonly walletConflicts = new Counter({
+    name: 'wallet_append_conflicts_total',
+    help: "Wallet batches whose append lost to another instance's and were decided again on its events",
+    registers: [this.registry],
+  });
   readonly fulfilmentBacklog = this.gauge('topup_fulfilment_backlog', 'Fulfilment jobs not yet done (due, waiting to retry, or in flight)');
   readonly fulfilmentOldestAge = this.gauge('topup_fulfilment_oldest_job_age_seconds', 'Age of the oldest fulfilment job not yet done (0 when none)');
   readonly callbackBacklog = this.gauge('topup_callback_backlog', 'Callbacks not yet acknowledged that have attempts left');

@@ -56,7 +56,13 @@ export class WalletWriter {
 
   constructor(
     private readonly store: EventStore,
-    private readonly options: { maxBatch?: number; cachedWallets?: number; onBatch?: (size: number) => void } = {},
+    private readonly options: {
+      maxBatch?: number;
+      cachedWallets?: number;
+      onBatch?: (size: number) => void;
+      /** A batch's append lost to another writer of the wallet (another instance) and is decided again. */
+      onConflict?: () => void;
+    } = {},
   ) {}
 
   /** Whether commands can carry a companion (the store appends to several streams atomically). */
@@ -163,6 +169,7 @@ export class WalletWriter {
             if (batch.length === 0) return;
             continue;
           }
+          this.options.onConflict?.();
           if (++conflicts > MAX_CONFLICTS) throw error;
           // Another instance wrote this wallet. Instances retrying in lockstep
           // would keep colliding: wait a random, growing moment first. Then
