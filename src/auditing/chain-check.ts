@@ -2,7 +2,7 @@ import { EventStore } from '../ledger/ports/event-store.port';
 import { walletStream } from '../ledger/streams';
 import { brokenLink } from '../ledger/wallet/wallet-replay';
 import { GENESIS_HASH } from '../shared/hash-chain';
-import { walletSlices } from './wallet-tally';
+import { walletSlices } from '../ledger/wallet/wallet-slices';
 
 export interface ChainStatus {
   merchant_id: string;

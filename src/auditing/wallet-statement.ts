@@ -3,7 +3,8 @@ import { walletStream } from '../ledger/streams';
 import { WalletEvent } from '../ledger/wallet/wallet.decider';
 import { isoTimestamp } from '../shared/clock';
 import { formatAmount } from '../shared/money';
-import { OPENING_TALLY, REPLAY_SLICE, replayStart, replayTallies, WalletTally } from './wallet-tally';
+import { REPLAY_SLICE } from '../ledger/wallet/wallet-slices';
+import { OPENING_TALLY, replayStart, replayTallies, WalletTally } from './wallet-tally';
 import { WalletSnapshots } from './wallet-snapshots.reader';
 
 /** One line per wallet event, with the amounts after it and its link in the hash chain. */

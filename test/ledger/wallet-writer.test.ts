@@ -20,14 +20,14 @@ function losingRaces(store: EventStore, n: { left: number }): EventStore {
   });
 }
 
-/** The real store; every read of `streamId` noted with the revision it starts at. */
+/** The real store; every read of `streamId` (whole events or a replay's) noted with the revision it starts at. */
 function notingReads(store: EventStore, streamId: string, reads: bigint[]): EventStore {
   return new Proxy(store, {
     get(target, property, receiver) {
-      if (property !== 'readStream') return Reflect.get(target, property, receiver);
-      return (...args: Parameters<EventStore['readStream']>) => {
+      if (property !== 'readStream' && property !== 'readStreamForReplay') return Reflect.get(target, property, receiver);
+      return (...args: [string, bigint?, number?]) => {
         if (args[0] === streamId) reads.push(args[1] ?? 0n);
-        return target.readStream(...args);
+        return property === 'readStream' ? target.readStream(...args) : target.readStreamForReplay(args[0], args[1]!, args[2]!);
       };
     },
   });

@@ -20,7 +20,7 @@ import {
   walletRanges,
   walletRowKey,
 } from './read-model-tables';
-import { streamSlices } from '../wallet-tally';
+import { streamSlices } from '../../ledger/wallet/wallet-slices';
 
 export type { Cell, Difference, EventReference, ReadModelTable, Row } from './differences';
 export { MAX_LISTED_DIFFERENCES } from './differences';

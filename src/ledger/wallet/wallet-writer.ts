@@ -5,6 +5,7 @@ import { encodeEvent } from '../event-codec';
 import { walletStream } from '../streams';
 import { revertWalletEvents, WalletCommand, walletDecider, WalletEvent, WalletRefusalCode, WalletState } from './wallet.decider';
 import { chainEvents, openingReplay, replayEvents, WalletReplay } from './wallet-replay';
+import { walletSlices } from './wallet-slices';
 
 export interface WalletOutcome {
   decision: Decision<WalletEvent, WalletRefusalCode>;
@@ -23,6 +24,9 @@ export interface WalletOutcome {
  * nothing of it is appended.
  */
 export type Companion = StreamAppend;
+
+/** Events per read when a wallet is loaded or caught up. */
+const LOAD_SLICE = 5000;
 
 /** Revision conflicts tolerated per batch before the commands fail (another instance keeps writing the wallet). */
 const MAX_CONFLICTS = 50;
@@ -104,7 +108,7 @@ export class WalletWriter {
     let current = false;
     for (let conflicts = 0; ;) {
       if (!slot.cached) {
-        slot.cached = await this.load(streamId);
+        slot.cached = await this.catchUp(merchantId, openingReplay(walletDecider.initialState()));
         current = true;
       }
       const decidedOn = slot.cached;
@@ -130,11 +134,10 @@ export class WalletWriter {
       // state it was decided on: a cached wallet may be behind another
       // instance's writes. Refuse only on the wallet's current revision.
       if (events.length === 0 && !current && outcomes.some((o) => !o.decision.ok)) {
-        const tail = await this.store.readStream(streamId, revision + 1n);
         // No event was decided, so `state` is still the cached state, untouched.
-        slot.cached = replayEvents({ state, revision, hash: lastHash }, tail, walletDecider.evolve);
+        slot.cached = await this.catchUp(merchantId, decidedOn);
         current = true;
-        if (tail.length > 0) continue;
+        if (slot.cached.revision > revision) continue;
       }
       let nextRevision = revision;
       let nextHash = lastHash;
@@ -175,8 +178,7 @@ export class WalletWriter {
           // would keep colliding: wait a random, growing moment first. Then
           // read only what it wrote, not the wallet's whole history again.
           await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** conflicts, 50)));
-          const tail = await this.store.readStream(streamId, revision + 1n);
-          slot.cached = replayEvents(decidedOn, tail, walletDecider.evolve);
+          slot.cached = await this.catchUp(merchantId, decidedOn);
           current = true;
           continue;
         }
@@ -187,8 +189,18 @@ export class WalletWriter {
     }
   }
 
-  private async load(streamId: string): Promise<CachedWallet> {
-    return replayEvents(openingReplay(walletDecider.initialState()), await this.store.readStream(streamId), walletDecider.evolve);
+  /**
+   * The wallet after the events that follow `replay` in its stream, read a
+   * slice at a time with only what a replay needs: a long-lived wallet's first
+   * load is its whole history, and the slices after the first are read while
+   * the one before is replayed.
+   */
+  private async catchUp(merchantId: string, replay: CachedWallet): Promise<CachedWallet> {
+    let caughtUp = replay;
+    for await (const slice of walletSlices(this.store, merchantId, replay.revision, { sliceSize: LOAD_SLICE })) {
+      caughtUp = replayEvents(caughtUp, slice, walletDecider.evolve);
+    }
+    return caughtUp;
   }
 
   private evictIdle(): void {
