@@ -1,6 +1,7 @@
 import { EventStore, WrongExpectedRevisionError } from '../../src/ledger/ports/event-store.port';
 import { walletStream } from '../../src/ledger/streams';
 import { WalletWriter } from '../../src/ledger/wallet/wallet-writer';
+import { checkWalletChain } from '../../src/auditing/chain-check';
 import { openWallet, walletAmounts } from '../support/fixtures';
 import { RunningService, serviceOnFreshDatabase } from '../support/service';
 
@@ -85,6 +86,32 @@ describe('WalletWriter under a busy second writer', () => {
     expect(refused.decision.ok ? 'frozen' : refused.decision.refusal.code).toBe('INSUFFICIENT_BALANCE');
     expect(taken.decision.ok).toBe(true);
     expect(await walletAmounts(service.store, merchant)).toEqual([1_000n, 1_000n, 0n]);
+  });
+
+  it('loads a wallet longer than one read a slice at a time, and continues its amounts and its hash chain', async () => {
+    const merchant = await openWallet(service.commands, 1_000_000n);
+    const at = new Date().toISOString();
+    // 2 + 5,500 freezes + 5,500 deductions: 11,002 events, three slices of up to 5,000.
+    const history = new WalletWriter(service.store);
+    const orders = Array.from({ length: 5_500 }, (_, i) => `LONG-${i}`);
+    await Promise.all(orders.map((orderNo) => history.execute(merchant, { type: 'FreezeFunds', orderNo, attempt: 1, amount: 10n, at })));
+    await Promise.all(orders.map((orderNo) => history.execute(merchant, { type: 'DeductFrozenFunds', orderNo, attempt: 1, at })));
+    const stream = walletStream(merchant);
+    expect((await service.store.readStream(stream)).length).toBe(11_002);
+
+    const reads: bigint[] = [];
+    const fresh = new WalletWriter(notingReads(service.store, stream, reads));
+    const deducted = await fresh.execute(merchant, { type: 'DeductFrozenFunds', orderNo: 'LONG-0', attempt: 1, at });
+    const frozen = await fresh.execute(merchant, { type: 'FreezeFunds', orderNo: 'AFTER', attempt: 1, amount: 7n, at });
+
+    expect(reads).toEqual([0n, 5_000n, 10_000n]);
+    // Every closed hold made it into the loaded state, and the amounts are the log's.
+    expect(deducted.decision.ok ? 'deducted' : deducted.decision.refusal.code).toBe('ALREADY_DEDUCTED');
+    expect(frozen.decision.ok).toBe(true);
+    expect([frozen.balance, frozen.frozen]).toEqual([1_000_000n - 55_000n, 7n]);
+    expect(await walletAmounts(service.store, merchant)).toEqual([945_000n, 7n, 944_993n]);
+    // Its append was chained onto the head the slices led to.
+    expect(await checkWalletChain(service.store, merchant)).toMatchObject({ intact: true, events_checked: 11_003 });
   });
 
   it('gives up with the conflict, and nothing written, when the other writer never stops', async () => {
