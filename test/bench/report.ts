@@ -10,7 +10,7 @@ import { EndToEndPhase } from './end-to-end';
 import { endToEndChecks, endToEndSection, whileCompletingSection } from './end-to-end-report';
 import { LoadResult, percentile } from './load-generator';
 import { Measurement, ScenarioName } from './measure';
-import { otherCores, ThreadTime } from './processes';
+import { CoresUsed, otherCores, ThreadTime } from './processes';
 import { Settings, SystemName } from './settings';
 import { LABELS } from './systems';
 import { median, Spread, table } from './tables';
@@ -27,8 +27,8 @@ const nonOk = (m: Measurement) => failuresOf(m.result) + (m.alongside ? failures
 /** beside-hot's hot half. */
 const hot = (f: (r: LoadResult) => number) => (m: Measurement) => (m.alongside ? f(m.alongside) : Number.NaN);
 const cpuTotal = (m: Measurement) => (m.cpuMs ? m.cpuMs.server + m.cpuMs.postgres : Number.NaN);
-const othersCores = (m: Measurement) => (m.cores ? otherCores(m.cores) : Number.NaN);
-const loadGeneratorCores = (m: Measurement) => (m.cores ? m.cores.bench : Number.NaN);
+/** A figure of the cores a measurement's load used; NaN where they were not read. */
+const ofCores = (f: (cores: CoresUsed) => number) => (m: Measurement) => (m.cores ? f(m.cores) : Number.NaN);
 
 export class Results {
   constructor(
@@ -118,7 +118,7 @@ export function report({ settings, results, endToEnd, loadAtStart, speed, disk, 
       fig(cpuTotal, 2),
       fig((m) => m.cpuMs?.postgres ?? Number.NaN, 2),
       fig((m) => m.commits ?? Number.NaN, 2),
-      fig(othersCores, 2),
+      fig(ofCores(otherCores), 2),
     ];
   };
   const figures = ['accepted/s', 'p50 ms', 'p99 ms', 'p99/p50', 'non-2xx', 'CPU ms/accepted', 'of it Postgres', 'commits/accepted', 'other cores'];
@@ -191,7 +191,11 @@ export function report({ settings, results, endToEnd, loadAtStart, speed, disk, 
     const submitOnly = {
       cpuMs: results.figure('service', 'steady', cpuTotal).median,
       ratePerS: results.figure('service', 'steady', acceptedPerS).median,
-      loadGeneratorCores: results.figure('service', 'steady', loadGeneratorCores).median,
+      loadGeneratorCores: results.figure(
+        'service',
+        'steady',
+        ofCores((cores) => cores.bench),
+      ).median,
     };
     const completing = whileCompletingSection(settings, endToEnd, submitOnly);
     if (completing.length > 0) lines.push(...completing, '');
