@@ -228,7 +228,7 @@ const rebuild: Schema = closed(
 );
 
 const checkResult = closed({ ok: boolean, ms: integer(), error: string(), detail: anyObject }, ['error', 'detail']);
-const readinessChecks = closed({ postgres: checkResult, event_store: checkResult, migrations: checkResult, projections: checkResult });
+const readinessChecks = closed({ postgres: checkResult, event_store: checkResult, migrations: checkResult, projections: checkResult, wallets: checkResult });
 
 const statementFilters = [
   query('from', 'Lines recorded at or after this ISO 8601 time (with an offset)', string()),
@@ -810,14 +810,18 @@ export function backOfficeDocument() {
         }),
       },
       '/health/ready': {
-        get: probe('Readiness: Postgres and the event store answer, every migration is applied, and every projection is within READY_MAX_LAG_MS of the log', {
-          200: response({ description: 'Ready', schema: success(closed({ status: { const: 'ready' }, checks: readinessChecks })) }),
-          503: response({
-            description: 'Not ready: `message` names each failed check, `checks` has them all',
-            schema: closed({ success: { const: false }, code: { const: 'NOT_READY' }, message: string(), checks: readinessChecks }),
-            headers: { 'Retry-After': { schema: { type: 'string' } } },
-          }),
-        }),
+        get: probe(
+          'Readiness: Postgres and the event store answer, every migration is applied, every projection is within READY_MAX_LAG_MS of the log, ' +
+            'and the wallets loaded at start-up (WALLET_WARMUP) are loaded',
+          {
+            200: response({ description: 'Ready', schema: success(closed({ status: { const: 'ready' }, checks: readinessChecks })) }),
+            503: response({
+              description: 'Not ready: `message` names each failed check, `checks` has them all',
+              schema: closed({ success: { const: false }, code: { const: 'NOT_READY' }, message: string(), checks: readinessChecks }),
+              headers: { 'Retry-After': { schema: { type: 'string' } } },
+            }),
+          },
+        ),
       },
       '/metrics': {
         get: {

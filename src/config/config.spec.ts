@@ -32,7 +32,7 @@ describe('loadConfig', () => {
     });
 
     it('gives a request 10 s for its headers and 30 s in all, and keeps idle connections 65 s', () => {
-      expect(config).toMatchObject({ httpHeadersTimeoutMs: 10_000, httpRequestTimeoutMs: 30_000, httpKeepAliveTimeoutMs: 65_000 });
+      expect(config).toMatchObject({ httpHeadersTimeoutMs: 10_000, httpRequestTimeoutMs: 30_000, httpKeepAliveTimeoutMs: 65_000, walletWarmup: 100 });
     });
 
     it('is not production, trusts no proxy and refuses private callback networks', () => {
@@ -82,6 +82,7 @@ describe('loadConfig', () => {
       UPSTREAM_URL: 'https://upstream.example',
       CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true',
       TRUST_PROXY: '2',
+      WALLET_WARMUP: '0',
     });
     expect(warnings).toEqual([]);
     expect(config).toMatchObject({
@@ -93,6 +94,7 @@ describe('loadConfig', () => {
       upstreamSimulator: false,
       callbackAllowPrivateNetworks: true,
       trustProxy: 2,
+      walletWarmup: 0,
     });
     expect(config.secretsKey.toString('hex')).toBe(VALID_SECRETS_KEY);
   });
@@ -136,6 +138,8 @@ describe('loadConfig', () => {
       ['SECRETS_KEY_PREVIOUS with an empty item', { SECRETS_KEY_PREVIOUS: `${VALID_SECRETS_KEY},` }, 'SECRETS_KEY_PREVIOUS'],
       ['EVENT_STORE_POLL_MS=0', { EVENT_STORE_POLL_MS: '0' }, 'EVENT_STORE_POLL_MS'],
       ['ORDER_RECOVERY_INTERVAL_MS=x', { ORDER_RECOVERY_INTERVAL_MS: 'x' }, 'ORDER_RECOVERY_INTERVAL_MS'],
+      ['WALLET_WARMUP=-1', { WALLET_WARMUP: '-1' }, 'WALLET_WARMUP'],
+      ['WALLET_WARMUP=10001', { WALLET_WARMUP: '10001' }, 'WALLET_WARMUP'],
       ['HTTP_HEADERS_TIMEOUT_MS=0', { HTTP_HEADERS_TIMEOUT_MS: '0' }, 'HTTP_HEADERS_TIMEOUT_MS'],
       ['HTTP_REQUEST_TIMEOUT_MS=30s', { HTTP_REQUEST_TIMEOUT_MS: '30s' }, 'HTTP_REQUEST_TIMEOUT_MS'],
       ['HTTP_REQUEST_TIMEOUT_MS=600001', { HTTP_REQUEST_TIMEOUT_MS: '600001' }, 'HTTP_REQUEST_TIMEOUT_MS'],

@@ -3,12 +3,14 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { AppConfig } from '../config/config';
 import { EVENT_STORE, EventStore } from './ports/event-store.port';
 import { RECOVERY_CANDIDATES, RecoveryCandidates } from './ports/recovery-candidates.port';
+import { WARMUP_CANDIDATES, WarmupCandidates } from './ports/warmup-candidates.port';
 import { APP_CONFIG } from '../infrastructure/infrastructure.tokens';
 import { Clock, systemClock } from '../shared/clock';
 import { CLOCK } from './ledger.tokens';
 import { OrderWorkflow } from './order/order-workflow';
 import { OrderRecovery } from './process-manager/order-recovery';
 import { WalletWriter } from './wallet/wallet-writer';
+import { WalletWarmup } from './wallet/wallet-warmup';
 import { logFailure } from '../infrastructure/logging/log-failure';
 import { METRICS, Metrics } from '../infrastructure/metrics/metrics';
 
@@ -47,6 +49,20 @@ class OrderRecoverySchedule implements OnApplicationBootstrap, OnModuleDestroy {
   }
 }
 
+/** Starts the wallets' start-up load with the application, and stops it with the application. */
+@Injectable()
+class WalletWarmupLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
+  constructor(private readonly warmup: WalletWarmup) {}
+
+  onApplicationBootstrap(): Promise<void> {
+    return this.warmup.start();
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.warmup.stop();
+  }
+}
+
 @Module({
   imports: [CqrsModule.forRoot()],
   providers: [
@@ -68,8 +84,14 @@ class OrderRecoverySchedule implements OnApplicationBootstrap, OnModuleDestroy {
       useFactory: (candidates: RecoveryCandidates, store: EventStore, workflow: OrderWorkflow) => new OrderRecovery(candidates, store, workflow),
     },
     OrderRecoverySchedule,
+    {
+      provide: WalletWarmup,
+      inject: [WalletWriter, WARMUP_CANDIDATES, APP_CONFIG],
+      useFactory: (writer: WalletWriter, candidates: WarmupCandidates, config: AppConfig) => new WalletWarmup(writer, candidates, config.walletWarmup),
+    },
+    WalletWarmupLifecycle,
   ],
   // The command handlers live in the capabilities that send their commands: they need these.
-  exports: [CLOCK, OrderWorkflow, OrderRecovery, WalletWriter],
+  exports: [CLOCK, OrderWorkflow, OrderRecovery, WalletWriter, WalletWarmup],
 })
 export class LedgerModule {}

@@ -14,6 +14,8 @@ import { MetricsController } from './metrics.controller';
 import { MetricsEndpoint } from './metrics-endpoint';
 import { startMetricsServer } from './metrics-server';
 import { registerScrapeReadings } from './scrape-readings';
+import { LedgerModule } from '../ledger/ledger.module';
+import { WalletWarmup } from '../ledger/wallet/wallet-warmup';
 
 /** Starts the METRICS_PORT listener with the service, and closes it with the service. */
 @Injectable()
@@ -43,6 +45,7 @@ class MetricsListener implements OnApplicationBootstrap, OnApplicationShutdown {
 
 /** Health probes, Prometheus metrics and the readings behind them. */
 @Module({
+  imports: [LedgerModule],
   controllers: [HealthController, MetricsController],
   providers: [
     {
@@ -60,14 +63,15 @@ class MetricsListener implements OnApplicationBootstrap, OnApplicationShutdown {
     },
     {
       provide: Readiness,
-      inject: [PG_POOL, EVENT_STORE, APP_CONFIG, MIGRATIONS, ProjectionRunner],
-      useFactory: (pool: Pool, store: EventStore, config: AppConfig, migrations: readonly Migration[], projections: ProjectionRunner) =>
+      inject: [PG_POOL, EVENT_STORE, APP_CONFIG, MIGRATIONS, ProjectionRunner, WalletWarmup],
+      useFactory: (pool: Pool, store: EventStore, config: AppConfig, migrations: readonly Migration[], projections: ProjectionRunner, warmup: WalletWarmup) =>
         new Readiness(
           pool,
           store,
           migrations,
           projections.projections.map((p) => p.name),
           config.readyMaxLagMs,
+          warmup,
         ),
     },
     MetricsListener,

@@ -145,3 +145,75 @@ describe('WalletWriter under a busy second writer', () => {
     expect(frozen.map((e) => e.data.orderNo)).toEqual(['C0', 'C1', 'C3', 'C4']);
   });
 });
+
+describe('WalletWriter.warm: wallets loaded before their first command', () => {
+  let service: RunningService;
+  let teardown: () => Promise<void>;
+  beforeAll(async () => {
+    ({ service, teardown } = await serviceOnFreshDatabase());
+  });
+  afterAll(async () => teardown());
+
+  const at = new Date().toISOString();
+  const freeze = (orderNo: string, amount: bigint) => ({ type: 'FreezeFunds' as const, orderNo, attempt: 1, amount, at });
+
+  /** A wallet with `freezes` frozen orders of 10 each on a deposit of 100,000: 2 + freezes events. */
+  async function walletWith(freezes: number): Promise<string> {
+    const merchant = await openWallet(service.commands, 100_000n);
+    const history = new WalletWriter(service.store);
+    await Promise.all(Array.from({ length: freezes }, (_, i) => history.execute(merchant, freeze(`H-${i}`, 10n))));
+    return merchant;
+  }
+
+  it('reads each wallet once; a command during the load waits for it and is decided on the whole history', async () => {
+    const [long, short] = [await walletWith(300), await walletWith(3)];
+    const reads: bigint[] = [];
+    const writer = new WalletWriter(notingReads(notingReads(service.store, walletStream(long), reads), walletStream(short), reads));
+
+    const warming = writer.warm([long, short, 'no-such-merchant']);
+    // Sent while the long wallet loads: decided after it, on all 300 freezes.
+    const during = writer.execute(long, freeze('DURING', 50n));
+    expect(await warming).toEqual({ wallets: 2, events: 302n + 5n });
+    const outcome = await during;
+    expect(outcome.decision.ok).toBe(true);
+    expect([outcome.balance, outcome.frozen]).toEqual([100_000n, 3_050n]);
+    // A repeat of a freeze from the history is refused from the loaded state; a refusal reads only
+    // the stream's tail first (after revision 302, the freeze above), never the history again.
+    const repeated = await writer.execute(long, freeze('H-7', 10n));
+    expect(repeated.decision.ok ? 'frozen' : repeated.decision.refusal.code).toBe('ALREADY_FROZEN');
+    expect((await writer.execute(short, freeze('AFTER', 5n))).decision.ok).toBe(true);
+
+    expect(reads).toEqual([0n, 0n, 303n]);
+    expect(await walletAmounts(service.store, long)).toEqual([100_000n, 3_050n, 96_950n]);
+  });
+
+  it('leaves a wallet it already holds alone, and loads no more than it keeps', async () => {
+    const [first, second, third] = [await walletWith(2), await walletWith(2), await walletWith(2)];
+    const writer = new WalletWriter(service.store, { cachedWallets: 2 });
+    await writer.execute(first, freeze('CACHED', 1n));
+    // The first is cached already; of the list, only two are taken at all.
+    expect(await writer.warm([first, second, third])).toEqual({ wallets: 1, events: 4n });
+  });
+
+  it('stops at the first read that fails and rejects with it; a command then loads its wallet itself', async () => {
+    const merchant = await walletWith(5);
+    const failing = new Proxy(service.store, {
+      get(target, property, receiver) {
+        if (property !== 'readStreamForReplay') return Reflect.get(target, property, receiver);
+        return () => Promise.reject(new Error('connection terminated'));
+      },
+    });
+    const broken = new WalletWriter(failing);
+    await expect(broken.warm([merchant])).rejects.toThrow('connection terminated');
+
+    const reads: bigint[] = [];
+    const writer = new WalletWriter(notingReads(service.store, walletStream(merchant), reads));
+    const aborted = new AbortController();
+    aborted.abort();
+    expect(await writer.warm([merchant], { signal: aborted.signal })).toEqual({ wallets: 0, events: 0n });
+    expect(reads).toEqual([]);
+    const outcome = await writer.execute(merchant, freeze('AFTER', 5n));
+    expect([outcome.decision.ok, outcome.frozen]).toEqual([true, 55n]);
+    expect(reads).toEqual([0n]);
+  });
+});

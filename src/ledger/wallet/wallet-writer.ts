@@ -28,6 +28,9 @@ export type Companion = StreamAppend;
 /** Events per read when a wallet is loaded or caught up. */
 const LOAD_SLICE = 5000;
 
+/** Wallets kept in memory at most, unless the options say otherwise. */
+const DEFAULT_CACHED_WALLETS = 10_000;
+
 /** Revision conflicts tolerated per batch before the commands fail (another instance keeps writing the wallet). */
 const MAX_CONFLICTS = 50;
 
@@ -85,6 +88,44 @@ export class WalletWriter {
     const promise = new Promise<WalletOutcome>((resolve, reject) => slot!.queue.push({ command, companion, resolve, reject }));
     if (!slot.running) void this.drain(merchantId, slot);
     return promise;
+  }
+
+  /**
+   * Loads these wallets before their first command (at start-up, before the
+   * instance takes requests): a long-lived wallet's first load replays its
+   * whole history, and every command for it waits meanwhile. A command that
+   * arrives during the load waits for it as it would for its own. Wallets
+   * already cached or in use are left alone, and no more are loaded than the
+   * writer keeps. Returns the wallets found and the events replayed; the
+   * first read that fails stops the rest and rejects, and an abort stops
+   * the rest after the loads under way.
+   */
+  async warm(merchantIds: readonly string[], options: { concurrency?: number; signal?: AbortSignal } = {}): Promise<{ wallets: number; events: bigint }> {
+    const queue = merchantIds.slice(0, this.options.cachedWallets ?? DEFAULT_CACHED_WALLETS);
+    let wallets = 0;
+    let events = 0n;
+    let failure: unknown;
+    const loadNext = async (): Promise<void> => {
+      for (let merchantId = queue.shift(); merchantId !== undefined && failure === undefined && !options.signal?.aborted; merchantId = queue.shift()) {
+        if (this.slots.has(merchantId)) continue;
+        const slot: Slot = { queue: [], running: true };
+        this.slots.set(merchantId, slot);
+        this.evictIdle();
+        try {
+          slot.cached = await this.catchUp(merchantId, openingReplay(walletDecider.initialState()));
+          if (slot.cached.revision >= 0n) wallets++;
+          events += slot.cached.revision + 1n;
+        } catch (error) {
+          failure ??= error;
+        } finally {
+          slot.running = false;
+          if (slot.queue.length > 0) void this.drain(merchantId, slot);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 2) }, loadNext));
+    if (failure !== undefined) throw failure;
+    return { wallets, events };
   }
 
   private async drain(merchantId: string, slot: Slot): Promise<void> {
@@ -204,7 +245,7 @@ export class WalletWriter {
   }
 
   private evictIdle(): void {
-    const limit = this.options.cachedWallets ?? 10_000;
+    const limit = this.options.cachedWallets ?? DEFAULT_CACHED_WALLETS;
     for (const [merchantId, slot] of this.slots) {
       if (this.slots.size <= limit) return;
       if (!slot.running && slot.queue.length === 0) this.slots.delete(merchantId);

@@ -3,6 +3,7 @@ import { EventStore, START } from '../../ledger/ports/event-store.port';
 import { isDatabaseUnavailable } from '../../infrastructure/postgres/connection';
 import { Migration } from '../../infrastructure/postgres/migrations';
 import { projectionLags } from '../projection-lag';
+import { WarmupStatus } from '../../ledger/wallet/wallet-warmup';
 
 /** A check that has not answered by then has failed: a probe must answer before its own timeout. */
 const CHECK_TIMEOUT_MS = 2000;
@@ -18,12 +19,18 @@ export interface CheckResult {
   detail?: Record<string, unknown>;
 }
 
-export type ReadinessChecks = Record<'postgres' | 'event_store' | 'migrations' | 'projections', CheckResult>;
+export type ReadinessChecks = Record<'postgres' | 'event_store' | 'migrations' | 'projections' | 'wallets', CheckResult>;
+
+/** What the readiness probe reads of the wallets' start-up load (WalletWarmup). */
+export interface WarmupProgress {
+  readonly status: WarmupStatus;
+}
 
 /**
  * Whether this instance can serve: Postgres and the event store answer, every
  * migration it knows is applied, and every projection is within maxLagMs of
- * the log (orders and balances read from the read models would be stale).
+ * the log (orders and balances read from the read models would be stale),
+ * and the wallets loaded at start-up are loaded (WALLET_WARMUP).
  */
 export class Readiness {
   constructor(
@@ -32,6 +39,7 @@ export class Readiness {
     private readonly migrations: readonly Migration[],
     private readonly projections: readonly string[],
     private readonly maxLagMs: number,
+    private readonly warmup: WarmupProgress,
   ) {}
 
   async check(): Promise<{ ready: boolean; checks: ReadinessChecks }> {
@@ -45,7 +53,7 @@ export class Readiness {
       timed(() => this.missingMigrations()),
       timed(() => this.projectionLag()),
     ]);
-    const checks: ReadinessChecks = { postgres, event_store: eventStore, migrations, projections };
+    const checks: ReadinessChecks = { postgres, event_store: eventStore, migrations, projections, wallets: this.walletsLoaded() };
     return { ready: Object.values(checks).every((c) => c.ok), checks };
   }
 
@@ -56,6 +64,13 @@ export class Readiness {
     return missing.length === 0
       ? { ok: true, detail: { applied: this.migrations.length } }
       : { ok: false, error: `${missing.length} migrations not applied`, detail: { missing } };
+  }
+
+  /** A failed load is no reason to stay out: the wallets then load at their first command. */
+  private walletsLoaded(): CheckResult {
+    const status = this.warmup.status;
+    if (status.state === 'loading') return { ok: false, ms: 0, error: 'wallets still loading (WALLET_WARMUP)', detail: { ...status } };
+    return { ok: true, ms: 0, detail: { ...status } };
   }
 
   private async projectionLag(): Promise<Omit<CheckResult, 'ms'>> {
