@@ -32,7 +32,13 @@ describe('loadConfig', () => {
     });
 
     it('gives a request 10 s for its headers and 30 s in all, and keeps idle connections 65 s', () => {
-      expect(config).toMatchObject({ httpHeadersTimeoutMs: 10_000, httpRequestTimeoutMs: 30_000, httpKeepAliveTimeoutMs: 65_000, walletWarmup: 100 });
+      expect(config).toMatchObject({
+        httpHeadersTimeoutMs: 10_000,
+        httpRequestTimeoutMs: 30_000,
+        httpKeepAliveTimeoutMs: 65_000,
+        walletWarmup: 100,
+        walletWarmupMaxMs: 60_000,
+      });
     });
 
     it('is not production, trusts no proxy and refuses private callback networks', () => {
@@ -140,6 +146,7 @@ describe('loadConfig', () => {
       ['ORDER_RECOVERY_INTERVAL_MS=x', { ORDER_RECOVERY_INTERVAL_MS: 'x' }, 'ORDER_RECOVERY_INTERVAL_MS'],
       ['WALLET_WARMUP=-1', { WALLET_WARMUP: '-1' }, 'WALLET_WARMUP'],
       ['WALLET_WARMUP=10001', { WALLET_WARMUP: '10001' }, 'WALLET_WARMUP'],
+      ['WALLET_WARMUP_MAX_MS=1h', { WALLET_WARMUP_MAX_MS: '1h' }, 'WALLET_WARMUP_MAX_MS'],
       ['HTTP_HEADERS_TIMEOUT_MS=0', { HTTP_HEADERS_TIMEOUT_MS: '0' }, 'HTTP_HEADERS_TIMEOUT_MS'],
       ['HTTP_REQUEST_TIMEOUT_MS=30s', { HTTP_REQUEST_TIMEOUT_MS: '30s' }, 'HTTP_REQUEST_TIMEOUT_MS'],
       ['HTTP_REQUEST_TIMEOUT_MS=600001', { HTTP_REQUEST_TIMEOUT_MS: '600001' }, 'HTTP_REQUEST_TIMEOUT_MS'],

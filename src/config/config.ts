@@ -40,6 +40,8 @@ export interface AppConfig {
   readonly orderRecoveryGraceMs: number;
   /** Wallets loaded before the instance reports ready: the longest of those written in the last week. */
   readonly walletWarmup: number;
+  /** The longest the instance stays unready for them; the rest load on in the background. */
+  readonly walletWarmupMaxMs: number;
   /** From a request's first byte to the end of its headers. */
   readonly httpHeadersTimeoutMs: number;
   /** From a request's first byte to the end of its body; the reply's own time is not counted. */
@@ -154,6 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
     orderRecoveryIntervalMs: read('ORDER_RECOVERY_INTERVAL_MS', '10000', integerIn(50, 3_600_000), 'an integer of milliseconds'),
     orderRecoveryGraceMs: read('ORDER_RECOVERY_GRACE_MS', '5000', integerIn(0, 3_600_000), 'an integer of milliseconds'),
     walletWarmup: read('WALLET_WARMUP', '100', integerIn(0, 10_000), 'an integer from 0 (off) to 10000'),
+    walletWarmupMaxMs: read('WALLET_WARMUP_MAX_MS', '60000', integerIn(0, 3_600_000), 'an integer of milliseconds from 0 to 3600000'),
     httpHeadersTimeoutMs: read('HTTP_HEADERS_TIMEOUT_MS', '10000', integerIn(100, 600_000), 'an integer of milliseconds from 100 to 600000'),
     httpRequestTimeoutMs: read('HTTP_REQUEST_TIMEOUT_MS', '30000', integerIn(100, 600_000), 'an integer of milliseconds from 100 to 600000'),
     httpKeepAliveTimeoutMs: read('HTTP_KEEP_ALIVE_TIMEOUT_MS', '65000', integerIn(100, 3_600_000), 'an integer of milliseconds from 100 to 3600000'),

@@ -87,7 +87,8 @@ class WalletWarmupLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
     {
       provide: WalletWarmup,
       inject: [WalletWriter, WARMUP_CANDIDATES, APP_CONFIG],
-      useFactory: (writer: WalletWriter, candidates: WarmupCandidates, config: AppConfig) => new WalletWarmup(writer, candidates, config.walletWarmup),
+      useFactory: (writer: WalletWriter, candidates: WarmupCandidates, config: AppConfig) =>
+        new WalletWarmup(writer, candidates, config.walletWarmup, config.walletWarmupMaxMs),
     },
     WalletWarmupLifecycle,
   ],

@@ -63,37 +63,57 @@ describe('wallets loaded at start-up (WALLET_WARMUP)', () => {
     reads.mockRestore();
   });
 
-  it('the readiness probe: not ready while the wallets load; ready once loaded, once the load has failed, or when it is off', async () => {
+  it('the readiness probe: not ready while the wallets load; ready once loaded, after the longest wait allowed, once the load has failed, or when it is off', async () => {
     service ??= await startService(db);
     const merchant = await walletWith(service, 3);
     const check = (warmup: WalletWarmup) => new Readiness(service!.pool, service!.store, [], [], 30_000, warmup).check();
-
-    // A load held at its read of the wallet's events until the test lets it go.
-    let letGo: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => (letGo = resolve));
     const store = service.store;
-    const holding = new Proxy(store, {
-      get(target, property, receiver) {
-        if (property !== 'readStreamForReplay') return Reflect.get(target, property, receiver);
-        return async (...args: Parameters<typeof store.readStreamForReplay>) => {
-          await held;
-          return target.readStreamForReplay(...args);
-        };
-      },
-    });
-    const warmup = new WalletWarmup(new WalletWriter(holding), { longestActiveWallets: async () => [merchant] }, 5);
+    /** A writer whose reads of wallets wait until the test lets them go. */
+    const held = () => {
+      let letGo: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (letGo = resolve));
+      const holding = new Proxy(store, {
+        get(target, property, receiver) {
+          if (property !== 'readStreamForReplay') return Reflect.get(target, property, receiver);
+          return async (...args: Parameters<typeof store.readStreamForReplay>) => {
+            await gate;
+            return target.readStreamForReplay(...args);
+          };
+        },
+      });
+      return { writer: new WalletWriter(holding), letGo };
+    };
+    const over = async (warmup: WalletWarmup) => {
+      for (const deadline = Date.now() + 10_000; warmup.status.state === 'loading' && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 10));
+    };
+
+    const slow = held();
+    const warmup = new WalletWarmup(slow.writer, { longestActiveWallets: async () => [merchant] }, 5, 60_000);
     await warmup.start();
     const loading = await check(warmup);
     expect(loading.ready).toBe(false);
     expect(loading.checks.wallets).toEqual({ ok: false, ms: 0, error: 'wallets still loading (WALLET_WARMUP)', detail: { state: 'loading', wanted: 1 } });
-    letGo();
-    for (const deadline = Date.now() + 10_000; warmup.status.state === 'loading' && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 10));
+    slow.letGo();
+    await over(warmup);
     const loaded = await check(warmup);
     expect(loaded.ready).toBe(true);
     expect(loaded.checks.wallets.detail).toEqual({ state: 'done', wanted: 1, loaded: 1, events: 5, ms: expect.any(Number) });
 
+    // WALLET_WARMUP_MAX_MS: past it the load holds readiness back no more, and goes on in the background.
+    const slower = held();
+    const capped = new WalletWarmup(slower.writer, { longestActiveWallets: async () => [merchant] }, 5, 300);
+    await capped.start();
+    expect((await check(capped)).ready).toBe(false);
+    await new Promise((r) => setTimeout(r, 350));
+    const past = await check(capped);
+    expect(past.ready).toBe(true);
+    expect(past.checks.wallets).toEqual({ ok: true, ms: 0, detail: { state: 'loading', wanted: 1 } });
+    slower.letGo();
+    await over(capped);
+    expect(capped.status).toMatchObject({ state: 'done', loaded: 1, ready: true });
+
     // A failed load is no reason to stay out of rotation: each wallet then loads at its first command.
-    const failing = new WalletWarmup(new WalletWriter(store), { longestActiveWallets: () => Promise.reject(new Error('connection terminated')) }, 5);
+    const failing = new WalletWarmup(new WalletWriter(store), { longestActiveWallets: () => Promise.reject(new Error('connection terminated')) }, 5, 60_000);
     await failing.start();
     const failed = await check(failing);
     expect(failed.ready).toBe(true);
@@ -101,7 +121,7 @@ describe('wallets loaded at start-up (WALLET_WARMUP)', () => {
 
     // Off (WALLET_WARMUP=0): it asks for nothing and waits for nothing.
     const asked: number[] = [];
-    const off = new WalletWarmup(new WalletWriter(store), { longestActiveWallets: async (n) => (asked.push(n), []) }, 0);
+    const off = new WalletWarmup(new WalletWriter(store), { longestActiveWallets: async (n) => (asked.push(n), []) }, 0, 60_000);
     await off.start();
     expect(asked).toEqual([]);
     expect((await check(off)).checks.wallets).toEqual({ ok: true, ms: 0, detail: { state: 'done', wanted: 0 } });

@@ -5,8 +5,14 @@ import { logFailure } from '../../infrastructure/logging/log-failure';
 
 /** Where the start-up load of wallets stands, for the readiness probe. */
 export interface WarmupStatus {
-  /** Loading, or over: done (or off), or failed (the wallets then load at their first command). */
+  /**
+   * Loading, or over: done (or off), or failed (the wallets then load at
+   * their first command). `loading` past the longest wait allowed holds
+   * readiness back no more.
+   */
   state: 'loading' | 'done' | 'failed';
+  /** Whether the instance may report ready: the load is over, or has run as long as it may hold it back. */
+  ready: boolean;
   /** Wallets asked for; loaded, with the events replayed, once done. */
   wanted: number;
   loaded?: number;
@@ -21,25 +27,30 @@ const CONCURRENCY = 2;
  * Loads the longest wallets written in the last week (WALLET_WARMUP of them)
  * at start-up, so that their first commands after a restart do not each
  * wait for a replay of the wallet's whole history. The instance reports
- * ready once they are loaded: behind a load balancer, no request reaches
- * it before.
+ * ready once they are loaded, or after WALLET_WARMUP_MAX_MS of loading:
+ * behind a load balancer, no request reaches it before.
  */
 export class WalletWarmup {
   private readonly logger = new Logger('WalletWarmup');
   private readonly abort = new AbortController();
-  private current: WarmupStatus;
+  private current: Omit<WarmupStatus, 'ready'>;
   private running?: Promise<void>;
+
+  private startedAt?: number;
 
   constructor(
     private readonly writer: WalletWriter,
     private readonly candidates: WarmupCandidates,
     private readonly count: number,
+    /** The longest the load holds readiness back; after it the rest load on in the background. */
+    private readonly maxWaitMs: number,
   ) {
     this.current = { state: count === 0 ? 'done' : 'loading', wanted: 0 };
   }
 
   get status(): WarmupStatus {
-    return { ...this.current };
+    const waited = this.startedAt === undefined ? 0 : Date.now() - this.startedAt;
+    return { ...this.current, ready: this.current.state !== 'loading' || (this.startedAt !== undefined && waited >= this.maxWaitMs) };
   }
 
   /**
@@ -49,7 +60,7 @@ export class WalletWarmup {
    */
   async start(): Promise<void> {
     if (this.count === 0 || this.running) return;
-    const started = Date.now();
+    const started = (this.startedAt = Date.now());
     let merchants: string[];
     try {
       merchants = await this.candidates.longestActiveWallets(this.count);

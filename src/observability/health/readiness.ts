@@ -66,11 +66,11 @@ export class Readiness {
       : { ok: false, error: `${missing.length} migrations not applied`, detail: { missing } };
   }
 
-  /** A failed load is no reason to stay out: the wallets then load at their first command. */
+  /** A failed load is no reason to stay out, nor one past WALLET_WARMUP_MAX_MS: the wallets then load at their first command. */
   private walletsLoaded(): CheckResult {
-    const status = this.warmup.status;
-    if (status.state === 'loading') return { ok: false, ms: 0, error: 'wallets still loading (WALLET_WARMUP)', detail: { ...status } };
-    return { ok: true, ms: 0, detail: { ...status } };
+    const { ready, ...detail } = this.warmup.status;
+    if (!ready) return { ok: false, ms: 0, error: 'wallets still loading (WALLET_WARMUP)', detail };
+    return { ok: true, ms: 0, detail };
   }
 
   private async projectionLag(): Promise<Omit<CheckResult, 'ms'>> {
