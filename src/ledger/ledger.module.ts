@@ -71,7 +71,14 @@ class WalletWarmupLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
       provide: WalletWriter,
       inject: [EVENT_STORE, METRICS],
       useFactory: (store: EventStore, metrics: Metrics) =>
-        new WalletWriter(store, { onBatch: (size) => metrics.walletBatchSize.observe(size), onConflict: () => metrics.walletConflicts.inc() }),
+        new WalletWriter(store, {
+          onBatch: (size) => metrics.walletBatchSize.observe(size),
+          onConflict: () => metrics.walletConflicts.inc(),
+          onLoad: (events, seconds) => {
+            metrics.walletLoads.observe(seconds);
+            metrics.walletLoadEvents.inc(events);
+          },
+        }),
     },
     {
       provide: OrderWorkflow,

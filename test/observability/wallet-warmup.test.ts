@@ -5,6 +5,7 @@ import { WalletWriter } from '../../src/ledger/wallet/wallet-writer';
 import { openWallet } from '../support/fixtures';
 import { RunningService, startService } from '../support/service';
 import { createTestDatabase } from '../support/test-database';
+import { parseSamples, sample } from '../support/prometheus-text';
 
 const at = new Date().toISOString();
 const freeze = (orderNo: string, amount: bigint) => ({ type: 'FreezeFunds' as const, orderNo, attempt: 1, amount, at });
@@ -15,6 +16,10 @@ async function walletWith(service: RunningService, freezes: number): Promise<str
   const writer = service.app.get(WalletWriter);
   await Promise.all(Array.from({ length: freezes }, (_, i) => writer.execute(merchant, freeze(`H-${i}`, 1n))));
   return merchant;
+}
+
+async function metrics(service: RunningService) {
+  return parseSamples(await (await fetch(`${service.url}/metrics`)).text());
 }
 
 async function readiness(service: RunningService) {
@@ -55,12 +60,17 @@ describe('wallets loaded at start-up (WALLET_WARMUP)', () => {
       detail: { state: 'done', wanted: 2, loaded: 2, events: 1_202 + 122, ms: expect.any(Number) },
     });
 
+    const loaded = await metrics(service);
+    expect([sample(loaded, 'wallet_load_seconds_count'), sample(loaded, 'wallet_load_events_total')]).toEqual([2, 1_202 + 122]);
+
     const reads = jest.spyOn(service.store, 'readStreamForReplay');
     const writer = service.app.get(WalletWriter);
     for (const merchant of [long, medium, short]) expect((await writer.execute(merchant, freeze('AFTER', 1n))).decision.ok).toBe(true);
     // Only the wallet left out (the shortest) was read, from its first event.
     expect(reads.mock.calls.map(([stream, from]) => [stream, from])).toEqual([[walletStream(short), 0n]]);
     reads.mockRestore();
+    const after = await metrics(service);
+    expect([sample(after, 'wallet_load_seconds_count'), sample(after, 'wallet_load_events_total')]).toEqual([3, 1_202 + 122 + 14]);
   });
 
   it('the readiness probe: not ready while the wallets load; ready once loaded, after the longest wait allowed, once the load has failed, or when it is off', async () => {

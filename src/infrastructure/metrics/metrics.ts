@@ -71,6 +71,17 @@ export class Metrics {
     help: "Wallet batches whose append lost to another instance's and were decided again on its events",
     registers: [this.registry],
   });
+  readonly walletLoads = new Histogram({
+    name: 'wallet_load_seconds',
+    help: "Wallets read whole: a wallet's first command after a start (or after the writer let it go), and the start-up load",
+    buckets: [0.005, 0.025, 0.1, 0.5, 1, 5, 30],
+    registers: [this.registry],
+  });
+  readonly walletLoadEvents = new Counter({
+    name: 'wallet_load_events_total',
+    help: 'Events replayed by the wallets read whole',
+    registers: [this.registry],
+  });
   readonly fulfilmentBacklog = this.gauge('topup_fulfilment_backlog', 'Fulfilment jobs not yet done (due, waiting to retry, or in flight)');
   readonly fulfilmentOldestAge = this.gauge('topup_fulfilment_oldest_job_age_seconds', 'Age of the oldest fulfilment job not yet done (0 when none)');
   readonly callbackBacklog = this.gauge('topup_callback_backlog', 'Callbacks not yet acknowledged that have attempts left');

@@ -69,6 +69,8 @@ export class WalletWriter {
       onBatch?: (size: number) => void;
       /** A batch's append lost to another writer of the wallet (another instance) and is decided again. */
       onConflict?: () => void;
+      /** A wallet was read whole (its first command, or warm): the events replayed and the seconds it took. */
+      onLoad?: (events: number, seconds: number) => void;
     } = {},
   ) {}
 
@@ -112,7 +114,7 @@ export class WalletWriter {
         this.slots.set(merchantId, slot);
         this.evictIdle();
         try {
-          slot.cached = await this.catchUp(merchantId, openingReplay(walletDecider.initialState()));
+          slot.cached = await this.load(merchantId);
           if (slot.cached.revision >= 0n) wallets++;
           events += slot.cached.revision + 1n;
         } catch (error) {
@@ -149,7 +151,7 @@ export class WalletWriter {
     let current = false;
     for (let conflicts = 0; ;) {
       if (!slot.cached) {
-        slot.cached = await this.catchUp(merchantId, openingReplay(walletDecider.initialState()));
+        slot.cached = await this.load(merchantId);
         current = true;
       }
       const decidedOn = slot.cached;
@@ -228,6 +230,14 @@ export class WalletWriter {
       batch.forEach((pending, i) => pending.resolve(outcomes[i]));
       return;
     }
+  }
+
+  /** The wallet read whole, from its first event. */
+  private async load(merchantId: string): Promise<CachedWallet> {
+    const started = performance.now();
+    const loaded = await this.catchUp(merchantId, openingReplay(walletDecider.initialState()));
+    this.options.onLoad?.(Number(loaded.revision + 1n), (performance.now() - started) / 1000);
+    return loaded;
   }
 
   /**
