@@ -35,7 +35,6 @@ export class WalletWarmup {
   private readonly abort = new AbortController();
   private current: Omit<WarmupStatus, 'ready'>;
   private running?: Promise<void>;
-
   private startedAt?: number;
 
   constructor(
@@ -49,8 +48,8 @@ export class WalletWarmup {
   }
 
   get status(): WarmupStatus {
-    const waited = this.startedAt === undefined ? 0 : Date.now() - this.startedAt;
-    return { ...this.current, ready: this.current.state !== 'loading' || (this.startedAt !== undefined && waited >= this.maxWaitMs) };
+    const overdue = this.startedAt !== undefined && Date.now() - this.startedAt >= this.maxWaitMs;
+    return { ...this.current, ready: this.current.state !== 'loading' || overdue };
   }
 
   /**

@@ -66,7 +66,7 @@ export class Readiness {
       : { ok: false, error: `${missing.length} migrations not applied`, detail: { missing } };
   }
 
-  /** A failed load is no reason to stay out, nor one past WALLET_WARMUP_MAX_MS: the wallets then load at their first command. */
+  /** A failed load is no reason to stay out (each wallet then loads at its first command), nor one past WALLET_WARMUP_MAX_MS (the rest load on behind it). */
   private walletsLoaded(): CheckResult {
     const { ready, ...detail } = this.warmup.status;
     if (!ready) return { ok: false, ms: 0, error: 'wallets still loading (WALLET_WARMUP)', detail };
