@@ -34,14 +34,15 @@ function notingReads(store: EventStore, streamId: string, reads: bigint[]): Even
   });
 }
 
-describe('WalletWriter under a busy second writer', () => {
-  let service: RunningService;
-  let teardown: () => Promise<void>;
-  beforeAll(async () => {
-    ({ service, teardown } = await serviceOnFreshDatabase());
-  });
-  afterAll(async () => teardown());
+// One service on a fresh database for every case: each opens wallets of its own.
+let service: RunningService;
+let teardown: () => Promise<void>;
+beforeAll(async () => {
+  ({ service, teardown } = await serviceOnFreshDatabase());
+});
+afterAll(async () => teardown());
 
+describe('WalletWriter under a busy second writer', () => {
   it('keeps deciding again until its batch lands, however many races it loses', async () => {
     const merchant = await openWallet(service.commands, 1_000n);
     const conflicts = { left: 30 };
@@ -147,13 +148,6 @@ describe('WalletWriter under a busy second writer', () => {
 });
 
 describe('WalletWriter.warm: wallets loaded before their first command', () => {
-  let service: RunningService;
-  let teardown: () => Promise<void>;
-  beforeAll(async () => {
-    ({ service, teardown } = await serviceOnFreshDatabase());
-  });
-  afterAll(async () => teardown());
-
   const at = new Date().toISOString();
   const freeze = (orderNo: string, amount: bigint) => ({ type: 'FreezeFunds' as const, orderNo, attempt: 1, amount, at });
 
