@@ -24,6 +24,7 @@ function recordingStore(store: EventStore) {
       store.readStreamForReplay(streamId, ...rest)
     ),
     readStreamForCheck: (streamId, ...rest) => (reads.push({ method: 'readStreamForCheck', streams: [streamId] }), store.readStreamForCheck(streamId, ...rest)),
+    readStreamForLoad: (streamId, ...rest) => (reads.push({ method: 'readStreamForLoad', streams: [streamId] }), store.readStreamForLoad(streamId, ...rest)),
     readStreams: (streamIds) => (reads.push({ method: 'readStreams', streams: [...streamIds] }), store.readStreams(streamIds)),
     readAll: (...args) => (reads.push({ method: 'readAll', streams: [] }), store.readAll(...args)),
     subscribeToAll: (options) => store.subscribeToAll(options),

@@ -164,6 +164,31 @@ export function eventStoreContract(name: string, setup: () => Promise<ContractSe
         expect(await store.readStreamForCheck(newStream(), 0n, 5)).toEqual([]);
       });
 
+      it("reads a slice for a wallet's load: each event's revision, type, data and own hash as a replay reads them", async () => {
+        const stream = newStream();
+        const data = { text: 'a "quoted" \\ line\nünïcødé ✓', nested: { list: [1, null, '2'] }, amount: '9007199254740993' };
+        await store.append(
+          stream,
+          [0, 1, 2].map((n) => ({ type: `T${n}`, data: { ...data, n }, metadata: { prev_hash: `p${n}`, hash: `h${n}` } })),
+          NO_STREAM,
+        );
+        await store.append(stream, [event('Unhashed', { n: 3 })], 2n);
+        await store.append(stream, [{ type: 'Odd', data: { n: 4 }, metadata: { hash: 7 } }], 3n);
+        const replayed = await store.readStreamForReplay(stream, 1n, 10);
+        const loaded = await store.readStreamForLoad(stream, 1n, 10);
+        expect(loaded.map(({ streamId, revision, type, data, metadata }) => ({ streamId, revision, type, data, hash: metadata.hash }))).toEqual(
+          replayed.map(({ streamId, revision, type, data, metadata }) => ({ streamId, revision, type, data, hash: metadata.hash })),
+        );
+        expect(loaded.map((e) => [e.revision, e.metadata.hash])).toEqual([
+          [1n, 'h1'],
+          [2n, 'h2'],
+          [3n, undefined],
+          [4n, 7],
+        ]);
+        expect(await store.readStreamForLoad(stream, 5n, 10)).toEqual([]);
+        expect(await store.readStreamForLoad(newStream(), 0n, 10)).toEqual([]);
+      });
+
       it('replays any type, data and links as they were appended: quotes, backslashes, unicode, nulls, a link that is not a string', async () => {
         const stream = newStream();
         const data = { text: 'a "quoted" \\ line\nünïcødé ✓', nested: { list: [1, null, '2'], empty: {} }, amount: '9007199254740993' };

@@ -21,14 +21,18 @@ function losingRaces(store: EventStore, n: { left: number }): EventStore {
   });
 }
 
-/** The real store; every read of `streamId` (whole events or a replay's) noted with the revision it starts at. */
+/** The real store; every read of `streamId` (whole events, a replay's or a load's) noted with the revision it starts at. */
 function notingReads(store: EventStore, streamId: string, reads: bigint[]): EventStore {
+  const slices = new Set<PropertyKey>(['readStreamForReplay', 'readStreamForLoad']);
   return new Proxy(store, {
     get(target, property, receiver) {
-      if (property !== 'readStream' && property !== 'readStreamForReplay') return Reflect.get(target, property, receiver);
+      if (property !== 'readStream' && !slices.has(property)) return Reflect.get(target, property, receiver);
       return (...args: [string, bigint?, number?]) => {
         if (args[0] === streamId) reads.push(args[1] ?? 0n);
-        return property === 'readStream' ? target.readStream(...args) : target.readStreamForReplay(args[0], args[1]!, args[2]!);
+        if (property === 'readStream') return target.readStream(...args);
+        return property === 'readStreamForLoad'
+          ? target.readStreamForLoad(args[0], args[1]!, args[2]!)
+          : target.readStreamForReplay(args[0], args[1]!, args[2]!);
       };
     },
   });
@@ -193,7 +197,7 @@ describe('WalletWriter.warm: wallets loaded before their first command', () => {
     const merchant = await walletWith(5);
     const failing = new Proxy(service.store, {
       get(target, property, receiver) {
-        if (property !== 'readStreamForReplay') return Reflect.get(target, property, receiver);
+        if (property !== 'readStreamForLoad') return Reflect.get(target, property, receiver);
         return () => Promise.reject(new Error('connection terminated'));
       },
     });

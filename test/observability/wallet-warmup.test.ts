@@ -63,7 +63,7 @@ describe('wallets loaded at start-up (WALLET_WARMUP)', () => {
     const loaded = await metrics(service);
     expect([sample(loaded, 'wallet_load_seconds_count'), sample(loaded, 'wallet_load_events_total')]).toEqual([2, 1_202 + 122]);
 
-    const reads = jest.spyOn(service.store, 'readStreamForReplay');
+    const reads = jest.spyOn(service.store, 'readStreamForLoad');
     const writer = service.app.get(WalletWriter);
     for (const merchant of [long, medium, short]) expect((await writer.execute(merchant, freeze('AFTER', 1n))).decision.ok).toBe(true);
     // Only the wallet left out (the shortest) was read, from its first event.
@@ -84,10 +84,10 @@ describe('wallets loaded at start-up (WALLET_WARMUP)', () => {
       const gate = new Promise<void>((resolve) => (letGo = resolve));
       const holding = new Proxy(store, {
         get(target, property, receiver) {
-          if (property !== 'readStreamForReplay') return Reflect.get(target, property, receiver);
-          return async (...args: Parameters<typeof store.readStreamForReplay>) => {
+          if (property !== 'readStreamForLoad') return Reflect.get(target, property, receiver);
+          return async (...args: Parameters<typeof store.readStreamForLoad>) => {
             await gate;
-            return target.readStreamForReplay(...args);
+            return target.readStreamForLoad(...args);
           };
         },
       });

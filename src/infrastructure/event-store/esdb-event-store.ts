@@ -21,6 +21,7 @@ import {
   comparePositions,
   type AppendResult,
   type CheckedEvent,
+  type LoadedEvent,
   type EventStore,
   type EventToAppend,
   type ExpectedRevision,
@@ -84,6 +85,10 @@ export class EsdbEventStore implements EventStore {
   }
 
   readStreamForCheck(streamId: string, fromRevision: StreamRevision, maxCount: number): Promise<CheckedEvent[]> {
+    return this.readStream(streamId, fromRevision, maxCount);
+  }
+
+  readStreamForLoad(streamId: string, fromRevision: StreamRevision, maxCount: number): Promise<LoadedEvent[]> {
     return this.readStream(streamId, fromRevision, maxCount);
   }
 

@@ -14,6 +14,7 @@ import {
   ExpectedRevision,
   GlobalPosition,
   JsonObject,
+  LoadedEvent,
   NO_STREAM,
   RecordedEvent,
   ReplayedEvent,
@@ -295,6 +296,12 @@ const REPLAY_COLUMNS = `e.stream_revision::text, e.transaction_id::text, e.globa
 /** What a check reads (CheckedEvent): a replay's columns without the links and the time. */
 const CHECK_COLUMNS = `e.stream_revision::text, e.transaction_id::text, e.global_position::text, e.event_type, e.data`;
 /**
+ * What the wallet writer's load reads (LoadedEvent): no position, time or
+ * previous link. Reading a wallet of 100,000 events with these took about
+ * two thirds of the time with a replay's.
+ */
+const LOAD_COLUMNS = `e.stream_revision::text, e.event_type, e.data, e.metadata->'hash' as hash`;
+/**
  * Revisions have no gaps, so a slice is a closed range of them: the planner
  * then walks the index for that range instead of sorting the rest of a long
  * stream. The limit (the range's own length) keeps the walk in index order:
@@ -452,6 +459,11 @@ export class PostgresEventStore implements EventStore {
       type,
       data,
     }));
+  }
+
+  async readStreamForLoad(streamId: string, fromRevision: StreamRevision, maxCount: number): Promise<LoadedEvent[]> {
+    const rows = await this.sliceRows<LoadRow>('es-load-slice', LOAD_COLUMNS, streamId, fromRevision, maxCount);
+    return rows.map(([revision, type, data, hash]) => ({ streamId, revision: BigInt(revision), type, data, metadata: hash === null ? {} : { hash } }));
   }
 
   /**
@@ -647,6 +659,9 @@ type ReplayRow = [string, string, string, string, Record<string, unknown>, unkno
 
 /** CHECK_COLUMNS in order: revision, transaction id, position, type, data. */
 type CheckRow = [string, string, string, string, Record<string, unknown>];
+
+/** LOAD_COLUMNS in order: revision, type, data, the event's own hash. */
+type LoadRow = [string, string, Record<string, unknown>, unknown];
 
 function chainLinks(hash: unknown, prev_hash: unknown): ReplayedEvent['metadata'] {
   if (hash === null) return prev_hash === null ? {} : { prev_hash };

@@ -2,6 +2,7 @@ import {
   AppendOptions,
   AppendResult,
   CheckedEvent,
+  LoadedEvent,
   EventStore,
   EventToAppend,
   ExpectedRevision,
@@ -69,6 +70,10 @@ export class MeteredEventStore implements EventStore {
 
   readStreamForCheck(streamId: string, fromRevision: StreamRevision, maxCount: number): Promise<CheckedEvent[]> {
     return this.inner.readStreamForCheck(streamId, fromRevision, maxCount);
+  }
+
+  readStreamForLoad(streamId: string, fromRevision: StreamRevision, maxCount: number): Promise<LoadedEvent[]> {
+    return this.inner.readStreamForLoad(streamId, fromRevision, maxCount);
   }
 
   readStreams(streamIds: readonly string[]): Promise<RecordedEvent[][]> {

@@ -76,6 +76,13 @@ export type ReplayedEvent = Omit<RecordedEvent, 'id' | 'metadata'> & { readonly 
  */
 export type CheckedEvent = Omit<ReplayedEvent, 'metadata' | 'createdAt'>;
 
+/**
+ * An event as the wallet writer loads it: its revision, type and data, and
+ * of its links only its own hash (the head of the chain it continues). A
+ * ReplayedEvent and a RecordedEvent are one too.
+ */
+export type LoadedEvent = Omit<ReplayedEvent, 'position' | 'createdAt' | 'metadata'> & { readonly metadata: { readonly hash?: unknown } };
+
 export interface AppendResult {
   /** Revision of the last event appended: the expected revision of the next append. */
   readonly nextExpectedRevision: StreamRevision;
@@ -156,6 +163,12 @@ export interface EventStore {
    * to read and to decode again. It may return ReplayedEvents.
    */
   readStreamForCheck(streamId: string, fromRevision: StreamRevision, maxCount: number): Promise<CheckedEvent[]>;
+  /**
+   * The same slice for the wallet writer's load of a wallet (a whole
+   * history at its first command, or at start-up): only what deciding on
+   * the wallet and chaining after it need. It may return ReplayedEvents.
+   */
+  readStreamForLoad(streamId: string, fromRevision: StreamRevision, maxCount: number): Promise<LoadedEvent[]>;
   /** Whole streams, each in revision order, in the order of `streamIds`; a missing stream reads as empty. */
   readStreams(streamIds: readonly string[]): Promise<RecordedEvent[][]>;
   /** Committed events after `after`, in global order. */

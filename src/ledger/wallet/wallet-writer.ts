@@ -1,11 +1,11 @@
-import { AppendResult, EventStore, NO_STREAM, StreamAppend, WrongExpectedRevisionError } from '../ports/event-store.port';
+import { AppendResult, EventStore, LoadedEvent, NO_STREAM, StreamAppend, WrongExpectedRevisionError } from '../ports/event-store.port';
 import { Decision } from '../../shared/decider';
 import { Minor } from '../../shared/money';
 import { encodeEvent } from '../event-codec';
 import { walletStream } from '../streams';
 import { revertWalletEvents, WalletCommand, walletDecider, WalletEvent, WalletRefusalCode, WalletState } from './wallet.decider';
 import { chainEvents, openingReplay, replayEvents, WalletReplay } from './wallet-replay';
-import { walletSlices } from './wallet-slices';
+import { SliceRead, streamSlices } from './wallet-slices';
 
 export interface WalletOutcome {
   decision: Decision<WalletEvent, WalletRefusalCode>;
@@ -242,13 +242,15 @@ export class WalletWriter {
 
   /**
    * The wallet after the events that follow `replay` in its stream, read a
-   * slice at a time with only what a replay needs: a long-lived wallet's first
-   * load is its whole history, and the slices after the first are read while
-   * the one before is replayed.
+   * slice at a time with only what deciding and chaining need
+   * (readStreamForLoad): a long-lived wallet's first load is its whole
+   * history, and the slices after the first are read while the one before
+   * is replayed.
    */
   private async catchUp(merchantId: string, replay: CachedWallet): Promise<CachedWallet> {
     let caughtUp = replay;
-    for await (const slice of walletSlices(this.store, merchantId, replay.revision, { sliceSize: LOAD_SLICE })) {
+    const read: SliceRead<LoadedEvent> = (...slice) => this.store.readStreamForLoad(...slice);
+    for await (const slice of streamSlices(read, walletStream(merchantId), replay.revision, { sliceSize: LOAD_SLICE })) {
       caughtUp = replayEvents(caughtUp, slice, walletDecider.evolve);
     }
     return caughtUp;
