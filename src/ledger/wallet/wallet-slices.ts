@@ -8,7 +8,7 @@ import { walletStream } from '../streams';
 /** Events read per round trip: a wallet of any length is replayed in slices this big. */
 export const REPLAY_SLICE = 1000;
 
-/** How slices are read: readStreamForReplay, or readStreamForCheck for a check that needs no links or time. */
+/** How slices are read: readStreamForReplay, readStreamForCheck for a check that needs no links or time, or readStreamForLoad for the wallet writer. */
 export type SliceRead<E> = (streamId: string, fromRevision: bigint, maxCount: number) => Promise<E[]>;
 
 /**

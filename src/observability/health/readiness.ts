@@ -3,7 +3,7 @@ import { EventStore, START } from '../../ledger/ports/event-store.port';
 import { isDatabaseUnavailable } from '../../infrastructure/postgres/connection';
 import { Migration } from '../../infrastructure/postgres/migrations';
 import { projectionLags } from '../projection-lag';
-import { WarmupStatus } from '../../ledger/wallet/wallet-warmup';
+import { WalletWarmup } from '../../ledger/wallet/wallet-warmup';
 
 /** A check that has not answered by then has failed: a probe must answer before its own timeout. */
 const CHECK_TIMEOUT_MS = 2000;
@@ -21,11 +21,6 @@ export interface CheckResult {
 
 export type ReadinessChecks = Record<'postgres' | 'event_store' | 'migrations' | 'projections' | 'wallets', CheckResult>;
 
-/** What the readiness probe reads of the wallets' start-up load (WalletWarmup). */
-export interface WarmupProgress {
-  readonly status: WarmupStatus;
-}
-
 /**
  * Whether this instance can serve: Postgres and the event store answer, every
  * migration it knows is applied, and every projection is within maxLagMs of
@@ -39,7 +34,8 @@ export class Readiness {
     private readonly migrations: readonly Migration[],
     private readonly projections: readonly string[],
     private readonly maxLagMs: number,
-    private readonly warmup: WarmupProgress,
+    /** The wallets' start-up load: only its status is read. */
+    private readonly warmup: Pick<WalletWarmup, 'status'>,
   ) {}
 
   async check(): Promise<{ ready: boolean; checks: ReadinessChecks }> {
