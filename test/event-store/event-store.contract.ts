@@ -143,7 +143,8 @@ export function eventStoreContract(name: string, setup: () => Promise<ContractSe
         expect(await store.readStreamForReplay(stream, 5n, 10)).toEqual([]);
       });
 
-      it("reads a slice for a check: each event's place, type and data as a replay reads them", async () => {
+      /** A new stream of three events (T0 to T2) with awkward data and both chain links. */
+      async function linkedStream(): Promise<string> {
         const stream = newStream();
         const data = { text: 'a "quoted" \\ line\nünïcødé ✓', nested: { list: [1, null, '2'] }, amount: '9007199254740993' };
         await store.append(
@@ -151,6 +152,11 @@ export function eventStoreContract(name: string, setup: () => Promise<ContractSe
           [0, 1, 2].map((n) => ({ type: `T${n}`, data: { ...data, n }, metadata: { prev_hash: `p${n}`, hash: `h${n}` } })),
           NO_STREAM,
         );
+        return stream;
+      }
+
+      it("reads a slice for a check: each event's place, type and data as a replay reads them", async () => {
+        const stream = await linkedStream();
         const replayed = await store.readStreamForReplay(stream, 1n, 5);
         const checked = await store.readStreamForCheck(stream, 1n, 5);
         expect(checked.map(({ streamId, revision, position, type, data }) => ({ streamId, revision, position, type, data }))).toEqual(
@@ -165,13 +171,7 @@ export function eventStoreContract(name: string, setup: () => Promise<ContractSe
       });
 
       it("reads a slice for a wallet's load: each event's revision, type, data and own hash as a replay reads them", async () => {
-        const stream = newStream();
-        const data = { text: 'a "quoted" \\ line\nünïcødé ✓', nested: { list: [1, null, '2'] }, amount: '9007199254740993' };
-        await store.append(
-          stream,
-          [0, 1, 2].map((n) => ({ type: `T${n}`, data: { ...data, n }, metadata: { prev_hash: `p${n}`, hash: `h${n}` } })),
-          NO_STREAM,
-        );
+        const stream = await linkedStream();
         await store.append(stream, [event('Unhashed', { n: 3 })], 2n);
         await store.append(stream, [{ type: 'Odd', data: { n: 4 }, metadata: { hash: 7 } }], 3n);
         const replayed = await store.readStreamForReplay(stream, 1n, 10);
