@@ -6,6 +6,7 @@ import { openWallet } from '../support/fixtures';
 import { RunningService, startService } from '../support/service';
 import { createTestDatabase } from '../support/test-database';
 import { parseSamples, sample } from '../support/prometheus-text';
+import { ReadModelWarmupCandidates } from '../../projections/warmup-candidates.queries';
 
 const at = new Date().toISOString();
 const freeze = (orderNo: string, amount: bigint) => ({ type: 'FreezeFunds' as const, orderNo, attempt: 1, amount, at });
@@ -135,5 +136,22 @@ describe('wallets loaded at start-up (WALLET_WARMUP)', () => {
     await off.start();
     expect(asked).toEqual([]);
     expect((await check(off)).checks.wallets).toEqual({ ok: true, ms: 0, detail: { state: 'done', wanted: 0 } });
+  });
+
+  it('chooses the longest wallets written in the last week: a wallet idle longer, however long, waits for its first command', async () => {
+    service ??= await startService(db);
+    await walletWith(service, 30);
+    await service.catchUp();
+    const candidates = new ReadModelWarmupCandidates(service.pool);
+    const chosen = await candidates.longestActiveWallets(100);
+    const { rows } = await service.pool.query<{ merchant_id: string; revision: string }>('select merchant_id, revision::text from rm_wallets');
+    const revision = new Map(rows.map((r) => [r.merchant_id, BigInt(r.revision)]));
+    expect(chosen).toHaveLength(rows.length);
+    for (let i = 1; i < chosen.length; i++) expect(revision.get(chosen[i - 1])! >= revision.get(chosen[i])!).toBe(true);
+    expect(await candidates.longestActiveWallets(2)).toEqual(chosen.slice(0, 2));
+
+    const [longest] = chosen;
+    await service.pool.query(`update rm_wallets set updated_at = now() - interval '8 days' where merchant_id = $1`, [longest]);
+    expect(await candidates.longestActiveWallets(100)).toEqual(chosen.slice(1));
   });
 });
