@@ -105,9 +105,12 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   let phaseEnds = after(started, options.warmupMs);
   let windowStart = started;
   let windowEnd = started;
-  /** The phase a request sent now belongs to, moving on as time passes. */
-  const phaseNow = (): Phase => {
-    const now = process.hrtime.bigint();
+  /**
+   * The phase a request belongs to, moving on as time passes: by when it is
+   * sent, or in the open loop by when it was due, so that a request sent late
+   * (the machine busy) still counts in the window it was due in.
+   */
+  const phaseAt = (now: bigint): Phase => {
     if (phase === 'warmup' && now >= phaseEnds) {
       phase = 'window';
       windowStart = now;
@@ -166,8 +169,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   }
 
   /** The next request's number and whether it is measured, or undefined once the run is over. */
-  const next = (): { sequence: number; measured: boolean } | undefined => {
-    const now = phaseNow();
+  const next = (at = process.hrtime.bigint()): { sequence: number; measured: boolean } | undefined => {
+    const now = phaseAt(at);
     if (now === 'done') return undefined;
     if (now === 'window') measuredIssued++;
     return { sequence: issued++, measured: now === 'window' };
@@ -183,7 +186,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     for (;;) {
       const now = process.hrtime.bigint();
       while (dueAt(issued) <= now) {
-        const request = next();
+        const request = next(dueAt(issued));
         if (!request) {
           await Promise.all(inFlight);
           return;
