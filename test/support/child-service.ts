@@ -23,10 +23,26 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * A child started on a port free a moment ago. Another process (a suite
+ * running beside this one) may take the port before the child listens:
+ * the child then exits with EADDRINUSE, and starts again on another.
+ */
+async function onAFreePort(start: (port: number) => Promise<ChildService>): Promise<ChildService> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    try {
+      return await start(port);
+    } catch (error) {
+      if (attempt < 3 && error instanceof Error && error.message.includes('EADDRINUSE')) continue;
+      throw error;
+    }
+  }
+}
+
 /** The real service as its own process (`node src/main.ts`), for tests that kill it. */
 export async function spawnService(db: TestDatabase, env: Record<string, string> = {}): Promise<ChildService> {
-  const port = await freePort();
-  return startChild({ ...process.env, ...TEST_ENV, ...db.env, ...env, PORT: String(port), TS_NODE_TRANSPILE_ONLY: 'true' }, port);
+  return onAFreePort((port) => startChild({ ...process.env, ...TEST_ENV, ...db.env, ...env, PORT: String(port), TS_NODE_TRANSPILE_ONLY: 'true' }, port));
 }
 
 /**
@@ -35,8 +51,7 @@ export async function spawnService(db: TestDatabase, env: Record<string, string>
  * DATABASE_URL), as `npm start` on a fresh machine would run it.
  */
 export async function spawnServiceWithOnly(env: Record<string, string>, timeoutMs = 120_000): Promise<ChildService> {
-  const port = await freePort();
-  return startChild({ ...runtimeEnv(), ...env, PORT: String(port) }, port, timeoutMs);
+  return onAFreePort((port) => startChild({ ...runtimeEnv(), ...env, PORT: String(port) }, port, timeoutMs));
 }
 
 async function startChild(env: NodeJS.ProcessEnv, port: number, timeoutMs = 30_000): Promise<ChildService> {
