@@ -1,5 +1,4 @@
-import { OrderEvent } from '../src/ledger/order/order.decider';
-import { assertNever } from '../src/shared/decider';
+import { endsOrder } from '../src/ledger/order/order.decider';
 import { LedgerEvent } from './ledger-event';
 import { Projection, Statement, TableNames } from './projection';
 import { placeholders } from './statement-batch';
@@ -42,7 +41,7 @@ function scheduleCallbacks(events: readonly LedgerEvent[], t: TableNames<Tables>
   for (const ledgerEvent of events) {
     if (ledgerEvent.stream !== 'order') continue;
     const { orderNo, event } = ledgerEvent;
-    if (isFinal(event) && !due.has(orderNo)) due.set(orderNo, event.data.at);
+    if (endsOrder(event) && !due.has(orderNo)) due.set(orderNo, event.data.at);
   }
   if (due.size === 0) return [];
   const rows = [...due].map(([orderNo, at]) => [orderNo, at, at]);
@@ -52,24 +51,4 @@ function scheduleCallbacks(events: readonly LedgerEvent[], t: TableNames<Tables>
       values: rows.flat(),
     },
   ];
-}
-
-function isFinal(event: OrderEvent): boolean {
-  switch (event.type) {
-    case 'OrderSucceeded':
-    case 'OrderFailed':
-      return true;
-    // Only a final order is called back.
-    case 'OrderPlaced':
-    case 'OrderAccepted':
-    case 'OrderRefused':
-    case 'OrderSentUpstream':
-    case 'OrderResultUnknown':
-    case 'OrderDeliveryConfirmed':
-    case 'OrderDeliveryFailed':
-    case 'OrderResolved':
-      return false;
-    default:
-      return assertNever(event);
-  }
 }

@@ -18,12 +18,10 @@ import { CatalogueController } from './catalogue/catalogue.controller';
 import { CatalogueRepository } from './catalogue/catalogue.repository';
 import { JsonBodyInterceptor } from './http/json-body.interceptor';
 import { DepositFundsController } from './merchants/deposit-funds.controller';
-import { DepositFundsHandler } from './merchants/deposit-funds.handler';
 import { DepositFundsService } from './merchants/deposit-funds.service';
 import { MerchantsController } from './merchants/merchants.controller';
 import { MerchantsRepository } from './merchants/merchants.repository';
 import { MerchantsService } from './merchants/merchants.service';
-import { OpenWalletHandler } from './merchants/open-wallet.handler';
 import { StatusController } from './operations/status.controller';
 import { StatusReader } from './operations/status.reader';
 import { OrdersController } from './orders/orders.controller';
@@ -32,7 +30,6 @@ import { OrderDetailReader } from './reconciliation/order-detail.reader';
 import { ReconciliationController } from './reconciliation/reconciliation.controller';
 import { ReconciliationQueueReader } from './reconciliation/reconciliation-queue.reader';
 import { ResolveOrderController } from './reconciliation/resolve-order.controller';
-import { ResolveOrderHandler } from './reconciliation/resolve-order.handler';
 import { ResolveOrderService } from './reconciliation/resolve-order.service';
 import { StaffController } from './staff/staff.controller';
 import { StaffRepository } from './staff/staff.repository';
@@ -62,13 +59,10 @@ import { StaffRepository } from './staff/staff.repository';
     StaffRepository,
     MerchantsRepository,
     MerchantsService,
-    OpenWalletHandler,
     DepositFundsService,
-    DepositFundsHandler,
     ReconciliationQueueReader,
     OrderDetailReader,
     ResolveOrderService,
-    ResolveOrderHandler,
     CatalogueRepository,
     RebuildRuns,
     AuditTrail,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import { EventStore } from '../ledger/ports/event-store.port';
 import { loadAggregate } from '../ledger/command-handling';
-import { merchantStatus, orderDecider, OrderStage, OrderState } from '../ledger/order/order.decider';
+import { failureOf, FinalOrderState, isFinal, merchantStatus, orderDecider, OrderStage } from '../ledger/order/order.decider';
 import { orderStream } from '../ledger/streams';
 import { signatureOf, stringToSign } from '../shared/signature';
 import { CallbackRecipient, CallbackRecipients } from '../merchants';
@@ -75,17 +75,17 @@ function callbackBody(order: FinalOrder): CallbackPayload | undefined {
 }
 
 /** A final order's callback, from its events. */
-export function callbackPayload(state: OrderState): CallbackPayload {
-  const order = state.order!;
+export function callbackPayload(state: FinalOrderState): CallbackPayload {
+  const { order } = state;
   return callbackBody({
     orderNo: order.orderNo,
     outTradeNo: order.outTradeNo,
     stage: state.stage,
     amount: order.amount,
     accountId: order.accountId,
-    failCode: state.failCode ?? null,
-    failReason: state.failReason ?? null,
-    completedAt: new Date(state.completedAt!),
+    failCode: failureOf(state)?.failCode ?? null,
+    failReason: failureOf(state)?.failReason ?? null,
+    completedAt: new Date(state.completedAt),
   })!;
 }
 
@@ -185,7 +185,9 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
     const payload = delivery.order && callbackPayloadFromReadModel(delivery.order_no, delivery.order);
     if (payload) return { payload, merchantId: delivery.order!.merchant_id };
     const { state } = await loadAggregate(this.store, orderStream(delivery.order_no), orderDecider);
-    return { payload: callbackPayload(state), merchantId: state.order!.merchantId };
+    // Deliveries are scheduled for final orders only: anything else is a broken log.
+    if (!isFinal(state)) throw new Error(`order ${delivery.order_no} has a callback delivery but is ${state.stage}`);
+    return { payload: callbackPayload(state), merchantId: state.order.merchantId };
   }
 
   private async deliver(delivery: Delivery): Promise<void> {

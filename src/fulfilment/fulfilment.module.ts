@@ -13,7 +13,6 @@ import { startUpstreamSimulator, UpstreamSimulator } from './simulator/upstream-
 import { HttpUpstream } from './upstream/http-upstream';
 import { UPSTREAM, UpstreamProvider } from './upstream/upstream.port';
 import { FulfilmentWorker } from './worker/fulfilment-worker';
-import { OUTCOME_HANDLERS } from './outcomes/outcome.handlers';
 import { logFailure } from '../infrastructure/logging/log-failure';
 
 const SIMULATOR = Symbol('UpstreamSimulator');
@@ -89,7 +88,6 @@ class FulfilmentLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
       },
     },
     FulfilmentLifecycle,
-    ...OUTCOME_HANDLERS,
   ],
   exports: [UPSTREAM, FulfilmentWorker],
 })

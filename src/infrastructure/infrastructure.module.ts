@@ -3,10 +3,12 @@ import { Pool } from 'pg';
 import { AppConfig } from '../config/config';
 import { createEventStore } from './event-store/create-event-store';
 import { EVENT_STORE, EventStore } from '../ledger/ports/event-store.port';
+import { LEDGER_OBSERVER, LEDGER_SETTINGS, LedgerSettings } from '../ledger/ports/ledger-settings.port';
 import { APP_CONFIG, MIGRATIONS, PG_POOL } from './infrastructure.tokens';
 import { createPool } from './postgres/connection';
 import { migrate, Migration } from './postgres/migrations';
 import { MeteredEventStore } from './metrics/metered-event-store';
+import { ledgerObserver } from './metrics/ledger-observer';
 import { METRICS, Metrics } from './metrics/metrics';
 
 /** Closes the event store before the pool it may use, after everything else has stopped. */
@@ -42,6 +44,16 @@ export class InfrastructureModule {
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: METRICS, useValue: metrics },
+        { provide: LEDGER_OBSERVER, useValue: ledgerObserver(metrics) },
+        {
+          provide: LEDGER_SETTINGS,
+          useValue: {
+            orderRecoveryGraceMs: config.orderRecoveryGraceMs,
+            orderRecoveryIntervalMs: config.orderRecoveryIntervalMs,
+            walletWarmup: config.walletWarmup,
+            walletWarmupMaxMs: config.walletWarmupMaxMs,
+          } satisfies LedgerSettings,
+        },
         { provide: MIGRATIONS, useValue: migrations },
         {
           provide: PG_POOL,
@@ -61,7 +73,7 @@ export class InfrastructureModule {
         },
         InfrastructureShutdown,
       ],
-      exports: [APP_CONFIG, PG_POOL, EVENT_STORE, METRICS, MIGRATIONS],
+      exports: [APP_CONFIG, PG_POOL, EVENT_STORE, METRICS, MIGRATIONS, LEDGER_OBSERVER, LEDGER_SETTINGS],
     };
   }
 }

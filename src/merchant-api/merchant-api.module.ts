@@ -27,7 +27,6 @@ import { ProductsController } from './products/products.controller';
 import { QueryOrderController } from './query/query-order.controller';
 import { SubmitOrderController } from './submit/submit-order.controller';
 import { SubmitOrderService } from './submit/submit-order.service';
-import { SubmitOrderHandler } from './submit/submit-order.handler';
 import { VerifySignatureController } from './verify-signature/verify-signature.controller';
 
 const REPLAY_POOL = Symbol('ReplayPool');
@@ -88,7 +87,6 @@ class NonceHousekeeping implements OnModuleInit, OnModuleDestroy, OnApplicationS
     },
     NonceHousekeeping,
     MerchantGatewayMiddleware,
-    SubmitOrderHandler,
     SubmitOrderService,
   ],
 })

@@ -3,10 +3,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { formatPosition } from '../../src/ledger/ports/event-store.port';
-import { DepositFunds } from '../../src/back-office/merchants/deposit-funds.command';
-import { ConfirmDelivery } from '../../src/fulfilment/outcomes/confirm-delivery.command';
-import { RecordDeliveryFailure } from '../../src/fulfilment/outcomes/record-delivery-failure.command';
-import { SubmitOrder } from '../../src/merchant-api/submit/submit-order.command';
+import { DepositFunds } from '../../src/ledger/commands/deposit-funds/deposit-funds.command';
+import { SettleOrder } from '../../src/ledger/commands/settle-order/settle-order.command';
+import { ReleaseFunds } from '../../src/ledger/commands/release-funds/release-funds.command';
+import { SubmitOrder } from '../../src/ledger/commands/submit-order/submit-order.command';
 import { walletStream } from '../../src/ledger/streams';
 import { orderInput } from '../support/fixtures';
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
@@ -93,8 +93,8 @@ describe("the operators' and auditors' CLI (src/cli/main.ts), as a child process
       if (i % 30 === 0) await service.commands.execute(new DepositFunds(merchant.merchantId, `cli-top-up-${i}`, 2_000n, 'ops'));
       const result = await service.commands.execute(new SubmitOrder(orderInput(merchant.merchantId, `CLI-${i}`, { amount: BigInt(70 + i) })));
       if (result.outcome !== 'accepted') continue;
-      if (i % 3 === 0) await service.commands.execute(new ConfirmDelivery(result.order.order!.orderNo));
-      if (i % 3 === 1) await service.commands.execute(new RecordDeliveryFailure(result.order.order!.orderNo, 'INVALID_ACCOUNT', 'no such account'));
+      if (i % 3 === 0) await service.commands.execute(new SettleOrder(result.order.order!.orderNo));
+      if (i % 3 === 1) await service.commands.execute(new ReleaseFunds(result.order.order!.orderNo, 'INVALID_ACCOUNT', 'no such account'));
     }
     await service.catchUp();
   });

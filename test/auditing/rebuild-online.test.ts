@@ -1,6 +1,6 @@
-import { ConfirmDelivery } from '../../src/fulfilment/outcomes/confirm-delivery.command';
-import { RecordDeliveryFailure } from '../../src/fulfilment/outcomes/record-delivery-failure.command';
-import { SubmitOrder } from '../../src/merchant-api/submit/submit-order.command';
+import { SettleOrder } from '../../src/ledger/commands/settle-order/settle-order.command';
+import { ReleaseFunds } from '../../src/ledger/commands/release-funds/release-funds.command';
+import { SubmitOrder } from '../../src/ledger/commands/submit-order/submit-order.command';
 import { adminClient, Reply } from '../back-office/admin-client';
 import { orderInput } from '../support/fixtures';
 import { checkEventInvariants, checkReadModels } from '../support/invariants';
@@ -28,8 +28,8 @@ describe('POST /admin/v1/projections/rebuild: online, in the background', () => 
           const result = await service.commands.execute(new SubmitOrder(orderInput(merchant, `seed-${i}`)));
           if (result.outcome !== 'accepted') continue;
           const orderNo = result.order.order!.orderNo;
-          if (i % 3 === 0) await service.commands.execute(new ConfirmDelivery(orderNo));
-          if (i % 3 === 1) await service.commands.execute(new RecordDeliveryFailure(orderNo, 'UPSTREAM_REJECTED', 'rejected'));
+          if (i % 3 === 0) await service.commands.execute(new SettleOrder(orderNo));
+          if (i % 3 === 1) await service.commands.execute(new ReleaseFunds(orderNo, 'UPSTREAM_REJECTED', 'rejected'));
         }
       }),
     );

@@ -1,11 +1,11 @@
 import { formatAmount } from '../../src/shared/money';
 import { formatPosition, RecordedEvent } from '../../src/ledger/ports/event-store.port';
-import { DepositFunds } from '../../src/back-office/merchants/deposit-funds.command';
-import { ResolveOrder } from '../../src/back-office/reconciliation/resolve-order.command';
-import { ConfirmDelivery } from '../../src/fulfilment/outcomes/confirm-delivery.command';
-import { MarkResultUnknown } from '../../src/fulfilment/outcomes/mark-result-unknown.command';
-import { RecordDeliveryFailure } from '../../src/fulfilment/outcomes/record-delivery-failure.command';
-import { SubmitOrder } from '../../src/merchant-api/submit/submit-order.command';
+import { DepositFunds } from '../../src/ledger/commands/deposit-funds/deposit-funds.command';
+import { ResolveOrder } from '../../src/ledger/commands/resolve-order/resolve-order.command';
+import { SettleOrder } from '../../src/ledger/commands/settle-order/settle-order.command';
+import { MarkResultUnknown } from '../../src/ledger/commands/mark-result-unknown/mark-result-unknown.command';
+import { ReleaseFunds } from '../../src/ledger/commands/release-funds/release-funds.command';
+import { SubmitOrder } from '../../src/ledger/commands/submit-order/submit-order.command';
 import { walletStream } from '../../src/ledger/streams';
 import { adminClient } from '../back-office/admin-client';
 import { openWallet, orderInput } from '../support/fixtures';
@@ -35,8 +35,8 @@ describe('POST /admin/v1/audit/verify: the read models against a replay of the l
       const result = await service.commands.execute(new SubmitOrder(orderInput(merchant, `V-${i}`, { amount: BigInt(90 + (i % 60)) })));
       if (result.outcome !== 'accepted') continue;
       const orderNo = result.order.order!.orderNo;
-      if (i % 5 === 0) await service.commands.execute(new ConfirmDelivery(orderNo));
-      if (i % 5 === 1) await service.commands.execute(new RecordDeliveryFailure(orderNo, 'UPSTREAM_REJECTED', 'rejected'));
+      if (i % 5 === 0) await service.commands.execute(new SettleOrder(orderNo));
+      if (i % 5 === 1) await service.commands.execute(new ReleaseFunds(orderNo, 'UPSTREAM_REJECTED', 'rejected'));
       if (i % 5 === 2 || i % 5 === 3) {
         await service.commands.execute(new MarkResultUnknown(orderNo, 'timeout'));
         await service.commands.execute(new ResolveOrder(orderNo, i % 5 === 2 ? 'success' : 'failed', 'staff-1', 'checked upstream'));

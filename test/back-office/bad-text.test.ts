@@ -1,5 +1,5 @@
-import { MarkResultUnknown } from '../../src/fulfilment/outcomes/mark-result-unknown.command';
-import { SubmitOrder } from '../../src/merchant-api/submit/submit-order.command';
+import { MarkResultUnknown } from '../../src/ledger/commands/mark-result-unknown/mark-result-unknown.command';
+import { SubmitOrder } from '../../src/ledger/commands/submit-order/submit-order.command';
 import { openWallet, orderInput } from '../support/fixtures';
 import { serviceOnFreshDatabase } from '../support/service';
 import { adminClient, call, failure } from './admin-client';

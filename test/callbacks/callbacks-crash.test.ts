@@ -1,4 +1,4 @@
-import { ConfirmDelivery } from '../../src/fulfilment/outcomes/confirm-delivery.command';
+import { SettleOrder } from '../../src/ledger/commands/settle-order/settle-order.command';
 import { CALLBACK_ENV, callbackEndpoint } from '../support/callback-endpoint';
 import { spawnService } from '../support/child-service';
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
@@ -42,7 +42,7 @@ describe('callbacks across a SIGKILL and across two instances', () => {
 
       const child = await spawnService(db, SLOW_SCHEDULE);
       const settled = await startService(db); // settles the order; its own sender is off
-      await settled.commands.execute(new ConfirmDelivery(orderNo));
+      await settled.commands.execute(new SettleOrder(orderNo));
       await settled.stop();
       await until(() => endpoint.forOrder(orderNo).length >= 2);
       await new Promise((r) => setTimeout(r, 150)); // between attempt 2 and 3
@@ -73,7 +73,7 @@ describe('callbacks across a SIGKILL and across two instances', () => {
     try {
       const merchant = await provisionMerchant(a, { callbackUrl: endpoint.url });
       const orderNos = await finalOrders(a, merchant, 20);
-      await Promise.all(orderNos.map((o, i) => (i % 2 ? a : b).commands.execute(new ConfirmDelivery(o))));
+      await Promise.all(orderNos.map((o, i) => (i % 2 ? a : b).commands.execute(new SettleOrder(o))));
       await until(() => orderNos.every((o) => endpoint.forOrder(o).length >= 6));
       await new Promise((r) => setTimeout(r, 1500));
       for (const orderNo of orderNos) expect([orderNo, endpoint.forOrder(orderNo).length]).toEqual([orderNo, 6]);

@@ -1,8 +1,8 @@
 import { callbackPayload } from '../../src/callbacks/callback-worker';
-import { ConfirmDelivery } from '../../src/fulfilment/outcomes/confirm-delivery.command';
-import { RecordDeliveryFailure } from '../../src/fulfilment/outcomes/record-delivery-failure.command';
+import { SettleOrder } from '../../src/ledger/commands/settle-order/settle-order.command';
+import { ReleaseFunds } from '../../src/ledger/commands/release-funds/release-funds.command';
 import { loadAggregate } from '../../src/ledger/command-handling';
-import { orderDecider } from '../../src/ledger/order/order.decider';
+import { isFinal, orderDecider } from '../../src/ledger/order/order.decider';
 import { orderStream } from '../../src/ledger/streams';
 import { verifyCallback } from '../../src/merchant-client/signing';
 import { adminClient } from '../back-office/admin-client';
@@ -33,8 +33,8 @@ describe('callbacks: signed, acknowledged by the contract rule, retried on sched
       body: JSON.stringify({ out_trade_no: `CB-${++seq}`, sku_id: 'mlbb-86', account_id: '12345678', account_fields: { server_id: '3' } }),
     });
     const orderNo = reply.body.data.order_no as string;
-    if (outcome === 'success') await service.commands.execute(new ConfirmDelivery(orderNo));
-    else await service.commands.execute(new RecordDeliveryFailure(orderNo, 'INVALID_ACCOUNT', 'The account does not exist'));
+    if (outcome === 'success') await service.commands.execute(new SettleOrder(orderNo));
+    else await service.commands.execute(new ReleaseFunds(orderNo, 'INVALID_ACCOUNT', 'The account does not exist'));
     return orderNo;
   }
   const until = async (check: () => boolean, timeoutMs = 10_000) => {
@@ -151,7 +151,11 @@ describe('callbacks: signed, acknowledged by the contract rule, retried on sched
       const succeeded = await finalOrder(merchant, 'success');
       const failed = await finalOrder(merchant, 'failed');
       await until(() => endpoint.forOrder(succeeded).length >= 1 && endpoint.forOrder(failed).length >= 1);
-      const fromEvents = async (orderNo: string) => callbackPayload((await loadAggregate(service.store, orderStream(orderNo), orderDecider)).state);
+      const fromEvents = async (orderNo: string) => {
+        const { state } = await loadAggregate(service.store, orderStream(orderNo), orderDecider);
+        if (!isFinal(state)) throw new Error(`order ${orderNo} is ${state.stage}`);
+        return callbackPayload(state);
+      };
       for (const orderNo of [succeeded, failed]) expect(JSON.parse(endpoint.forOrder(orderNo)[0].body)).toEqual(await fromEvents(orderNo));
 
       // A redelivery is sent from the read model's row: the order's stream is not read.
@@ -231,7 +235,7 @@ describe('callbacks: the SSRF guard', () => {
         path: '/api/v2/topup/submit',
         body: JSON.stringify({ out_trade_no: 'SSRF-1', sku_id: 'mlbb-86', account_id: '1', account_fields: { server_id: '3' } }),
       });
-      await service.commands.execute(new ConfirmDelivery(reply.body.data.order_no));
+      await service.commands.execute(new SettleOrder(reply.body.data.order_no));
       const admin = adminClient(service.url);
       let log;
       for (let i = 0; i < 100; i++) {
@@ -264,7 +268,7 @@ describe('callbacks: one slow merchant does not hold up another', () => {
           path: '/api/v2/topup/submit',
           body: JSON.stringify({ out_trade_no: outTradeNo, sku_id: 'mlbb-86', account_id: '1', account_fields: { server_id: '3' } }),
         });
-        await service.commands.execute(new ConfirmDelivery(reply.body.data.order_no));
+        await service.commands.execute(new SettleOrder(reply.body.data.order_no));
         return reply.body.data.order_no as string;
       };
       for (let i = 0; i < 20; i++) await settle(slowMerchant, `SLOW-${i}`);

@@ -1,5 +1,5 @@
 import { startUpstreamSimulator, UpstreamSimulator } from '../../src/fulfilment/simulator/upstream-simulator';
-import { ResolveOrder } from '../../src/back-office/reconciliation/resolve-order.command';
+import { ResolveOrder } from '../../src/ledger/commands/resolve-order/resolve-order.command';
 import { checkEventInvariants } from '../support/invariants';
 import { awaitFinal, FULFILMENT_ENV } from '../support/fulfilment';
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';

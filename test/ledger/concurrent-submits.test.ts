@@ -1,5 +1,5 @@
-import { ConfirmDelivery } from '../../src/fulfilment/outcomes/confirm-delivery.command';
-import { SubmitOrder } from '../../src/merchant-api/submit/submit-order.command';
+import { SettleOrder } from '../../src/ledger/commands/settle-order/settle-order.command';
+import { SubmitOrder } from '../../src/ledger/commands/submit-order/submit-order.command';
 import { checkEventInvariants, checkReadModels } from '../support/invariants';
 import { openWallet, orderInput, walletAmounts } from '../support/fixtures';
 import { RunningService, serviceOnFreshDatabase, startService } from '../support/service';
@@ -26,7 +26,7 @@ describe('200 concurrent submits on one wallet with funds for 50', () => {
 
     const facts = await checkEventInvariants(service.store);
     expect(facts.violations).toEqual([]);
-    const mine = [...facts.orders.values()].filter((o) => o.order!.merchantId === merchant);
+    const mine = [...facts.orders.values()].filter((o) => o.order.merchantId === merchant);
     expect(mine.filter((o) => o.stage === 'accepted')).toHaveLength(50);
     expect(mine.filter((o) => o.stage === 'refused')).toHaveLength(150);
     await service.catchUp();
@@ -59,7 +59,7 @@ describe('two instances writing one hot wallet', () => {
           const instance = i % 2 ? a : b;
           const result = await instance.commands.execute(new SubmitOrder(orderInput(merchant, `TWO-${i}`)));
           // Half the accepted orders are settled at once, by the other instance: more writers on the wallet.
-          if (result.outcome === 'accepted' && i % 4 < 2) await (i % 2 ? b : a).commands.execute(new ConfirmDelivery(result.order.order!.orderNo));
+          if (result.outcome === 'accepted' && i % 4 < 2) await (i % 2 ? b : a).commands.execute(new SettleOrder(result.order.order!.orderNo));
           return result;
         }),
       );

@@ -1,15 +1,15 @@
 import { CommandBus } from '@nestjs/cqrs';
-import { DepositFunds } from '../../src/back-office/merchants/deposit-funds.command';
-import { OpenWallet } from '../../src/back-office/merchants/open-wallet.command';
-import { ResolveOrder } from '../../src/back-office/reconciliation/resolve-order.command';
-import { ConfirmDelivery } from '../../src/fulfilment/outcomes/confirm-delivery.command';
-import { MarkResultUnknown } from '../../src/fulfilment/outcomes/mark-result-unknown.command';
-import { RecordDeliveryFailure } from '../../src/fulfilment/outcomes/record-delivery-failure.command';
-import { RecordUpstreamAttempt } from '../../src/fulfilment/outcomes/record-upstream-attempt.command';
+import { DepositFunds } from '../../src/ledger/commands/deposit-funds/deposit-funds.command';
+import { OpenWallet } from '../../src/ledger/commands/open-wallet/open-wallet.command';
+import { ResolveOrder } from '../../src/ledger/commands/resolve-order/resolve-order.command';
+import { SettleOrder } from '../../src/ledger/commands/settle-order/settle-order.command';
+import { MarkResultUnknown } from '../../src/ledger/commands/mark-result-unknown/mark-result-unknown.command';
+import { ReleaseFunds } from '../../src/ledger/commands/release-funds/release-funds.command';
+import { RecordUpstreamAttempt } from '../../src/ledger/commands/record-upstream-attempt/record-upstream-attempt.command';
 import { loadAggregate } from '../../src/ledger/command-handling';
 import { orderDecider } from '../../src/ledger/order/order.decider';
 import { orderStream } from '../../src/ledger/streams';
-import { SubmitOrder } from '../../src/merchant-api/submit/submit-order.command';
+import { SubmitOrder } from '../../src/ledger/commands/submit-order/submit-order.command';
 import { CommandRefusedError } from '../../src/shared/command-refused';
 import { checkEventInvariants, checkReadModels } from '../support/invariants';
 import { openWallet, orderInput, walletAmounts } from '../support/fixtures';
@@ -116,23 +116,23 @@ describe('ledger commands against the running service', () => {
     }
     const wallet = (merchant: string) => walletAmounts(service.store, merchant);
 
-    it('ConfirmDelivery deducts once and succeeds; repeating it changes nothing', async () => {
+    it('SettleOrder deducts once and succeeds; repeating it changes nothing', async () => {
       const { merchant, orderNo } = await acceptedOrder('O-1');
-      expect((await commands.execute(new ConfirmDelivery(orderNo))).state.stage).toBe('succeeded');
-      expect((await commands.execute(new ConfirmDelivery(orderNo))).state.stage).toBe('succeeded');
+      expect((await commands.execute(new SettleOrder(orderNo))).state.stage).toBe('succeeded');
+      expect((await commands.execute(new SettleOrder(orderNo))).state.stage).toBe('succeeded');
       expect(await wallet(merchant)).toEqual([880n, 0n, 880n]);
-      await expect(commands.execute(new RecordDeliveryFailure(orderNo, 'UPSTREAM_REJECTED', 'no'))).rejects.toMatchObject({
+      await expect(commands.execute(new ReleaseFunds(orderNo, 'UPSTREAM_REJECTED', 'no'))).rejects.toMatchObject({
         code: 'ORDER_ALREADY_FINAL',
       });
     });
 
-    it('RecordDeliveryFailure releases once and fails with the fail code', async () => {
+    it('ReleaseFunds releases once and fails with the fail code', async () => {
       const { merchant, orderNo } = await acceptedOrder('O-2');
-      const failed = await commands.execute(new RecordDeliveryFailure(orderNo, 'INVALID_ACCOUNT', 'The account does not exist'));
+      const failed = await commands.execute(new ReleaseFunds(orderNo, 'INVALID_ACCOUNT', 'The account does not exist'));
       expect(failed.state).toMatchObject({ stage: 'failed', failCode: 'INVALID_ACCOUNT' });
-      expect((await commands.execute(new RecordDeliveryFailure(orderNo, 'INVALID_ACCOUNT', 'again'))).state.stage).toBe('failed');
+      expect((await commands.execute(new ReleaseFunds(orderNo, 'INVALID_ACCOUNT', 'again'))).state.stage).toBe('failed');
       expect(await wallet(merchant)).toEqual([1_000n, 0n, 1_000n]);
-      await expect(commands.execute(new ConfirmDelivery(orderNo))).rejects.toMatchObject({ code: 'ORDER_ALREADY_FINAL' });
+      await expect(commands.execute(new SettleOrder(orderNo))).rejects.toMatchObject({ code: 'ORDER_ALREADY_FINAL' });
     });
 
     it('RecordUpstreamAttempt on the order as its sender read it, and the outcome on the order as the attempt left it: decided without reading it again when that is current, read again and refused when the order has moved on since', async () => {
@@ -146,14 +146,14 @@ describe('ledger commands against the running service', () => {
         const sent = await commands.execute(new RecordUpstreamAttempt(current.orderNo, known));
         expect(sent.state.stage).toBe('sent');
         // The result carries the stream's revision: the outcome after it passes it on and reads nothing either.
-        const succeeded = await commands.execute(new ConfirmDelivery(current.orderNo, sent));
+        const succeeded = await commands.execute(new SettleOrder(current.orderNo, sent));
         expect(succeeded.state.stage).toBe('succeeded');
         expect(readsOf(current.orderNo)).toBe(0);
         expect(succeeded.revision).toBe((await service.store.readStream(orderStream(current.orderNo))).at(-1)!.revision);
 
         const moved = await acceptedOrder('O-8');
         const stale = await read(moved.orderNo);
-        await commands.execute(new RecordDeliveryFailure(moved.orderNo, 'INVALID_ACCOUNT', 'The account does not exist'));
+        await commands.execute(new ReleaseFunds(moved.orderNo, 'INVALID_ACCOUNT', 'The account does not exist'));
         const before = await service.store.readStream(orderStream(moved.orderNo));
         reads.mockClear();
         // The stale read's revision no longer holds: the order is read again, and a failed order takes no attempt.
@@ -169,10 +169,10 @@ describe('ledger commands against the running service', () => {
     it('an unknown result keeps the money frozen until staff resolve it', async () => {
       const { merchant, orderNo } = await acceptedOrder('O-3');
       expect((await commands.execute(new MarkResultUnknown(orderNo, 'timeout after sending'))).state.stage).toBe('unknown');
-      await expect(commands.execute(new RecordDeliveryFailure(orderNo, 'UPSTREAM_REJECTED', 'late'))).rejects.toMatchObject({
+      await expect(commands.execute(new ReleaseFunds(orderNo, 'UPSTREAM_REJECTED', 'late'))).rejects.toMatchObject({
         code: 'RESOLUTION_REQUIRED',
       });
-      await expect(commands.execute(new ConfirmDelivery(orderNo))).rejects.toMatchObject({ code: 'RESOLUTION_REQUIRED' });
+      await expect(commands.execute(new SettleOrder(orderNo))).rejects.toMatchObject({ code: 'RESOLUTION_REQUIRED' });
       expect(await wallet(merchant)).toEqual([1_000n, 120n, 880n]);
 
       const resolved = await commands.execute(new ResolveOrder(orderNo, 'failed', 'staff-1', 'upstream confirmed no delivery'));

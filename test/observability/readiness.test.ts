@@ -1,5 +1,5 @@
-import { DepositFunds } from '../../src/back-office/merchants/deposit-funds.command';
-import { OpenWallet } from '../../src/back-office/merchants/open-wallet.command';
+import { DepositFunds } from '../../src/ledger/commands/deposit-funds/deposit-funds.command';
+import { OpenWallet } from '../../src/ledger/commands/open-wallet/open-wallet.command';
 import { PrivatePostgres, startPrivatePostgres } from '../support/private-postgres';
 import { RunningService, startService } from '../support/service';
 

@@ -1,12 +1,12 @@
 import { Pool } from 'pg';
 import { allProjections } from '../../projections/all-projections';
 import { rebuildProjection } from '../../projections/rebuild';
-import { DepositFunds } from '../../src/back-office/merchants/deposit-funds.command';
-import { ResolveOrder } from '../../src/back-office/reconciliation/resolve-order.command';
-import { ConfirmDelivery } from '../../src/fulfilment/outcomes/confirm-delivery.command';
-import { MarkResultUnknown } from '../../src/fulfilment/outcomes/mark-result-unknown.command';
-import { RecordDeliveryFailure } from '../../src/fulfilment/outcomes/record-delivery-failure.command';
-import { SubmitOrder } from '../../src/merchant-api/submit/submit-order.command';
+import { DepositFunds } from '../../src/ledger/commands/deposit-funds/deposit-funds.command';
+import { ResolveOrder } from '../../src/ledger/commands/resolve-order/resolve-order.command';
+import { SettleOrder } from '../../src/ledger/commands/settle-order/settle-order.command';
+import { MarkResultUnknown } from '../../src/ledger/commands/mark-result-unknown/mark-result-unknown.command';
+import { ReleaseFunds } from '../../src/ledger/commands/release-funds/release-funds.command';
+import { SubmitOrder } from '../../src/ledger/commands/submit-order/submit-order.command';
 import { openWallet, orderInput } from '../support/fixtures';
 import { checkEventInvariants, checkReadModels } from '../support/invariants';
 import { RunningService, serviceOnFreshDatabase } from '../support/service';
@@ -38,8 +38,8 @@ describe('projection rebuild', () => {
       const result = await service.commands.execute(new SubmitOrder(orderInput(merchant, `${prefix}-${i}`, { amount: BigInt(100 + i) })));
       if (result.outcome !== 'accepted') continue;
       const orderNo = result.order.order!.orderNo;
-      if (i % 4 === 0) await service.commands.execute(new ConfirmDelivery(orderNo));
-      if (i % 4 === 1) await service.commands.execute(new RecordDeliveryFailure(orderNo, 'UPSTREAM_REJECTED', 'rejected'));
+      if (i % 4 === 0) await service.commands.execute(new SettleOrder(orderNo));
+      if (i % 4 === 1) await service.commands.execute(new ReleaseFunds(orderNo, 'UPSTREAM_REJECTED', 'rejected'));
       if (i % 4 === 2) {
         await service.commands.execute(new MarkResultUnknown(orderNo, 'timeout'));
         if (i % 8 === 2) await service.commands.execute(new ResolveOrder(orderNo, 'success', 'staff-1', 'checked'));

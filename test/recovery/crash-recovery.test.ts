@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { OrderState } from '../../src/ledger/order/order.decider';
+import { PlacedOrderState } from '../../src/ledger/order/order.decider';
 import { openWallet } from '../support/fixtures';
 import { checkEventInvariants, checkReadModels } from '../support/invariants';
 import { RunningService, startService, TEST_ENV } from '../support/service';
@@ -67,7 +67,7 @@ function expectAcknowledgedInLog(acks: readonly string[], log: Awaited<ReturnTyp
   for (const line of acks) {
     const [, kind, id, merchantOrStage, outcome] = line.split(' ');
     if (kind === 'submit' && outcome !== 'refused') {
-      expect([id, log.orders.get(id)?.order?.merchantId]).toEqual([id, merchantOrStage]);
+      expect([id, log.orders.get(id)?.order.merchantId]).toEqual([id, merchantOrStage]);
       expect(['placed', 'refused']).not.toContain(log.orders.get(id)!.stage);
     }
     if (kind === 'outcome') expect([id, log.orders.get(id)?.stage]).toEqual([id, merchantOrStage]);
@@ -114,7 +114,7 @@ describe('crash recovery: SIGKILL during a burst of commands', () => {
     // leaves orders half-done, or the test would not exercise recovery at all.
     const acks: string[] = [];
     let service!: RunningService;
-    let halfDone: OrderState[] = [];
+    let halfDone: PlacedOrderState[] = [];
     for (let crash = 1; halfDone.length === 0; crash++) {
       if (crash > MAX_CRASHES) throw new Error(`${MAX_CRASHES} crashes in a row left no order half-done`);
       const setup = await startService(db);
@@ -140,7 +140,7 @@ describe('crash recovery: SIGKILL during a burst of commands', () => {
 
       expectAcknowledgedInLog(acks, recovered);
       // The crash interrupted orders mid-way, and none of them is left so.
-      for (const order of halfDone) expect(['placed', 'succeeding', 'failing']).not.toContain(recovered.orders.get(order.order!.orderNo)!.stage);
+      for (const order of halfDone) expect(['placed', 'succeeding', 'failing']).not.toContain(recovered.orders.get(order.order.orderNo)!.stage);
     } finally {
       await service.stop();
     }

@@ -6,11 +6,11 @@
 import 'reflect-metadata';
 import { CommandBus } from '@nestjs/cqrs';
 import { loadConfig } from '../../src/config/config';
-import { DepositFunds } from '../../src/back-office/merchants/deposit-funds.command';
-import { ConfirmDelivery } from '../../src/fulfilment/outcomes/confirm-delivery.command';
-import { MarkResultUnknown } from '../../src/fulfilment/outcomes/mark-result-unknown.command';
-import { RecordDeliveryFailure } from '../../src/fulfilment/outcomes/record-delivery-failure.command';
-import { SubmitOrder } from '../../src/merchant-api/submit/submit-order.command';
+import { DepositFunds } from '../../src/ledger/commands/deposit-funds/deposit-funds.command';
+import { SettleOrder } from '../../src/ledger/commands/settle-order/settle-order.command';
+import { MarkResultUnknown } from '../../src/ledger/commands/mark-result-unknown/mark-result-unknown.command';
+import { ReleaseFunds } from '../../src/ledger/commands/release-funds/release-funds.command';
+import { SubmitOrder } from '../../src/ledger/commands/submit-order/submit-order.command';
 import { bootstrap } from '../../src/main';
 import { EVENT_STORE, EventStore } from '../../src/ledger/ports/event-store.port';
 
@@ -56,9 +56,9 @@ async function main() {
       say(`ACK submit ${orderNo} ${merchantId} ${result.outcome}`);
       const outcome =
         i % 3 === 0
-          ? new ConfirmDelivery(orderNo)
+          ? new SettleOrder(orderNo)
           : i % 3 === 1
-            ? new RecordDeliveryFailure(orderNo, 'INVALID_ACCOUNT', 'The account does not exist')
+            ? new ReleaseFunds(orderNo, 'INVALID_ACCOUNT', 'The account does not exist')
             : new MarkResultUnknown(orderNo, 'timeout after sending');
       const order = await commands.execute(outcome);
       say(`ACK outcome ${orderNo} ${order.state.stage}`);

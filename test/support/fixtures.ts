@@ -4,9 +4,9 @@ import { EventStore } from '../../src/ledger/ports/event-store.port';
 import { loadAggregate } from '../../src/ledger/command-handling';
 import { walletStream } from '../../src/ledger/streams';
 import { walletDecider } from '../../src/ledger/wallet/wallet.decider';
-import { DepositFunds } from '../../src/back-office/merchants/deposit-funds.command';
-import { OpenWallet } from '../../src/back-office/merchants/open-wallet.command';
-import { SubmitOrderInput } from '../../src/ledger/order/order-workflow';
+import { DepositFunds } from '../../src/ledger/commands/deposit-funds/deposit-funds.command';
+import { OpenWallet } from '../../src/ledger/commands/open-wallet/open-wallet.command';
+import { SubmitOrderInput } from '../../src/ledger/commands/submit-order/submit-order.command';
 
 export async function openWallet(commands: CommandBus, deposit: bigint, merchantId = `m-${randomUUID()}`): Promise<string> {
   await commands.execute(new OpenWallet(merchantId, 'USD'));

@@ -2,14 +2,15 @@ import { Pool } from 'pg';
 import { EventStore } from '../../src/ledger/ports/event-store.port';
 import { readSettledLog } from './settled-log';
 import { decodeEvent } from '../../src/ledger/event-codec';
-import { OrderEvent, orderDecider, OrderState } from '../../src/ledger/order/order.decider';
+import { OrderEvent, orderDecider, PlacedOrderState } from '../../src/ledger/order/order.decider';
 import { ORDER_STREAM_PREFIX, WALLET_STREAM_PREFIX } from '../../src/ledger/streams';
 import { holdKey, WalletEvent, walletDecider, WalletState } from '../../src/ledger/wallet/wallet.decider';
 
 export interface LedgerFacts {
   events: number;
   wallets: Map<string, WalletState>;
-  orders: Map<string, OrderState>;
+  /** Every order in the log, as its events leave it (an order's events begin with its placement). */
+  orders: Map<string, PlacedOrderState>;
   violations: string[];
 }
 
@@ -23,7 +24,7 @@ const ACTIVE = new Set(['accepted', 'sent', 'unknown', 'succeeding', 'failing'])
 export async function checkEventInvariants(store: EventStore, { settled = true } = {}): Promise<LedgerFacts> {
   const violations: string[] = [];
   const wallets = new Map<string, WalletState>();
-  const orders = new Map<string, OrderState>();
+  const orders = new Map<string, PlacedOrderState>();
   const deposits = new Map<string, bigint>();
   const deductions = new Map<string, bigint>();
   const frozenEvents = new Map<string, number>();
@@ -51,7 +52,8 @@ export async function checkEventInvariants(store: EventStore, { settled = true }
     } else if (recorded.streamId.startsWith(ORDER_STREAM_PREFIX)) {
       const orderNo = recorded.streamId.slice(ORDER_STREAM_PREFIX.length);
       const event = decodeEvent<OrderEvent>(recorded);
-      orders.set(orderNo, orderDecider.evolve(orders.get(orderNo) ?? orderDecider.initialState(), event));
+      const state = orderDecider.evolve(orders.get(orderNo) ?? orderDecider.initialState(), event);
+      if (state.stage !== 'none') orders.set(orderNo, state);
       if (event.type === 'OrderAccepted') acceptedPerOrder.set(orderNo, (acceptedPerOrder.get(orderNo) ?? 0) + 1);
     }
   }
@@ -67,7 +69,7 @@ export async function checkEventInvariants(store: EventStore, { settled = true }
   for (const [orderNo, count] of acceptedPerOrder) if (count > 1) violations.push(`order ${orderNo} accepted ${count} times`);
 
   for (const [orderNo, order] of orders) {
-    const placed = order.order!;
+    const placed = order.order;
     const wallet = wallets.get(placed.merchantId);
     const key = holdKey(orderNo, placed.attempt);
     const hold = wallet?.holds.get(key);
@@ -89,7 +91,7 @@ export async function checkEventInvariants(store: EventStore, { settled = true }
       for (const key of wallet.holds.keys()) {
         const [orderNo, attempt] = key.split('#');
         const order = orders.get(orderNo);
-        if (!order || !ACTIVE.has(order.stage) || String(order.order!.attempt) !== attempt) {
+        if (!order || !ACTIVE.has(order.stage) || String(order.order.attempt) !== attempt) {
           violations.push(`wallet ${merchant}: stray hold ${key} (order ${order?.stage ?? 'missing'})`);
         }
       }
@@ -135,7 +137,7 @@ export async function checkReadModels(pool: Pool, facts: LedgerFacts): Promise<s
   if (orders.rows.length !== facts.orders.size) violations.push(`rm_orders has ${orders.rows.length} rows, log has ${facts.orders.size} orders`);
   for (const row of orders.rows) {
     const o = facts.orders.get(row.order_no);
-    if (!o || o.stage !== row.stage || o.order!.attempt !== row.attempt || o.order!.amount !== BigInt(row.amount)) {
+    if (!o || o.stage !== row.stage || o.order.attempt !== row.attempt || o.order.amount !== BigInt(row.amount)) {
       violations.push(`rm_orders ${row.order_no}: ${row.stage}#${row.attempt} != ${o?.stage}#${o?.order?.attempt}`);
     }
   }

@@ -1,8 +1,8 @@
 import { CommandBus } from '@nestjs/cqrs';
-import { DepositFunds } from '../../src/back-office/merchants/deposit-funds.command';
-import { ConfirmDelivery } from '../../src/fulfilment/outcomes/confirm-delivery.command';
-import { RecordDeliveryFailure } from '../../src/fulfilment/outcomes/record-delivery-failure.command';
-import { SubmitOrder } from '../../src/merchant-api/submit/submit-order.command';
+import { DepositFunds } from '../../src/ledger/commands/deposit-funds/deposit-funds.command';
+import { SettleOrder } from '../../src/ledger/commands/settle-order/settle-order.command';
+import { ReleaseFunds } from '../../src/ledger/commands/release-funds/release-funds.command';
+import { SubmitOrder } from '../../src/ledger/commands/submit-order/submit-order.command';
 import { adminClient } from '../back-office/admin-client';
 import { orderInput } from './fixtures';
 import { provisionMerchant } from './merchant-fixture';
@@ -24,8 +24,8 @@ export async function buildWalletHistory(commands: CommandBus, merchantId: strin
         const result = await commands.execute(new SubmitOrder(orderInput(merchantId, `${prefix}-${i}`, { amount: BigInt(50 + (i % 70)) })));
         if (result.outcome !== 'accepted') continue;
         const orderNo = result.order.order!.orderNo;
-        if (i % 3 === 0) await commands.execute(new ConfirmDelivery(orderNo));
-        if (i % 3 === 1) await commands.execute(new RecordDeliveryFailure(orderNo, 'INVALID_ACCOUNT', 'no such account'));
+        if (i % 3 === 0) await commands.execute(new SettleOrder(orderNo));
+        if (i % 3 === 1) await commands.execute(new ReleaseFunds(orderNo, 'INVALID_ACCOUNT', 'no such account'));
       }
     }),
   );

@@ -1,6 +1,6 @@
 import { CheckedEvent, comparePositions, formatPosition, GlobalPosition, START } from '../../ledger/ports/event-store.port';
 import { decodeEvent } from '../../ledger/event-codec';
-import { OrderEvent, orderDecider, OrderState } from '../../ledger/order/order.decider';
+import { failureOf, isFinal, OrderEvent, orderDecider, OrderState } from '../../ledger/order/order.decider';
 import { ORDER_STREAM_PREFIX, WALLET_STREAM_PREFIX } from '../../ledger/streams';
 import { holdKey, WalletEvent, walletDecider, WalletState } from '../../ledger/wallet/wallet.decider';
 import { EventReference, referenceOf, Row } from './differences';
@@ -96,8 +96,6 @@ export class ExpectedWalletRows {
     };
   }
 }
-
-const FINAL_STAGES: ReadonlySet<string> = new Set(['succeeded', 'failed']);
 
 /**
  * What the log says each row should be, and which event said it, folded with
@@ -200,7 +198,7 @@ export class LedgerFold {
     if (event.type === 'OrderPlaced') Object.assign(facts, { placedBy: by, failBy: undefined, failCodeWritten: false });
     if (event.type === 'OrderDeliveryFailed' || event.type === 'OrderFailed') Object.assign(facts, { failBy: by, failCodeWritten: true });
     if (event.type === 'OrderResolved' && event.data.outcome === 'failed') Object.assign(facts, { failBy: by, failCodeWritten: false });
-    if (FINAL_STAGES.has(state.stage)) {
+    if (isFinal(state)) {
       this.orders.delete(orderNo);
       this.settled.push(facts);
     } else {
@@ -209,18 +207,18 @@ export class LedgerFold {
   }
 }
 
-export const isFinalStage = (stage: unknown) => typeof stage === 'string' && FINAL_STAGES.has(stage);
-
 /** The rm_orders row an order's events imply, and the event behind each column. */
 export function expectedOrderRow(facts: OrderFacts): { row: Row; explainers: Record<string, EventReference> } {
-  const placed = facts.state.order!;
+  const { state } = facts;
+  if (state.stage === 'none') throw new Error(`order ${facts.orderNo} has events but was never placed`);
+  const placed = state.order;
   return {
     row: {
       merchant_id: placed.merchantId,
-      stage: facts.state.stage,
+      stage: state.stage,
       attempt: placed.attempt,
       amount: placed.amount.toString(),
-      fail_code: facts.failCodeWritten ? (facts.state.failCode ?? null) : null,
+      fail_code: facts.failCodeWritten ? (failureOf(state)?.failCode ?? null) : null,
     },
     explainers: {
       merchant_id: facts.placedBy,

@@ -5,7 +5,8 @@ import { orderStream, walletStream } from '../../ledger/streams';
 import { readAhead } from '../read-ahead';
 import { Difference, DifferenceList, referenceOf, without } from './differences';
 import { lineDigest } from './line-digest';
-import { expectedOrderRow, ExpectedWalletRows, isFinalStage, LedgerFold, OrderFacts } from './ledger-fold';
+import { isFinalStage } from '../../ledger/order/order.decider';
+import { expectedOrderRow, ExpectedWalletRows, LedgerFold, OrderFacts } from './ledger-fold';
 import {
   differingOrders,
   finalOrderRowsOf,

@@ -7,7 +7,7 @@ import { ApiError } from '../../infrastructure/http/api-error';
 import { formatAmount, Minor } from '../../shared/money';
 import { recordAudit } from '../audit/audit-trail';
 import { inTransaction } from '../../infrastructure/postgres/transactions';
-import { DepositFunds } from './deposit-funds.command';
+import { DepositFunds } from '../../ledger/commands/deposit-funds/deposit-funds.command';
 
 // Advisory-lock class for deposit references (the two-key form never meets the migration lock).
 const DEPOSIT_LOCK_CLASS = 727_002;

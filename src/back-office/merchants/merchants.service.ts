@@ -8,7 +8,7 @@ import { newMerchantCredentials } from './merchant-credentials';
 import { CreateMerchantDto, DEFAULT_RATE_LIMIT, UpdateMerchantDto } from './merchant.dto';
 import { MerchantRow } from './merchant.view';
 import { MerchantsRepository } from './merchants.repository';
-import { OpenWallet } from './open-wallet.command';
+import { OpenWallet } from '../../ledger/commands/open-wallet/open-wallet.command';
 
 /** A change to a merchant, and what staff should know about it. */
 export interface MerchantChange {

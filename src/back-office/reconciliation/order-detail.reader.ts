@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ApiError } from '../../infrastructure/http/api-error';
 import { loadAggregate } from '../../ledger/command-handling';
-import { merchantStatus, orderDecider } from '../../ledger/order/order.decider';
+import { failureOf, isFinal, merchantStatus, orderDecider } from '../../ledger/order/order.decider';
 import { EVENT_STORE, EventStore, formatPosition } from '../../ledger/ports/event-store.port';
 import { orderStream } from '../../ledger/streams';
 import { isoTimestamp } from '../../shared/clock';
@@ -15,8 +15,9 @@ export class OrderDetailReader {
 
   async detail(orderNo: string) {
     const { state } = await loadAggregate(this.store, orderStream(orderNo), orderDecider);
-    const order = state.order;
-    if (!order) throw new ApiError(404, 'ORDER_NOT_FOUND', `No order ${orderNo}`);
+    if (state.stage === 'none') throw new ApiError(404, 'ORDER_NOT_FOUND', `No order ${orderNo}`);
+    const { order } = state;
+    const failure = failureOf(state);
     const history = await this.store.readStream(orderStream(orderNo));
     const resolved = [...history].reverse().find((e) => e.type === 'OrderResolved') as
       { data: { outcome: string; resolvedBy: string; at: string; note: string } } | undefined;
@@ -33,10 +34,10 @@ export class OrderDetailReader {
       currency: order.currency,
       attempt: order.attempt,
       upstream_attempts: state.upstreamAttempts,
-      fail_code: state.failCode ?? null,
-      fail_reason: state.failReason ?? null,
+      fail_code: failure?.failCode ?? null,
+      fail_reason: failure?.failReason ?? null,
       created_at: order.at,
-      completed_at: state.completedAt ?? null,
+      completed_at: isFinal(state) ? state.completedAt : null,
       // Who settled an unknown result, when and why; null unless staff did.
       resolution: resolved
         ? { outcome: resolved.data.outcome, resolved_by: resolved.data.resolvedBy, resolved_at: resolved.data.at, note: resolved.data.note }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { AuditTrail } from '../audit/audit-trail';
-import { ResolveOrder } from './resolve-order.command';
+import { ResolveOrder } from '../../ledger/commands/resolve-order/resolve-order.command';
 
 @Injectable()
 export class ResolveOrderService {

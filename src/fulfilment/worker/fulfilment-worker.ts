@@ -2,7 +2,6 @@ import { CommandBus } from '@nestjs/cqrs';
 import { Pool } from 'pg';
 import { EventStore } from '../../ledger/ports/event-store.port';
 import { Loaded, loadAggregate } from '../../ledger/command-handling';
-import { OrderOutcomeCommand } from '../../ledger/commands/order-outcome.command';
 import { orderDecider, OrderState } from '../../ledger/order/order.decider';
 import { CommandRefusedError } from '../../shared/command-refused';
 import { orderStream } from '../../ledger/streams';
@@ -11,11 +10,14 @@ import { DispatchedWorker, JobDispatcher } from '../../infrastructure/jobs/job-d
 import { StatementBatcher } from '../../infrastructure/postgres/statement-batcher';
 import { SkuRoutes } from '../../merchants';
 import { UpstreamProvider } from '../upstream/upstream.port';
-import { ConfirmDelivery } from '../outcomes/confirm-delivery.command';
-import { MarkResultUnknown } from '../outcomes/mark-result-unknown.command';
-import { RecordDeliveryFailure } from '../outcomes/record-delivery-failure.command';
-import { RecordUpstreamAttempt } from '../outcomes/record-upstream-attempt.command';
+import { MarkResultUnknown } from '../../ledger/commands/mark-result-unknown/mark-result-unknown.command';
+import { RecordUpstreamAttempt } from '../../ledger/commands/record-upstream-attempt/record-upstream-attempt.command';
+import { ReleaseFunds } from '../../ledger/commands/release-funds/release-funds.command';
+import { SettleOrder } from '../../ledger/commands/settle-order/settle-order.command';
 import { ClaimedJob, claimJobs } from './job-claims.queries';
+
+/** The ledger commands this worker sends. */
+type FulfilmentOutcome = RecordUpstreamAttempt | SettleOrder | ReleaseFunds | MarkResultUnknown;
 
 export interface FulfilmentOptions {
   concurrency: number;
@@ -67,14 +69,14 @@ export class FulfilmentWorker extends DispatchedWorker<ClaimedJob> {
     const loaded = await loadAggregate(this.store, orderStream(job.order_no), orderDecider);
     const { state } = loaded;
     if (state.stage !== 'accepted' && state.stage !== 'sent') return;
-    const order = state.order!;
+    const { order } = state;
     if (job.attempts >= this.options.maxAttempts) {
-      await this.run(new RecordDeliveryFailure(job.order_no, 'UPSTREAM_UNAVAILABLE', 'The upstream could not be reached; the top-up was never sent'));
+      await this.run(new ReleaseFunds(job.order_no, 'UPSTREAM_UNAVAILABLE', 'The upstream could not be reached; the top-up was never sent'));
       return;
     }
     const route = await this.routeOf(order.skuId);
     if (route === null) {
-      await this.run(new RecordDeliveryFailure(job.order_no, 'SKU_UNAVAILABLE', 'No upstream route can fulfil this SKU'));
+      await this.run(new ReleaseFunds(job.order_no, 'SKU_UNAVAILABLE', 'No upstream route can fulfil this SKU'));
       return;
     }
     // Recorded before sending: if the order moved on meanwhile, nothing is sent.
@@ -91,10 +93,10 @@ export class FulfilmentWorker extends DispatchedWorker<ClaimedJob> {
     });
     switch (outcome.kind) {
       case 'delivered':
-        await this.run(new ConfirmDelivery(job.order_no, sent));
+        await this.run(new SettleOrder(job.order_no, sent));
         return;
       case 'refused':
-        await this.run(new RecordDeliveryFailure(job.order_no, outcome.failCode, outcome.failReason, sent));
+        await this.run(new ReleaseFunds(job.order_no, outcome.failCode, outcome.failReason, sent));
         return;
       case 'unknown':
         await this.run(new MarkResultUnknown(job.order_no, outcome.reason, outcome.evidence, sent));
@@ -105,7 +107,7 @@ export class FulfilmentWorker extends DispatchedWorker<ClaimedJob> {
   }
 
   /** A command refused because the order moved on meanwhile (e.g. staff resolved it) is not an error here. */
-  private async run(command: OrderOutcomeCommand): Promise<Loaded<OrderState> | undefined> {
+  private async run(command: FulfilmentOutcome): Promise<Loaded<OrderState> | undefined> {
     try {
       return await this.commands.execute(command);
     } catch (error) {

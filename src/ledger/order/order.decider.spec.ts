@@ -2,7 +2,11 @@ import { fold } from '../../shared/decider';
 import { specify } from '../../shared/decider-specification';
 import {
   DeliveryFailCode,
+  endsOrder,
   FailCode,
+  FINAL_STAGES,
+  failureOf,
+  isFinal,
   UpstreamFailCode,
   merchantStatus,
   MerchantStatus,
@@ -410,6 +414,45 @@ describe('order decider', () => {
     it('refused -> placed again as attempt 2 -> accepted', () => {
       const events = run([placeOrder(), refuseOrder(1), placeOrder(), acceptOrder(2)]);
       expect(events).toEqual([placed(1), refused(1), placed(2), accepted(2)]);
+    });
+  });
+
+  describe('the state keyed on its stage', () => {
+    const histories: Array<[string, OrderEvent[]]> = [
+      ['placed', [placed()]],
+      ['refused', [placed(), refused()]],
+      ['accepted', [placed(), accepted()]],
+      ['sent', [placed(), accepted(), sentUpstream()]],
+      ['unknown', [placed(), accepted(), sentUpstream(), resultUnknown()]],
+      ['succeeding', [placed(), accepted(), sentUpstream(), deliveryConfirmed()]],
+      ['failing', [placed(), accepted(), sentUpstream(), deliveryFailed()]],
+      ['succeeded', [placed(), accepted(), sentUpstream(), deliveryConfirmed(), succeeded()]],
+      ['failed', [placed(), accepted(), sentUpstream(), deliveryFailed(), failed()]],
+      ['failed by staff', [placed(), accepted(), sentUpstream(), resultUnknown(), resolved('failed'), failed('RESOLVED_FAILED', RESOLVED_FAILED_REASON)]],
+    ];
+
+    it.each(histories)('%s: endsOrder says of the last event what isFinal says of the state it leaves', (_, events) => {
+      const state = fold(orderDecider, events);
+      expect(endsOrder(events[events.length - 1])).toBe(isFinal(state));
+      expect(isFinal(state)).toBe(FINAL_STAGES.includes(state.stage));
+    });
+
+    it('a failure is carried by failing and failed orders only, with what the merchant will see', () => {
+      const failures = histories.map(([name, events]) => [name, failureOf(fold(orderDecider, events))]);
+      expect(failures.filter(([, failure]) => failure !== undefined)).toEqual([
+        ['failing', { failCode: 'INVALID_ACCOUNT', failReason: 'account does not exist' }],
+        ['failed', { failCode: 'INVALID_ACCOUNT', failReason: 'account does not exist' }],
+        ['failed by staff', { failCode: 'RESOLVED_FAILED', failReason: RESOLVED_FAILED_REASON }],
+      ]);
+    });
+
+    it('a staff resolution stays on the order once it is final', () => {
+      expect(fold(orderDecider, histories[9][1])).toMatchObject({ stage: 'failed', resolvedBy: STAFF });
+      expect(fold(orderDecider, histories[7][1])).not.toHaveProperty('resolvedBy');
+    });
+
+    it('refuses to evolve an event that follows no placement: the log is broken', () => {
+      expect(() => fold(orderDecider, [accepted()])).toThrow('OrderAccepted on an order that was never placed');
     });
   });
 });

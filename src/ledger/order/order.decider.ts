@@ -62,26 +62,60 @@ export type OrderRefusalCode =
   | 'OUTCOME_NOT_DECIDED'
   | 'ORDER_ALREADY_FINAL';
 
-/**
- * Internal stages. Merchants see `processing` for accepted..failing; placed
- * and refused attempts are not orders to them at all.
- */
-export type OrderStage = 'none' | 'placed' | 'refused' | 'accepted' | 'sent' | 'unknown' | 'succeeding' | 'failing' | 'succeeded' | 'failed';
-
-export interface OrderState {
-  stage: OrderStage;
-  order?: PlacedOrder;
+/** What every order that was placed holds, whatever its stage. */
+interface Placed {
+  order: PlacedOrder;
+  /** Upstream sends so far: 0 until the order is first sent. */
   upstreamAttempts: number;
-  /** Why the latest attempt was refused, e.g. INSUFFICIENT_BALANCE. */
-  refusalCode?: string;
-  failCode?: FailCode;
-  failReason?: string;
-  /** The staff member who settled an unknown result, if one did. */
-  resolvedBy?: string;
-  completedAt?: string;
 }
 
-export const initialOrderState = (): OrderState => ({ stage: 'none', upstreamAttempts: 0 });
+/** The outcome is decided: success, by the upstream or by staff (`resolvedBy`). */
+interface Succeeding extends Placed {
+  resolvedBy?: string;
+}
+
+/** The outcome is decided: failure, with the code and reason the merchant will see. */
+interface Failing extends Placed {
+  failCode: FailCode;
+  failReason: string;
+  resolvedBy?: string;
+}
+
+/**
+ * An order's state, keyed on its stage: the compiler knows what each stage
+ * holds. Merchants see `processing` for accepted..failing; placed and
+ * refused attempts are not orders to them at all. `succeeding` and
+ * `failing` mean "decided, the wallet not settled yet".
+ */
+export type OrderState =
+  | { stage: 'none' }
+  | ({ stage: 'placed' } & Placed)
+  /** `refusalCode`: why the latest attempt was refused, e.g. INSUFFICIENT_BALANCE. */
+  | ({ stage: 'refused'; refusalCode: string } & Placed)
+  | ({ stage: 'accepted' | 'sent' | 'unknown' } & Placed)
+  | ({ stage: 'succeeding' } & Succeeding)
+  | ({ stage: 'failing' } & Failing)
+  | ({ stage: 'succeeded'; completedAt: string } & Succeeding)
+  | ({ stage: 'failed'; completedAt: string } & Failing);
+
+export type OrderStage = OrderState['stage'];
+/** An order that exists: any stage but none. */
+export type PlacedOrderState = Exclude<OrderState, { stage: 'none' }>;
+export type FinalOrderState = Extract<OrderState, { stage: 'succeeded' | 'failed' }>;
+export type DecidedOrderState = Extract<OrderState, { stage: 'succeeding' | 'failing' }>;
+
+/** The one definition of "final": nothing follows these stages. */
+export const FINAL_STAGES: readonly OrderStage[] = ['succeeded', 'failed'];
+export const isFinal = (state: OrderState): state is FinalOrderState => FINAL_STAGES.includes(state.stage);
+export const isFinalStage = (stage: unknown): boolean => FINAL_STAGES.includes(stage as OrderStage);
+/** Decided, not yet settled on the wallet. */
+export const isDecided = (state: OrderState): state is DecidedOrderState => state.stage === 'succeeding' || state.stage === 'failing';
+
+/** The failure a failing or failed order carries, for views that show any stage. */
+export const failureOf = (state: OrderState): { failCode: FailCode; failReason: string } | undefined =>
+  state.stage === 'failing' || state.stage === 'failed' ? { failCode: state.failCode, failReason: state.failReason } : undefined;
+
+export const initialOrderState = (): OrderState => ({ stage: 'none' });
 
 export const RESOLVED_FAILED_REASON = 'The upstream result could not be confirmed; reconciliation failed the order';
 
@@ -112,34 +146,31 @@ export function merchantStatus(stage: OrderStage): MerchantStatus | undefined {
   }
 }
 
+/**
+ * The events that make an order final (that evolve into FINAL_STAGES), for
+ * readers that see events rather than states, such as the callback schedule.
+ */
+export const endsOrder = (event: OrderEvent): boolean => event.type === 'OrderSucceeded' || event.type === 'OrderFailed';
+
 const IN_FULFILMENT: readonly OrderStage[] = ['accepted', 'sent'];
-const DECIDED: readonly OrderStage[] = ['succeeding', 'failing'];
-const FINAL: readonly OrderStage[] = ['succeeded', 'failed'];
 
 type OrderDecision = Decision<OrderEvent, OrderRefusalCode>;
 
 /** Why an order that is not in fulfilment cannot take an upstream outcome. */
 function notInFulfilment(state: OrderState): OrderDecision {
   if (state.stage === 'unknown') return refuse('RESOLUTION_REQUIRED', 'the upstream result is unknown: only reconciliation can settle this order');
-  if (DECIDED.includes(state.stage)) return refuse('OUTCOME_ALREADY_DECIDED', 'the outcome of this order is already decided');
-  if (FINAL.includes(state.stage)) return refuse('ORDER_ALREADY_FINAL', `the order is already ${state.stage}`);
+  if (isDecided(state)) return refuse('OUTCOME_ALREADY_DECIDED', 'the outcome of this order is already decided');
+  if (isFinal(state)) return refuse('ORDER_ALREADY_FINAL', `the order is already ${state.stage}`);
   return refuse('ORDER_NOT_ACCEPTED', 'the order has not been accepted');
 }
 
 function decide(command: OrderCommand, state: OrderState): OrderDecision {
-  if (command.type !== 'PlaceOrder' && state.stage === 'none') return refuse('ORDER_NOT_FOUND', 'no such order');
+  if (command.type === 'PlaceOrder') return decidePlacement(command, state);
+  if (state.stage === 'none') return refuse('ORDER_NOT_FOUND', 'no such order');
   switch (command.type) {
-    case 'PlaceOrder': {
-      if (state.stage === 'none' || state.stage === 'refused') {
-        return accept({ type: 'OrderPlaced', data: { ...command.order, attempt: (state.order?.attempt ?? 0) + 1 } });
-      }
-      return sameTarget(state.order!, command.order)
-        ? refuse('ORDER_EXISTS', 'an order with this out_trade_no and target exists')
-        : refuse('OUT_TRADE_NO_CONFLICT', 'out_trade_no was already used for a different target');
-    }
     case 'AcceptOrder':
     case 'RefuseOrder': {
-      if (state.stage !== 'placed' || state.order?.attempt !== command.attempt) {
+      if (state.stage !== 'placed' || state.order.attempt !== command.attempt) {
         return refuse('ATTEMPT_NOT_PENDING', `attempt ${command.attempt} is no longer pending`);
       }
       return command.type === 'AcceptOrder'
@@ -168,7 +199,7 @@ function decide(command: OrderCommand, state: OrderState): OrderDecision {
       });
     case 'ResolveOrder': {
       if (state.stage !== 'unknown') {
-        if (DECIDED.includes(state.stage) || FINAL.includes(state.stage)) return notInFulfilment(state);
+        if (isDecided(state) || isFinal(state)) return notInFulfilment(state);
         return refuse('ORDER_NOT_IN_RECONCILIATION', 'only orders with an unknown upstream result can be resolved');
       }
       const { outcome, resolvedBy, note, at } = command;
@@ -176,40 +207,64 @@ function decide(command: OrderCommand, state: OrderState): OrderDecision {
     }
     case 'CompleteOrder':
       if (state.stage === 'succeeding') return accept({ type: 'OrderSucceeded', data: { at: command.at } });
-      if (state.stage === 'failing') {
-        return accept({ type: 'OrderFailed', data: { failCode: state.failCode!, failReason: state.failReason!, at: command.at } });
-      }
-      if (FINAL.includes(state.stage)) return refuse('ORDER_ALREADY_FINAL', `the order is already ${state.stage}`);
+      if (state.stage === 'failing') return accept({ type: 'OrderFailed', data: { failCode: state.failCode, failReason: state.failReason, at: command.at } });
+      if (isFinal(state)) return refuse('ORDER_ALREADY_FINAL', `the order is already ${state.stage}`);
       return refuse('OUTCOME_NOT_DECIDED', 'the outcome of this order is not decided yet');
     default:
       return assertNever(command);
   }
 }
 
+/** A first placement, or the next attempt after a refused one; anything else is the same order again or a conflict. */
+function decidePlacement(command: Extract<OrderCommand, { type: 'PlaceOrder' }>, state: OrderState): OrderDecision {
+  if (state.stage === 'none' || state.stage === 'refused') {
+    const attempt = state.stage === 'none' ? 1 : state.order.attempt + 1;
+    return accept({ type: 'OrderPlaced', data: { ...command.order, attempt } });
+  }
+  return sameTarget(state.order, command.order)
+    ? refuse('ORDER_EXISTS', 'an order with this out_trade_no and target exists')
+    : refuse('OUT_TRADE_NO_CONFLICT', 'out_trade_no was already used for a different target');
+}
+
 function evolve(state: OrderState, event: OrderEvent): OrderState {
+  if (event.type === 'OrderPlaced') return { stage: 'placed', order: event.data, upstreamAttempts: 0 };
+  // Every other event follows a placement: the log says so, or it is broken.
+  if (state.stage === 'none') throw new Error(`${event.type} on an order that was never placed`);
+  const { order, upstreamAttempts } = state;
+  const resolvedBy = 'resolvedBy' in state ? state.resolvedBy : undefined;
   switch (event.type) {
-    case 'OrderPlaced':
-      return { stage: 'placed', order: event.data, upstreamAttempts: 0 };
     case 'OrderAccepted':
-      return { ...state, stage: 'accepted' };
+      return { stage: 'accepted', order, upstreamAttempts };
     case 'OrderRefused':
-      return { ...state, stage: 'refused', refusalCode: event.data.code };
+      return { stage: 'refused', order, upstreamAttempts, refusalCode: event.data.code };
     case 'OrderSentUpstream':
-      return { ...state, stage: 'sent', upstreamAttempts: event.data.upstreamAttempt };
+      return { stage: 'sent', order, upstreamAttempts: event.data.upstreamAttempt };
     case 'OrderResultUnknown':
-      return { ...state, stage: 'unknown' };
+      return { stage: 'unknown', order, upstreamAttempts };
     case 'OrderDeliveryConfirmed':
-      return { ...state, stage: 'succeeding' };
+      return { stage: 'succeeding', order, upstreamAttempts };
     case 'OrderDeliveryFailed':
-      return { ...state, stage: 'failing', failCode: event.data.failCode, failReason: event.data.failReason };
-    case 'OrderResolved':
+      return { stage: 'failing', order, upstreamAttempts, failCode: event.data.failCode, failReason: event.data.failReason };
+    case 'OrderResolved': {
+      const by = event.data.resolvedBy;
       return event.data.outcome === 'success'
-        ? { ...state, stage: 'succeeding', resolvedBy: event.data.resolvedBy }
-        : { ...state, stage: 'failing', failCode: 'RESOLVED_FAILED', failReason: RESOLVED_FAILED_REASON, resolvedBy: event.data.resolvedBy };
+        ? { stage: 'succeeding', order, upstreamAttempts, resolvedBy: by }
+        : { stage: 'failing', order, upstreamAttempts, failCode: 'RESOLVED_FAILED', failReason: RESOLVED_FAILED_REASON, resolvedBy: by };
+    }
     case 'OrderSucceeded':
-      return { ...state, stage: 'succeeded', completedAt: event.data.at };
-    case 'OrderFailed':
-      return { ...state, stage: 'failed', completedAt: event.data.at };
+      return { stage: 'succeeded', order, upstreamAttempts, ...(resolvedBy === undefined ? {} : { resolvedBy }), completedAt: event.data.at };
+    case 'OrderFailed': {
+      const { failCode, failReason } = event.data;
+      return {
+        stage: 'failed',
+        order,
+        upstreamAttempts,
+        failCode,
+        failReason,
+        ...(resolvedBy === undefined ? {} : { resolvedBy }),
+        completedAt: event.data.at,
+      };
+    }
     default:
       return assertNever(event);
   }

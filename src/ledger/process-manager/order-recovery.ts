@@ -2,7 +2,7 @@ import { EventStore } from '../ports/event-store.port';
 import { HeldFunds, RecoveryCandidates } from '../ports/recovery-candidates.port';
 import { loadAggregate } from '../command-handling';
 import { orderDecider } from '../order/order.decider';
-import { OrderWorkflow } from '../order/order-workflow';
+import { OrderSteps } from '../order/order-steps';
 import { orderStream } from '../streams';
 
 export interface RecoveryReport {
@@ -23,13 +23,13 @@ export class OrderRecovery {
   constructor(
     private readonly candidates: RecoveryCandidates,
     private readonly store: EventStore,
-    private readonly workflow: OrderWorkflow,
+    private readonly steps: OrderSteps,
   ) {}
 
   async sweep(graceMs: number): Promise<RecoveryReport> {
     const report: RecoveryReport = { ordersAdvanced: 0, holdsReleased: 0 };
     for (const orderNo of await this.candidates.stuckOrders(graceMs, SWEEP_LIMIT)) {
-      await this.workflow.advance(orderNo);
+      await this.steps.advance(orderNo);
       report.ordersAdvanced++;
     }
     for (const hold of await this.candidates.strayHolds(graceMs, SWEEP_LIMIT)) {
@@ -40,13 +40,13 @@ export class OrderRecovery {
 
   private async releaseIfStray({ merchantId, orderNo, attempt }: HeldFunds): Promise<boolean> {
     const { state } = await loadAggregate(this.store, orderStream(orderNo), orderDecider);
-    if (state.order?.attempt === attempt && state.stage === 'placed') {
-      await this.workflow.advance(orderNo);
+    if (state.stage === 'placed' && state.order.attempt === attempt) {
+      await this.steps.advance(orderNo);
       return false;
     }
-    const refusedOrReplaced = state.order?.attempt !== attempt || state.stage === 'refused';
+    const refusedOrReplaced = state.stage === 'none' || state.order.attempt !== attempt || state.stage === 'refused';
     if (!refusedOrReplaced) return false;
-    await this.workflow.releaseStrayHold(merchantId, orderNo, attempt);
+    await this.steps.releaseStrayHold(merchantId, orderNo, attempt);
     return true;
   }
 }

@@ -1,7 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { WarmupCandidates } from '../ports/warmup-candidates.port';
 import { WalletWriter } from './wallet-writer';
-import { logFailure } from '../../infrastructure/logging/log-failure';
 
 /** Where the start-up load of wallets stands, for the readiness probe. */
 export interface WarmupStatus {
@@ -43,6 +42,8 @@ export class WalletWarmup {
     private readonly count: number,
     /** The longest the load holds readiness back; after it the rest load on in the background. */
     private readonly maxWaitMs: number,
+    /** How a failed load is reported (the application's observer makes an outage one line). */
+    private readonly reportFailure: (message: string, error: unknown) => void = (message, error) => new Logger('WalletWarmup').error(message, error),
   ) {
     this.current = { state: count === 0 ? 'done' : 'loading', wanted: 0 };
   }
@@ -94,6 +95,6 @@ export class WalletWarmup {
 
   private failed(started: number, error: unknown): void {
     this.current = { state: 'failed', wanted: this.current.wanted, ms: Date.now() - started };
-    logFailure(this.logger, 'loading wallets at start-up failed; each loads at its first command instead', error);
+    this.reportFailure('loading wallets at start-up failed; each loads at its first command instead', error);
   }
 }

@@ -1,7 +1,7 @@
 import { Pool } from 'pg';
 import { EventStore } from '../../ledger/ports/event-store.port';
 import { deriveOrderNo } from '../../ledger/order/order-number';
-import { merchantStatus, orderDecider, OrderState } from '../../ledger/order/order.decider';
+import { failureOf, isFinal, merchantStatus, orderDecider, OrderState } from '../../ledger/order/order.decider';
 import { loadAggregate } from '../../ledger/command-handling';
 import { orderStream } from '../../ledger/streams';
 import type { OrderReadModelRow } from '../../../projections/orders.projection';
@@ -47,15 +47,16 @@ export class OrderReader {
     }
     // Not in the read model yet: the order's own stream.
     const { state } = await loadAggregate(this.store, orderStream(orderNo), orderDecider);
-    return state.order?.merchantId === merchantId ? factsOf(state) : undefined;
+    return state.stage !== 'none' && state.order.merchantId === merchantId ? factsOf(state) : undefined;
   }
 }
 
 /** The merchant's view of an order state, or undefined when there is no order to show. */
 export function factsOf(state: OrderState): OrderFacts | undefined {
   const status = merchantStatus(state.stage);
-  const order = state.order;
-  if (!status || !order) return undefined;
+  if (!status || state.stage === 'none') return undefined;
+  const { order } = state;
+  const failure = failureOf(state);
   return {
     orderNo: order.orderNo,
     outTradeNo: order.outTradeNo,
@@ -65,9 +66,9 @@ export function factsOf(state: OrderState): OrderFacts | undefined {
     currency: order.currency,
     accountId: order.accountId,
     accountFields: order.accountFields,
-    failCode: state.failCode,
-    failReason: state.failReason,
+    failCode: failure?.failCode,
+    failReason: failure?.failReason,
     createdAt: order.at,
-    completedAt: state.completedAt,
+    completedAt: isFinal(state) ? state.completedAt : undefined,
   };
 }

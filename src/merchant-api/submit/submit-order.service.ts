@@ -6,7 +6,7 @@ import { CommandRefusedError } from '../../shared/command-refused';
 import { OrderView, presentOrder } from '../orders/order.presenter';
 import { factsOf, OrderReader } from '../orders/order.reader';
 import { CatalogueReader, PricedSku } from '../products/catalogue.reader';
-import { SubmitOrder } from './submit-order.command';
+import { SubmitOrder } from '../../ledger/commands/submit-order/submit-order.command';
 import { SubmitOrderDto } from './submit-order.dto';
 
 export interface Submission {

@@ -1,8 +1,8 @@
 import { Command } from '@nestjs/cqrs';
-import { WalletSnapshot } from '../../ledger/commands/wallet-snapshot';
-import { Minor } from '../../shared/money';
+import { Minor } from '../../../shared/money';
+import { WalletSnapshot } from '../wallet-snapshot';
 
-/** Idempotent on its reference: the same deposit again changes nothing. */
+/** Money paid in by a merchant, credited to its wallet. Idempotent on its reference: the same deposit again changes nothing. */
 export class DepositFunds extends Command<WalletSnapshot> {
   constructor(
     readonly merchantId: string,
