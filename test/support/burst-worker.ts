@@ -12,16 +12,17 @@ import { MarkResultUnknown } from '../../src/ledger/commands/mark-result-unknown
 import { ReleaseFunds } from '../../src/ledger/commands/release-funds/release-funds.command';
 import { SubmitOrder } from '../../src/ledger/commands/submit-order/submit-order.command';
 import { bootstrap } from '../../src/main';
-import { EVENT_STORE, EventStore } from '../../src/ledger/ports/event-store.port';
+import { PostgresEventStore } from '../../src/infrastructure/event-store/postgres-event-store';
 
 async function main() {
   const merchants = (process.env.BURST_MERCHANTS ?? '').split(',');
   const { config } = loadConfig(process.env);
-  const app = await bootstrap(config);
   if (process.env.BURST_STEP_BY_STEP === 'true') {
-    // As with a store that appends one stream at a time (EventStoreDB): orders go step by step.
-    Object.defineProperty(app.get<EventStore>(EVENT_STORE), 'appendAtomically', { value: undefined });
+    // As with a store that appends one stream at a time (EventStoreDB): the ledger sees no atomic appends
+    // when it chooses how orders reach the log, at start-up, so orders go step by step.
+    Object.defineProperty(PostgresEventStore.prototype, 'appendAtomically', { value: undefined });
   }
+  const app = await bootstrap(config);
   const commands = app.get(CommandBus);
   const say = (line: string) => process.stdout.write(`${line}\n`);
   say('READY');
@@ -52,7 +53,7 @@ async function main() {
         say(`ACK submit burst-${i} ${merchantId} refused`);
         continue;
       }
-      const orderNo = result.order.order!.orderNo;
+      const orderNo = result.order.order.orderNo;
       say(`ACK submit ${orderNo} ${merchantId} ${result.outcome}`);
       const outcome =
         i % 3 === 0
