@@ -5,7 +5,7 @@ import { consoleSessionMigrations } from './back-office/auth/console-sessions';
 import { callbackMigrations } from './callbacks/callbacks.migrations';
 import { AppConfig } from './config/config';
 import { simulatorMigrations } from './fulfilment/simulator/simulator-store';
-import { eventStoreMigrations } from './infrastructure/event-store/postgres-event-store';
+import { eventStoreMigrations } from './infrastructure/event-store/postgres-event-store.migrations';
 import { Migration } from './infrastructure/postgres/migrations';
 import { merchantApiMigrations } from './merchant-api/gateway/replay-guard';
 import { provisioningMigrations } from './merchants/provisioning.migrations';

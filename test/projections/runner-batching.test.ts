@@ -1,6 +1,7 @@
 import { Projection } from '../../projections/projection';
 import { InProcessProjectionRunner, projectionMigrations } from '../../projections/projection-runner';
-import { eventStoreMigrations, PostgresEventStore } from '../../src/infrastructure/event-store/postgres-event-store';
+import { PostgresEventStore } from '../../src/infrastructure/event-store/postgres-event-store';
+import { eventStoreMigrations } from '../../src/infrastructure/event-store/postgres-event-store.migrations';
 import { migrate } from '../../src/infrastructure/postgres/migrations';
 import { encodeEvent } from '../../src/ledger/event-codec';
 import { ANY } from '../../src/ledger/ports/event-store.port';
