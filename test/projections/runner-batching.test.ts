@@ -14,7 +14,7 @@ import { createTestDatabase, TestDatabase } from '../support/test-database';
 const seenEvents: Projection<'seen_events'> = {
   name: 'seen-events',
   tables: ['seen_events'],
-  schema: [(t) => `create table ${t.seen_events} (event_id uuid primary key)`],
+  migrations: [{ id: 'projections/seen-events/001-tables', sql: (t) => `create table ${t.seen_events} (event_id uuid primary key)` }],
   apply: (event, t) => [{ text: `insert into ${t.seen_events} (event_id) values ($1)`, values: [event.recorded.id] }],
 };
 
