@@ -13,8 +13,10 @@ type Tables = 'callback_deliveries';
 export const callbackScheduleProjection: Projection<Tables> = {
   name: 'callback-schedule',
   tables: ['callback_deliveries'],
-  schema: [
-    (t) => `
+  migrations: [
+    {
+      id: 'projections/callback-schedule/001-tables',
+      sql: (t) => `
     create table ${t.callback_deliveries} (
       order_no      text        primary key,
       -- Known after the first attempt loaded the order; used to cap each merchant's share.
@@ -30,6 +32,7 @@ export const callbackScheduleProjection: Projection<Tables> = {
       created_at    timestamptz not null
     );
     create index on ${t.callback_deliveries} (due_at) where state = 'pending';`,
+    },
   ],
   apply: (event, t) => scheduleCallbacks([event], t),
   applyAll: scheduleCallbacks,

@@ -1,16 +1,5 @@
 import { PoolClient } from 'pg';
 import { GlobalPosition, START } from '../src/ledger/ports/event-store.port';
-import { Migration } from '../src/infrastructure/postgres/migrations';
-
-export const checkpointMigration: Migration = {
-  id: 'projections/000-checkpoints',
-  sql: `create table projection_checkpoints (
-    name             text        primary key,
-    position_commit  bigint      not null,
-    position_prepare bigint      not null,
-    updated_at       timestamptz not null default now()
-  )`,
-};
 
 /** Reads a checkpoint and locks it until the transaction ends. */
 export async function lockCheckpoint(client: PoolClient, name: string): Promise<GlobalPosition> {

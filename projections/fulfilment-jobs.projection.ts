@@ -14,8 +14,10 @@ type Tables = 'fulfilment_jobs';
 export const fulfilmentJobsProjection: Projection<Tables> = {
   name: 'fulfilment-jobs',
   tables: ['fulfilment_jobs'],
-  schema: [
-    (t) => `
+  migrations: [
+    {
+      id: 'projections/fulfilment-jobs/001-tables',
+      sql: (t) => `
     create table ${t.fulfilment_jobs} (
       order_no        text        primary key,
       done            boolean     not null default false,
@@ -28,6 +30,7 @@ export const fulfilmentJobsProjection: Projection<Tables> = {
       accepted_at     timestamptz not null
     );
     create index on ${t.fulfilment_jobs} (next_attempt_at) where not done;`,
+    },
   ],
   apply: (event, t) => applyFulfilmentEvents([event], t),
   applyAll: applyFulfilmentEvents,

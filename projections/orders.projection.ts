@@ -40,8 +40,10 @@ export interface OrderReadModelRow {
 export const ordersProjection: Projection<Tables> = {
   name: 'orders',
   tables: ['rm_orders'],
-  schema: [
-    (t) => `
+  migrations: [
+    {
+      id: 'projections/orders/001-tables',
+      sql: (t) => `
     create table ${t.rm_orders} (
       order_no          text        primary key,
       merchant_id       text        not null,
@@ -67,13 +69,20 @@ export const ordersProjection: Projection<Tables> = {
       unique (merchant_id, out_trade_no)
     );
     create index on ${t.rm_orders} (stage, updated_at) where stage not in ('succeeded', 'failed', 'refused');`,
-    (t) => `
+    },
+    {
+      id: 'projections/orders/002',
+      sql: (t) => `
     alter table ${t.rm_orders} add column unknown_reason text, add column unknown_evidence text;`,
+    },
     // The back office's order search: newest first, and by the identifiers a support ticket quotes.
-    (t) => `
+    {
+      id: 'projections/orders/003',
+      sql: (t) => `
     create index on ${t.rm_orders} (created_at desc, order_no desc);
     create index on ${t.rm_orders} (out_trade_no);
     create index on ${t.rm_orders} (account_id);`,
+    },
   ],
   apply: (event, t) => writeOrders([event], t),
   applyAll: writeOrders,

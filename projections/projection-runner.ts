@@ -1,18 +1,15 @@
 import { escapeLiteral, Pool, QueryResult } from 'pg';
 import { comparePositions, EventStore, GlobalPosition, RecordedEvent, START, Subscription } from '../src/ledger/ports/event-store.port';
 import { Migration } from '../src/infrastructure/postgres/migrations';
-import { checkpointMigration, lockCheckpoint } from './checkpoints';
+import { lockCheckpoint } from './checkpoints';
+import { checkpointMigrations } from './checkpoints.migrations';
 import { decodeLedgerEvent, LedgerEvent } from './ledger-event';
 import { liveTables, Projection, Statement, TableNames } from './projection';
 import { inlineStatements } from './statement-batch';
 
+/** The checkpoints' table, then each projection's migrations on its live tables. */
 export function projectionMigrations(projections: readonly Projection[]): Migration[] {
-  return [
-    checkpointMigration,
-    ...projections.flatMap((p) =>
-      p.schema.map((step, i) => ({ id: `projections/${p.name}/${String(i + 1).padStart(3, '0')}${i === 0 ? '-tables' : ''}`, sql: step(liveTables(p)) })),
-    ),
-  ];
+  return [...checkpointMigrations, ...projections.flatMap((p) => p.migrations.map(({ id, sql }) => ({ id, sql: sql(liveTables(p)) })))];
 }
 
 /** A projection as one batch applies it: under which checkpoint, into which tables. */

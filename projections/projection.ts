@@ -23,12 +23,10 @@ export interface Projection<K extends string = string> {
   readonly name: string;
   readonly tables: readonly K[];
   /**
-   * DDL for the tables under the given names, as steps: each step is a
-   * migration of the live tables (never edited once released), and a
-   * rebuild runs them all on fresh tables. Indexes are left unnamed so
-   * copies never clash.
+   * The DDL of the tables, in release order: each is a migration of the live
+   * tables, and a rebuild runs them all on fresh tables.
    */
-  readonly schema: readonly ((t: TableNames<K>) => string)[];
+  readonly migrations: readonly ProjectionMigration<K>[];
   apply(event: LedgerEvent, t: TableNames<K>): readonly Statement[];
   /**
    * The statements for a batch's events (those past the checkpoint, in log
@@ -37,6 +35,17 @@ export interface Projection<K extends string = string> {
    * runner uses it when it is there.
    */
   applyAll?(events: readonly LedgerEvent[], t: TableNames<K>): readonly Statement[];
+}
+
+/**
+ * A migration like every other (Migration: an id stable forever, never edited
+ * once released), written against the tables' names so that a rebuild can
+ * run it on fresh ones. Indexes are left unnamed so copies never clash.
+ */
+export interface ProjectionMigration<K extends string = string> {
+  /** "projections/<projection name>/NNN-what" */
+  readonly id: string;
+  readonly sql: (t: TableNames<K>) => string;
 }
 
 /** The projection's tables under their names plus a suffix: a rebuild's fresh copies, a test's own. */

@@ -28,7 +28,7 @@ export async function rebuildProjection(
   const live = liveTables(projection);
   const fresh = suffixedTables(projection, `__${generation}`);
   const shadowCheckpoint = `${projection.name}__${generation}`;
-  for (const step of projection.schema) await pool.query(step(fresh));
+  for (const migration of projection.migrations) await pool.query(migration.sql(fresh));
 
   let position = START;
   let events = 0;

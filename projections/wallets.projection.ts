@@ -26,8 +26,10 @@ export const isSnapshotRevision = (revision: bigint | number) => (Number(revisio
 export const walletsProjection: Projection<Tables> = {
   name: 'wallets',
   tables: ['rm_wallets', 'rm_wallet_holds', 'rm_statement_lines', 'rm_wallet_snapshots'],
-  schema: [
-    (t) => `
+  migrations: [
+    {
+      id: 'projections/wallets/001-tables',
+      sql: (t) => `
     create table ${t.rm_wallets} (
       merchant_id text        primary key,
       currency    text        not null,
@@ -65,9 +67,12 @@ export const walletsProjection: Projection<Tables> = {
       primary key (merchant_id, revision)
     );
     create index on ${t.rm_statement_lines} (merchant_id, occurred_at);`,
+    },
     // The wallet after the event at `revision`, and which event that is: its
     // global position, the time the log recorded it and its chain hash.
-    (t) => `
+    {
+      id: 'projections/wallets/002',
+      sql: (t) => `
     create table ${t.rm_wallet_snapshots} (
       merchant_id      text        not null,
       revision         bigint      not null,
@@ -79,6 +84,7 @@ export const walletsProjection: Projection<Tables> = {
       frozen           bigint      not null,
       primary key (merchant_id, revision)
     );`,
+    },
   ],
   apply: (event, t) => applyWalletEvents([event], t),
   applyAll: applyWalletEvents,

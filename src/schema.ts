@@ -1,13 +1,13 @@
 import { fedProjections } from '../projections/all-projections';
 import { projectionMigrations } from '../projections/projection-runner';
-import { rebuildRunMigrations } from './back-office/auditors/rebuild-runs';
-import { consoleSessionMigrations } from './back-office/auth/console-sessions';
+import { rebuildRunMigrations } from './back-office/auditors/rebuild-runs.migrations';
+import { consoleSessionMigrations } from './back-office/auth/console-sessions.migrations';
 import { callbackMigrations } from './callbacks/callbacks.migrations';
 import { AppConfig } from './config/config';
-import { simulatorMigrations } from './fulfilment/simulator/simulator-store';
-import { eventStoreMigrations } from './infrastructure/event-store/postgres-event-store';
+import { simulatorMigrations } from './fulfilment/simulator/simulator-store.migrations';
+import { eventStoreMigrations } from './infrastructure/event-store/postgres-event-store.migrations';
 import { Migration } from './infrastructure/postgres/migrations';
-import { merchantApiMigrations } from './merchant-api/gateway/replay-guard';
+import { merchantApiMigrations } from './merchant-api/gateway/replay-guard.migrations';
 import { provisioningMigrations } from './merchants/provisioning.migrations';
 
 /** Every table the service owns, in the order they are created at start-up. */

@@ -1,5 +1,6 @@
 import { Migration } from '../infrastructure/postgres/migrations';
 
+/** The log of callback attempts, one row per attempt number. */
 export const callbackMigrations: readonly Migration[] = [
   {
     id: 'callbacks/001-attempts',

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Pool } from 'pg';
 import { migrate } from '../../src/infrastructure/postgres/migrations';
-import { eventStoreMigrations, PostgresEventStore } from '../../src/infrastructure/event-store/postgres-event-store';
+import { PostgresEventStore } from '../../src/infrastructure/event-store/postgres-event-store';
+import { eventStoreMigrations } from '../../src/infrastructure/event-store/postgres-event-store.migrations';
 import { ANY, NO_STREAM, RecordedEvent, START, WrongExpectedRevisionError } from '../../src/ledger/ports/event-store.port';
 import { lastPosition } from '../support/settled-log';
 import { PlanTestDatabase, planTestDatabase } from '../support/table-scans';

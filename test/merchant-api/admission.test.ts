@@ -1,5 +1,5 @@
 import { migrate } from '../../src/infrastructure/postgres/migrations';
-import { merchantApiMigrations } from '../../src/merchant-api/gateway/replay-guard';
+import { merchantApiMigrations } from '../../src/merchant-api/gateway/replay-guard.migrations';
 import { provisioningMigrations } from '../../src/merchants/provisioning.migrations';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 

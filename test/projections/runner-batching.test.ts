@@ -1,6 +1,7 @@
 import { Projection } from '../../projections/projection';
 import { InProcessProjectionRunner, projectionMigrations } from '../../projections/projection-runner';
-import { eventStoreMigrations, PostgresEventStore } from '../../src/infrastructure/event-store/postgres-event-store';
+import { PostgresEventStore } from '../../src/infrastructure/event-store/postgres-event-store';
+import { eventStoreMigrations } from '../../src/infrastructure/event-store/postgres-event-store.migrations';
 import { migrate } from '../../src/infrastructure/postgres/migrations';
 import { encodeEvent } from '../../src/ledger/event-codec';
 import { ANY } from '../../src/ledger/ports/event-store.port';
@@ -13,7 +14,7 @@ import { createTestDatabase, TestDatabase } from '../support/test-database';
 const seenEvents: Projection<'seen_events'> = {
   name: 'seen-events',
   tables: ['seen_events'],
-  schema: [(t) => `create table ${t.seen_events} (event_id uuid primary key)`],
+  migrations: [{ id: 'projections/seen-events/001-tables', sql: (t) => `create table ${t.seen_events} (event_id uuid primary key)` }],
   apply: (event, t) => [{ text: `insert into ${t.seen_events} (event_id) values ($1)`, values: [event.recorded.id] }],
 };
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Client, PoolConfig } from 'pg';
 import { allProjections } from '../../projections/all-projections';
 import { projectionMigrations } from '../../projections/projection-runner';
-import { eventStoreMigrations } from '../../src/infrastructure/event-store/postgres-event-store';
+import { eventStoreMigrations } from '../../src/infrastructure/event-store/postgres-event-store.migrations';
 import { connectionConfig } from '../../src/config/database-connection';
 import { createPool, ensureDatabase, quoteIdentifier } from '../../src/infrastructure/postgres/connection';
 import { migrate, Migration } from '../../src/infrastructure/postgres/migrations';

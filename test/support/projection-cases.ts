@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { checkpointMigration } from '../../projections/checkpoints';
+import { checkpointMigrations } from '../../projections/checkpoints.migrations';
 import { decodeLedgerEvent, LedgerEvent } from '../../projections/ledger-event';
 import { Projection, suffixedTables, TableNames } from '../../projections/projection';
 import { applyBatch } from '../../projections/projection-runner';
@@ -19,7 +19,7 @@ export function projectionCases<K extends string>(projection: Projection<K>) {
   let cases = 0;
   beforeAll(async () => {
     db = await createTestDatabase();
-    await migrate(db.pool, [checkpointMigration]);
+    await migrate(db.pool, checkpointMigrations);
   });
   afterAll(async () => {
     await db.drop();
@@ -27,7 +27,7 @@ export function projectionCases<K extends string>(projection: Projection<K>) {
 
   const freshTables = async (): Promise<TableNames<K>> => {
     const tables = suffixedTables(projection, `_case_${++cases}`);
-    for (const step of projection.schema) await db.pool.query(step(tables));
+    for (const migration of projection.migrations) await db.pool.query(migration.sql(tables));
     return tables;
   };
   return {

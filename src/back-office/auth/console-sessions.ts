@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
-import { Migration } from '../../infrastructure/postgres/migrations';
 import { BUILT_IN_ADMIN, StaffMember, StaffRole } from './staff-member';
 import { StaffAuthenticator } from './staff-authenticator';
 import { hashStaffToken } from './staff-token';
@@ -10,25 +9,6 @@ import { hashStaffToken } from './staff-token';
 /** A session ends this long after sign-in, or after this long without a request, whichever comes first. */
 export const SESSION_LIFETIME_SECONDS = 12 * 3600;
 export const SESSION_IDLE_SECONDS = 30 * 60;
-
-export const consoleSessionMigrations: readonly Migration[] = [
-  {
-    id: 'console/001-sessions',
-    sql: `
-      -- Console sign-ins. Only the SHA-256 of the cookie's value is kept, like a staff token's.
-      -- token_hash is the hash of the token signed in with: a session lives only as long as it does.
-      create table console_sessions (
-        id_hash      bytea       primary key,
-        staff_id     text        not null,
-        token_hash   bytea       not null,
-        csrf_token   text        not null,
-        created_at   timestamptz not null default now(),
-        last_seen_at timestamptz not null default now()
-      );
-      create index on console_sessions (staff_id);
-    `,
-  },
-];
 
 export interface ConsoleSession {
   staff: StaffMember;

@@ -7,7 +7,8 @@
  */
 import { createPool, ensureDatabase } from '../../infrastructure/postgres/connection';
 import { migrate } from '../../infrastructure/postgres/migrations';
-import { MemorySimulatorStore, PostgresSimulatorStore, simulatorMigrations } from './simulator-store';
+import { MemorySimulatorStore, PostgresSimulatorStore } from './simulator-store';
+import { simulatorMigrations } from './simulator-store.migrations';
 import { startUpstreamSimulator } from './upstream-simulator';
 
 async function main() {

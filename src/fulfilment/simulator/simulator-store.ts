@@ -1,5 +1,4 @@
 import { Pool } from 'pg';
-import { Migration } from '../../infrastructure/postgres/migrations';
 import { StatementBatcher } from '../../infrastructure/postgres/statement-batcher';
 
 /** The simulator's answer to a top-up, decided when it first receives the order. */
@@ -39,22 +38,6 @@ export class MemorySimulatorStore implements SimulatorStore {
     return { kept: topUp, first: true };
   }
 }
-
-export const simulatorMigrations: readonly Migration[] = [
-  {
-    id: 'upstream-simulator/001-topups',
-    sql: `
-      -- What the built-in upstream simulator received, so that it answers the
-      -- same after a restart. Not the service's data: the simulator's own.
-      create table upstream_simulator_topups (
-        order_no    text        primary key,
-        reply       jsonb       not null,
-        ready_at    timestamptz not null,
-        received_at timestamptz not null default now()
-      );
-    `,
-  },
-];
 
 interface StoredTopUp {
   order_no: string;

@@ -1,7 +1,18 @@
 import { Pool } from 'pg';
 
+/**
+ * One step of the schema. The owner of tables declares their migrations in a
+ * `.migrations.ts` file of their own beside the code that uses them
+ * (console-sessions.migrations.ts beside console-sessions.ts;
+ * callbacks.migrations.ts for the tables of the whole callbacks capability),
+ * as a `readonly Migration[]` named `<owner>Migrations`, in release order,
+ * every id written out. A projection declares its own on the projection
+ * (ProjectionMigration), against its tables' names, so that a rebuild can run
+ * them on fresh tables. src/schema.ts lists them all. A migration once
+ * released is never edited: a change is a new migration.
+ */
 export interface Migration {
-  /** Unique and stable forever, e.g. "event-store/001-events". */
+  /** Unique and stable forever, e.g. "event-store/001-events": schema_migrations records it as applied. */
   readonly id: string;
   readonly sql: string;
 }

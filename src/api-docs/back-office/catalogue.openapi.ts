@@ -1,0 +1,113 @@
+import { BACK_OFFICE_ROUTES, documentedPath } from '../../back-office/routes.public';
+import { array, boolean, closed, identifier, money, nullable, Schema, string, timestamp } from '../schema-kit';
+import { displayName, listOf, listParameters, merchantId, ok, operation, PathItems, pathId, refusals } from './route-kit';
+
+const sku: Schema = closed({
+  sku_id: string(),
+  product_id: string(),
+  name: string(),
+  required_account_fields: array(string()),
+  supports_account_check: boolean,
+  on_shelf: boolean,
+  route: nullable(string()),
+});
+
+/** The catalogue and a merchant's prices, page by page. */
+export function catalogueListings(): PathItems {
+  return {
+    [documentedPath(BACK_OFFICE_ROUTES.products)]: {
+      get: operation({
+        summary: 'List products, in id order',
+        roles: ['admin'],
+        parameters: listParameters([['name', 'A part of the name, any case', string()]]),
+        responses: { 200: ok('A page of products', listOf('products', closed({ product_id: string(), name: string() }))), ...refusals({}) },
+      }),
+    },
+    [documentedPath(BACK_OFFICE_ROUTES.skus)]: {
+      get: operation({
+        summary: 'List SKUs, in id order',
+        roles: ['admin'],
+        parameters: listParameters([
+          ['product_id', 'The product', identifier],
+          ['on_shelf', 'true or false', { enum: ['true', 'false'] }],
+          ['name', 'A part of the name, any case', string()],
+        ]),
+        responses: { 200: ok('A page of SKUs', listOf('skus', sku)), ...refusals({}) },
+      }),
+    },
+    [documentedPath(BACK_OFFICE_ROUTES.prices)]: {
+      get: operation({
+        summary: "List a merchant's prices, in SKU order",
+        roles: ['admin'],
+        parameters: [merchantId, ...listParameters([])],
+        responses: {
+          200: ok(
+            'A page of prices',
+            listOf(
+              'prices',
+              closed({
+                merchant_id: string(),
+                sku_id: string(),
+                price: money,
+                sku_name: string(),
+                on_shelf: boolean,
+                updated_at: timestamp,
+                updated_by: string(),
+              }),
+            ),
+          ),
+          ...refusals({ 404: { codes: ['MERCHANT_NOT_FOUND'], description: 'no such merchant' } }),
+        },
+      }),
+    },
+  };
+}
+
+/** Products, SKUs and prices created, replaced or set. */
+export function catalogueChanges(): PathItems {
+  return {
+    [documentedPath(BACK_OFFICE_ROUTES.product)]: {
+      put: operation({
+        summary: 'Create or replace a product',
+        roles: ['admin'],
+        parameters: [pathId('product_id', 'The product')],
+        body: closed({ name: displayName }),
+        responses: { 200: ok('The product', closed({ product_id: string(), name: string() })), ...refusals({}, { body: true }) },
+      }),
+    },
+    [documentedPath(BACK_OFFICE_ROUTES.sku)]: {
+      put: operation({
+        summary: 'Create or replace a SKU',
+        roles: ['admin'],
+        parameters: [pathId('sku_id', 'The SKU')],
+        body: closed(
+          {
+            product_id: identifier,
+            name: displayName,
+            required_account_fields: array(string({ pattern: '^[a-z][a-z0-9_]{0,31}$' }), { maxItems: 20, uniqueItems: true }),
+            supports_account_check: boolean,
+            on_shelf: boolean,
+            route: nullable(identifier),
+          },
+          ['route'],
+        ),
+        responses: {
+          200: ok('The SKU', sku),
+          ...refusals({ 404: { codes: ['PRODUCT_NOT_FOUND'], description: 'no such product' } }, { body: true }),
+        },
+      }),
+    },
+    [documentedPath(BACK_OFFICE_ROUTES.price)]: {
+      put: operation({
+        summary: "Set a merchant's price for a SKU",
+        roles: ['admin'],
+        parameters: [merchantId, pathId('sku_id', 'The SKU')],
+        body: closed({ price: string({ pattern: '^\\d+(\\.\\d{1,2})?$' }) }),
+        responses: {
+          200: ok('The price', closed({ merchant_id: string(), sku_id: string(), price: money })),
+          ...refusals({ 404: { codes: ['MERCHANT_NOT_FOUND', 'SKU_NOT_FOUND'], description: 'no such merchant, or no such SKU' } }, { body: true }),
+        },
+      }),
+    },
+  };
+}

@@ -1,0 +1,126 @@
+import { BACK_OFFICE_ROUTES, documentedPath } from '../../back-office/routes.public';
+import { array, closed, integer, money, nullable, ref, Schema, string, timestamp } from '../schema-kit';
+import { displayName, listOf, listParameters, merchantId, ok, operation, PathItems, refusals } from './route-kit';
+
+const ipWhitelist = array(string(), { maxItems: 100 });
+const rateLimit = integer({ minimum: 1, maximum: 100_000 });
+const callbackUrl = nullable(string({ maxLength: 2048, format: 'uri' }));
+
+export const merchant: Schema = closed(
+  {
+    merchant_id: string({ pattern: '^mch_[0-9a-f]{16}$' }),
+    name: string(),
+    currency: string({ pattern: '^[A-Z]{3}$' }),
+    api_key: string({ pattern: '^ak_[0-9a-f]{32}$' }),
+    callback_url: nullable(string()),
+    ip_whitelist: array(string()),
+    status: { enum: ['active', 'suspended'] },
+    rate_limit_per_second: integer(),
+    previous_secret_valid_until: nullable(timestamp),
+    created_at: timestamp,
+    created_by: string(),
+    updated_at: timestamp,
+    updated_by: string(),
+    app_secret: string({ pattern: '^[0-9a-f]{64}$', description: 'Only in the replies to creation and rotation' }),
+  },
+  ['app_secret'],
+);
+
+const wallet = closed({ merchant_id: string(), currency: string(), balance: money, frozen_balance: money, available_balance: money });
+
+/** Merchants, their app secrets and deposits to their wallets. */
+export function merchantPaths(): PathItems {
+  return {
+    [documentedPath(BACK_OFFICE_ROUTES.merchants)]: {
+      get: operation({
+        summary: 'List merchants, newest first',
+        roles: ['admin', 'reconciler', 'auditor'],
+        parameters: listParameters([
+          ['name', 'A part of the name, any case', string()],
+          ['status', 'active or suspended', { enum: ['active', 'suspended'] }],
+        ]),
+        responses: { 200: ok('A page of merchants', listOf('merchants', ref('Merchant'))), ...refusals({}) },
+      }),
+      post: operation({
+        summary: 'Create a merchant and its wallet',
+        description: 'The app secret is shown only in this reply.',
+        roles: ['admin'],
+        body: closed(
+          {
+            name: displayName,
+            currency: string({ pattern: '^[A-Z]{3}$' }),
+            callback_url: callbackUrl,
+            ip_whitelist: ipWhitelist,
+            rate_limit_per_second: rateLimit,
+          },
+          ['currency', 'callback_url', 'ip_whitelist', 'rate_limit_per_second'],
+        ),
+        responses: { 201: ok('The merchant, with its app secret', ref('Merchant')), ...refusals({}, { body: true }) },
+      }),
+    },
+    [documentedPath(BACK_OFFICE_ROUTES.merchant)]: {
+      get: operation({
+        summary: 'Read a merchant',
+        roles: ['reconciler', 'auditor'],
+        parameters: [merchantId],
+        responses: { 200: ok('The merchant', ref('Merchant')), ...refusals({ 404: { codes: ['MERCHANT_NOT_FOUND'], description: 'no such merchant' } }) },
+      }),
+      patch: operation({
+        summary: 'Change a merchant',
+        description: 'Any of callback_url (null removes it), ip_whitelist (replaces the list), status and rate_limit_per_second.',
+        roles: ['admin'],
+        parameters: [merchantId],
+        body: closed({ callback_url: callbackUrl, ip_whitelist: ipWhitelist, status: { enum: ['active', 'suspended'] }, rate_limit_per_second: rateLimit }, [
+          'callback_url',
+          'ip_whitelist',
+          'status',
+          'rate_limit_per_second',
+        ]),
+        responses: {
+          200: ok('The merchant as changed', ref('Merchant')),
+          ...refusals({ 404: { codes: ['MERCHANT_NOT_FOUND'], description: 'no such merchant' } }, { body: true }),
+        },
+      }),
+    },
+    [documentedPath(BACK_OFFICE_ROUTES.appSecret)]: {
+      post: operation({
+        summary: 'Rotate the app secret',
+        description: 'The new secret is in this reply only; the replaced one keeps verifying for overlap_seconds.',
+        roles: ['admin'],
+        parameters: [merchantId],
+        body: closed({ overlap_seconds: integer({ minimum: 0, maximum: 2_592_000 }) }),
+        responses: {
+          200: ok('The merchant with its new app secret', ref('Merchant')),
+          ...refusals({ 404: { codes: ['MERCHANT_NOT_FOUND'], description: 'no such merchant' } }, { body: true }),
+        },
+      }),
+    },
+    [documentedPath(BACK_OFFICE_ROUTES.previousAppSecret)]: {
+      delete: operation({
+        summary: "End a rotation's overlap early",
+        roles: ['admin'],
+        parameters: [merchantId],
+        responses: { 200: ok('The merchant', ref('Merchant')), ...refusals({ 404: { codes: ['MERCHANT_NOT_FOUND'], description: 'no such merchant' } }) },
+      }),
+    },
+    [documentedPath(BACK_OFFICE_ROUTES.deposits)]: {
+      post: operation({
+        summary: 'Credit a wallet',
+        description: 'The same reference with the same amount again moves no money.',
+        roles: ['admin'],
+        parameters: [merchantId],
+        body: closed({ amount: string({ pattern: '^\\d+(\\.\\d{1,2})?$' }), reference: string({ minLength: 1, maxLength: 128 }) }),
+        responses: {
+          201: ok('The wallet after the deposit', wallet),
+          ...refusals(
+            {
+              404: { codes: ['MERCHANT_NOT_FOUND'], description: 'no such merchant' },
+              409: { codes: ['DEPOSIT_REFERENCE_CONFLICT'], description: 'The reference was used for another amount' },
+            },
+            { body: true },
+          ),
+        },
+      }),
+    },
+  };
+}

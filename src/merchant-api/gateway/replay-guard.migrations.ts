@@ -1,0 +1,62 @@
+import { Migration } from '../../infrastructure/postgres/migrations';
+
+/** The merchant API's nonces, rate windows and the function that admits requests in batches (replay-guard.ts). */
+export const merchantApiMigrations: readonly Migration[] = [
+  {
+    id: 'merchant-api/001-nonces-and-rate-windows',
+    sql: `
+      create table merchant_nonces (
+        merchant_id text        not null,
+        nonce       text        not null,
+        expires_at  timestamptz not null,
+        primary key (merchant_id, nonce)
+      );
+      create index on merchant_nonces (expires_at);
+      -- One row per merchant: the current one-second window and its count.
+      create table merchant_rate_windows (
+        merchant_id  text   primary key,
+        window_start bigint not null,
+        hits         int    not null
+      );`,
+  },
+  {
+    id: 'merchant-api/002-grouped-admission',
+    sql: `
+      -- Admits many requests in one statement and one commit. Rate windows are
+      -- locked first, in merchant order, then nonces are inserted: every batch
+      -- takes its locks in one order, so concurrent batches never deadlock.
+      -- A nonce twice in one batch is fresh only for its first request.
+      create function merchant_admit(requests jsonb)
+      returns table (o_item int, o_fresh boolean, o_hits int, o_version text)
+      language plpgsql as $fn$
+      declare
+        r record;
+        n int := jsonb_array_length(requests);
+        hits int[] := array_fill(0, array[n]);
+        fresh boolean[] := array_fill(true, array[n]);
+        counted int;
+        inserted int;
+      begin
+        for r in select e.value as v, e.ordinality::int as i from jsonb_array_elements(requests) with ordinality e
+                 order by e.value->>'m', e.ordinality loop
+          insert into merchant_rate_windows as w (merchant_id, window_start, hits) values (r.v->>'m', (r.v->>'w')::bigint, 1)
+          on conflict (merchant_id) do update set
+            hits = case when w.window_start = excluded.window_start then w.hits + 1 else 1 end,
+            window_start = excluded.window_start
+          returning w.hits into counted;
+          hits[r.i] := counted;
+        end loop;
+        for r in select e.value as v, e.ordinality::int as i from jsonb_array_elements(requests) with ordinality e
+                 where e.value->>'n' is not null order by e.value->>'m', e.value->>'n', e.ordinality loop
+          insert into merchant_nonces (merchant_id, nonce, expires_at) values (r.v->>'m', r.v->>'n', (r.v->>'e')::timestamptz)
+          on conflict do nothing;
+          get diagnostics inserted = row_count;
+          fresh[r.i] := inserted = 1;
+        end loop;
+        return query
+          select e.ordinality::int - 1, fresh[e.ordinality], hits[e.ordinality],
+                 (select m.updated_at::text from merchants m where m.merchant_id = e.value->>'m')
+          from jsonb_array_elements(requests) with ordinality e;
+      end $fn$;`,
+  },
+];
