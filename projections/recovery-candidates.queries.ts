@@ -1,18 +1,13 @@
 import { Pool } from 'pg';
 import { HeldFunds, RecoveryCandidates } from '../src/ledger/ports/recovery-candidates.port';
+import { stuckOrderNos } from './orders.queries';
 
 /** The process manager's candidates, from the orders and wallets read models. */
 export class ReadModelRecoveryCandidates implements RecoveryCandidates {
   constructor(private readonly pool: Pool) {}
 
-  async stuckOrders(graceMs: number, limit: number): Promise<string[]> {
-    const { rows } = await this.pool.query<{ order_no: string }>(
-      `select order_no from rm_orders
-       where stage in ('placed', 'succeeding', 'failing') and updated_at < now() - make_interval(secs => $1::float8 / 1000)
-       order by updated_at limit $2`,
-      [graceMs, limit],
-    );
-    return rows.map((row) => row.order_no);
+  stuckOrders(graceMs: number, limit: number): Promise<string[]> {
+    return stuckOrderNos(this.pool, graceMs, limit);
   }
 
   async strayHolds(graceMs: number, limit: number): Promise<HeldFunds[]> {

@@ -5,6 +5,9 @@ import { holdKey } from '../../ledger/wallet/wallet.decider';
 import { Row } from './differences';
 import type { Checkpoints, SnapshotEventFacts, WalletFacts } from './ledger-fold';
 import { inOneSnapshot } from '../../infrastructure/postgres/transactions';
+import { differingOrderRows, finalOrderCounts, openOrderRows, orderRowsOf } from '../../../projections/orders.queries';
+
+export { finalOrderRowsOf, orderNosOf } from '../../../projections/orders.queries';
 
 export type HoldRow = Row & { merchant_id: string; order_no: string; attempt: number };
 
@@ -29,8 +32,6 @@ export interface TablesAtCheckpoints {
   finalOrders: Map<string, number>;
 }
 
-const ORDER_COLUMNS = 'order_no, merchant_id, stage, attempt, amount::text, fail_code';
-
 /** `withOrders` false: the wallet's rows alone (one wallet's verification compares no order rows). */
 export async function readTablesAtCheckpoints(pool: Pool, merchantId: string | undefined, withOrders = true): Promise<TablesAtCheckpoints> {
   return inOneSnapshot(pool, async (client) => {
@@ -52,17 +53,8 @@ export async function readTablesAtCheckpoints(pool: Pool, merchantId: string | u
       params,
     );
     const holds = await client.query<HoldRow>(`select merchant_id, order_no, attempt, amount::text from rm_wallet_holds ${where()}`, params);
-    const pending = withOrders
-      ? (await client.query<Row & { order_no: string }>(`select ${ORDER_COLUMNS} from rm_orders ${where(`stage not in ('succeeded', 'failed')`)}`, params)).rows
-      : [];
-    const final = withOrders
-      ? (
-          await client.query<{ merchant_id: string; n: string }>(
-            `select merchant_id, count(*)::text as n from rm_orders ${where(`stage in ('succeeded', 'failed')`)} group by merchant_id`,
-            params,
-          )
-        ).rows
-      : [];
+    const pending = withOrders ? await openOrderRows(client, merchantId) : [];
+    const final = withOrders ? await finalOrderCounts(client, merchantId) : [];
     return {
       checkpoints: { orders: mark('orders'), wallets: mark('wallets') },
       wallets: new Map(wallets.rows.map((r) => [r.merchant_id, r])),
@@ -209,9 +201,6 @@ export async function snapshotsToCheck(pool: Pool, ranges: WalletRanges, interva
   return byWallet;
 }
 
-/** The columns of an order row the verification compares. */
-const ORDER_COMPARED = ['merchant_id', 'stage', 'attempt', 'amount', 'fail_code'] as const;
-
 /** The rows of these orders that are not as expected, compared by Postgres (undefined: no row at all). */
 export async function differingOrders(
   pool: Pool,
@@ -219,37 +208,14 @@ export async function differingOrders(
 ): Promise<Map<string, (Row & { order_no: string }) | undefined>> {
   const differing = new Map<string, (Row & { order_no: string }) | undefined>();
   if (expected.length === 0) return differing;
-  const { rows } = await pool.query<Row & { order_no: string; expected_no: string; found: boolean }>(
-    `select e.order_no as expected_no, o.order_no is not null as found, o.order_no, o.merchant_id, o.stage, o.attempt, o.amount::text, o.fail_code
-     from unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[], $6::text[]) as e(order_no, merchant_id, stage, attempt, amount, fail_code)
-     left join rm_orders o on o.order_no = e.order_no
-     where (o.merchant_id, o.stage, o.attempt, o.amount, o.fail_code) is distinct from (e.merchant_id, e.stage, e.attempt, e.amount, e.fail_code)`,
-    [expected.map((e) => e.orderNo), ...ORDER_COMPARED.map((c) => expected.map((e) => e.row[c]))],
-  );
-  for (const { expected_no, found, ...row } of rows) differing.set(expected_no, found ? row : undefined);
+  for (const { expected_no, found, ...row } of await differingOrderRows(pool, expected)) differing.set(expected_no, found ? row : undefined);
   return differing;
 }
 
 /** The current rows of these orders. */
 export async function orderRows(pool: Pool, orderNos: readonly string[]): Promise<Map<string, Row & { order_no: string }>> {
   if (orderNos.length === 0) return new Map();
-  const { rows } = await pool.query<Row & { order_no: string }>(`select ${ORDER_COLUMNS} from rm_orders where order_no = any($1::text[])`, [orderNos]);
-  return new Map(rows.map((r) => [r.order_no, r]));
-}
-
-/** Every order number the read model lists for a merchant. */
-export async function orderNosOf(pool: Pool, merchantId: string): Promise<string[]> {
-  const { rows } = await pool.query<{ order_no: string }>('select order_no from rm_orders where merchant_id = $1', [merchantId]);
-  return rows.map((r) => r.order_no);
-}
-
-/** A page of a merchant's final order rows, in order_no order after `after`. */
-export async function finalOrderRowsOf(pool: Pool, merchantId: string, after: string, limit: number): Promise<(Row & { order_no: string })[]> {
-  const { rows } = await pool.query<Row & { order_no: string }>(
-    `select ${ORDER_COLUMNS} from rm_orders where merchant_id = $1 and stage in ('succeeded', 'failed') and order_no > $2 order by order_no limit $3`,
-    [merchantId, after, limit],
-  );
-  return rows;
+  return new Map((await orderRowsOf(pool, orderNos)).map((r) => [r.order_no, r]));
 }
 
 export interface StrayWalletRow {

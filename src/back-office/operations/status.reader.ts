@@ -3,6 +3,7 @@ import { Pool } from 'pg';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { EVENT_STORE, EventStore, formatPosition } from '../../ledger/ports/event-store.port';
 import { isoTimestamp } from '../../shared/clock';
+import { oldestUnknownResult } from '../../../projections/orders.queries';
 
 /** Lag is counted event by event up to this many; beyond it the reply says "at least". */
 const LAG_COUNT_LIMIT = 10_000;
@@ -21,7 +22,7 @@ export class StatusReader {
   ) {}
 
   async current() {
-    const [checkpoints, fulfilment, callbacks, unknown] = await Promise.all([
+    const [checkpoints, fulfilment, callbacks, oldest] = await Promise.all([
       this.pool.query<{ name: string; c: string; p: string; updated_at: Date }>(
         'select name, position_commit::text as c, position_prepare::text as p, updated_at from projection_checkpoints order by name',
       ),
@@ -34,11 +35,7 @@ export class StatusReader {
                 min(due_at) filter (where state = 'pending') as oldest
          from callback_deliveries`,
       ),
-      this.pool.query<{ order_no: string; merchant_id: string; result_unknown_at: Date; age_seconds: number; total: number }>(
-        `select order_no, merchant_id, result_unknown_at, extract(epoch from now() - result_unknown_at)::int as age_seconds,
-                count(*) over ()::int as total
-         from rm_orders where stage = 'unknown' order by result_unknown_at, order_no limit 1`,
-      ),
+      oldestUnknownResult(this.pool),
     ]);
     const projections = await Promise.all(
       checkpoints.rows.map(async (row) => {
@@ -52,7 +49,6 @@ export class StatusReader {
         };
       }),
     );
-    const oldest = unknown.rows[0];
     return {
       at: isoTimestamp(),
       projections,
