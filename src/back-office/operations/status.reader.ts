@@ -4,6 +4,7 @@ import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { EVENT_STORE, EventStore, formatPosition } from '../../ledger/ports/event-store.port';
 import { isoTimestamp } from '../../shared/clock';
 import { oldestUnknownResult } from '../../../projections/orders.queries';
+import { callbackBacklog } from '../../../projections/callback-schedule.queries';
 
 /** Lag is counted event by event up to this many; beyond it the reply says "at least". */
 const LAG_COUNT_LIMIT = 10_000;
@@ -30,11 +31,7 @@ export class StatusReader {
         `select count(*)::int as pending, count(*) filter (where attempts > 0)::int as retrying, min(next_attempt_at) as oldest
          from fulfilment_jobs where not done`,
       ),
-      this.pool.query<{ pending: number; exhausted: number; oldest: Date | null }>(
-        `select count(*) filter (where state = 'pending')::int as pending, count(*) filter (where state = 'exhausted')::int as exhausted,
-                min(due_at) filter (where state = 'pending') as oldest
-         from callback_deliveries`,
-      ),
+      callbackBacklog(this.pool),
       oldestUnknownResult(this.pool),
     ]);
     const projections = await Promise.all(
@@ -53,7 +50,7 @@ export class StatusReader {
       at: isoTimestamp(),
       projections,
       fulfilment: { pending: fulfilment.rows[0].pending, retrying: fulfilment.rows[0].retrying, oldest_due_at: time(fulfilment.rows[0].oldest) },
-      callbacks: { pending: callbacks.rows[0].pending, exhausted: callbacks.rows[0].exhausted, oldest_due_at: time(callbacks.rows[0].oldest) },
+      callbacks: { pending: callbacks.pending, exhausted: callbacks.exhausted, oldest_due_at: time(callbacks.oldest) },
       reconciliation: {
         unknown_result_orders: oldest?.total ?? 0,
         oldest: oldest
