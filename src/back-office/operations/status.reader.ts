@@ -5,6 +5,7 @@ import { EVENT_STORE, EventStore, formatPosition } from '../../ledger/ports/even
 import { isoTimestamp } from '../../shared/clock';
 import { oldestUnknownResult } from '../../../projections/orders.queries';
 import { callbackBacklog } from '../../../projections/callback-schedule.queries';
+import { fulfilmentBacklog } from '../../../projections/fulfilment-jobs.queries';
 
 /** Lag is counted event by event up to this many; beyond it the reply says "at least". */
 const LAG_COUNT_LIMIT = 10_000;
@@ -27,10 +28,7 @@ export class StatusReader {
       this.pool.query<{ name: string; c: string; p: string; updated_at: Date }>(
         'select name, position_commit::text as c, position_prepare::text as p, updated_at from projection_checkpoints order by name',
       ),
-      this.pool.query<{ pending: number; retrying: number; oldest: Date | null }>(
-        `select count(*)::int as pending, count(*) filter (where attempts > 0)::int as retrying, min(next_attempt_at) as oldest
-         from fulfilment_jobs where not done`,
-      ),
+      fulfilmentBacklog(this.pool),
       callbackBacklog(this.pool),
       oldestUnknownResult(this.pool),
     ]);
@@ -49,7 +47,7 @@ export class StatusReader {
     return {
       at: isoTimestamp(),
       projections,
-      fulfilment: { pending: fulfilment.rows[0].pending, retrying: fulfilment.rows[0].retrying, oldest_due_at: time(fulfilment.rows[0].oldest) },
+      fulfilment: { pending: fulfilment.pending, retrying: fulfilment.retrying, oldest_due_at: time(fulfilment.oldest) },
       callbacks: { pending: callbacks.pending, exhausted: callbacks.exhausted, oldest_due_at: time(callbacks.oldest) },
       reconciliation: {
         unknown_result_orders: oldest?.total ?? 0,

@@ -15,7 +15,7 @@ import { ConfirmDelivery } from '../outcomes/confirm-delivery.command';
 import { MarkResultUnknown } from '../outcomes/mark-result-unknown.command';
 import { RecordDeliveryFailure } from '../outcomes/record-delivery-failure.command';
 import { RecordUpstreamAttempt } from '../outcomes/record-upstream-attempt.command';
-import { ClaimedJob, claimJobs } from './job-claims.queries';
+import { ClaimedJob, claimJobs, retryJobLater } from '../../../projections/fulfilment-jobs.queries';
 
 export interface FulfilmentOptions {
   concurrency: number;
@@ -123,11 +123,6 @@ export class FulfilmentWorker extends DispatchedWorker<ClaimedJob> {
 
   private async retryLater(job: ClaimedJob, reason: string): Promise<void> {
     const delay = Math.min(this.options.retryBaseMs * 2 ** job.attempts, 60_000);
-    await this.pool.query(
-      `update fulfilment_jobs set attempts = attempts + 1, last_error = $3, lease_until = null,
-         next_attempt_at = now() + make_interval(secs => $2::float8 / 1000)
-       where order_no = $1 and leased_by = $4`,
-      [job.order_no, delay, reason.slice(0, 500), this.options.instanceId],
-    );
+    await retryJobLater(this.pool, job.order_no, delay, reason.slice(0, 500), this.options.instanceId);
   }
 }
