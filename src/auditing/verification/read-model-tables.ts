@@ -4,6 +4,7 @@ import { holdKey } from '../../ledger/wallet/wallet.decider';
 import { Row } from './differences';
 import type { Checkpoints, SnapshotEventFacts, WalletFacts } from './ledger-fold';
 import { inOneSnapshot } from '../../infrastructure/postgres/transactions';
+import { checkpointRows } from '../../../projections/checkpoints';
 import { differingOrderRows, finalOrderCounts, openOrderRows, orderRowsOf } from '../../../projections/orders.queries';
 import {
   holdRows,
@@ -43,9 +44,7 @@ export interface TablesAtCheckpoints {
 /** `withOrders` false: the wallet's rows alone (one wallet's verification compares no order rows). */
 export async function readTablesAtCheckpoints(pool: Pool, merchantId: string | undefined, withOrders = true): Promise<TablesAtCheckpoints> {
   return inOneSnapshot(pool, async (client) => {
-    const { rows: marks } = await client.query<{ name: string; c: string; p: string }>(
-      `select name, position_commit::text as c, position_prepare::text as p from projection_checkpoints where name in ('orders', 'wallets')`,
-    );
+    const marks = await checkpointRows(client, ['orders', 'wallets']);
     const mark = (name: string) => {
       const row = marks.find((m) => m.name === name);
       return row ? { commit: BigInt(row.c), prepare: BigInt(row.p) } : START;

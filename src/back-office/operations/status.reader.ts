@@ -6,6 +6,7 @@ import { isoTimestamp } from '../../shared/clock';
 import { oldestUnknownResult } from '../../../projections/orders.queries';
 import { callbackBacklog } from '../../../projections/callback-schedule.queries';
 import { fulfilmentBacklog } from '../../../projections/fulfilment-jobs.queries';
+import { allCheckpointRows } from '../../../projections/checkpoints';
 
 /** Lag is counted event by event up to this many; beyond it the reply says "at least". */
 const LAG_COUNT_LIMIT = 10_000;
@@ -25,15 +26,13 @@ export class StatusReader {
 
   async current() {
     const [checkpoints, fulfilment, callbacks, oldest] = await Promise.all([
-      this.pool.query<{ name: string; c: string; p: string; updated_at: Date }>(
-        'select name, position_commit::text as c, position_prepare::text as p, updated_at from projection_checkpoints order by name',
-      ),
+      allCheckpointRows(this.pool),
       fulfilmentBacklog(this.pool),
       callbackBacklog(this.pool),
       oldestUnknownResult(this.pool),
     ]);
     const projections = await Promise.all(
-      checkpoints.rows.map(async (row) => {
+      checkpoints.map(async (row) => {
         const behind = (await this.store.readAll({ commit: BigInt(row.c), prepare: BigInt(row.p) }, LAG_COUNT_LIMIT + 1)).length;
         return {
           name: row.name,
