@@ -12,10 +12,49 @@ function sqlSelectors(message) {
   ];
 }
 
-const READ_MODEL_TABLES = {
-  selector: 'TemplateElement[value.raw=/\\brm_\\w+/], Literal[value=/\\brm_\\w+/]',
-  message: "Read models (rm_*) are read by the projections' own query code (projections/*.queries.ts) or a *.reader.ts of the slice.",
+/**
+ * The tables the projections own, each read and written, outside the
+ * projection that writes it, by one module: its owner, which every other
+ * slice calls. `alsoIn` names the few other files whose SQL may name the
+ * table, and why.
+ */
+const TABLE_OWNERS = {
+  rm_orders: {
+    owner: 'projections/orders.queries.ts',
+    alsoIn: {
+      // Each joins the order's row in a statement about its own table.
+      'projections/wallets.queries.ts': 'the stray holds',
+      'projections/callback-schedule.queries.ts': "a claim reads the callback's body",
+    },
+  },
+  rm_wallets: { owner: 'projections/wallets.queries.ts' },
+  rm_wallet_holds: { owner: 'projections/wallets.queries.ts' },
+  rm_statement_lines: { owner: 'projections/wallets.queries.ts' },
+  rm_wallet_snapshots: { owner: 'projections/wallets.queries.ts' },
+  callback_deliveries: { owner: 'projections/callback-schedule.queries.ts' },
+  callback_attempts: { owner: 'projections/callback-schedule.queries.ts', alsoIn: { 'src/callbacks/callbacks.migrations.ts': 'creates it' } },
+  fulfilment_jobs: { owner: 'projections/fulfilment-jobs.queries.ts' },
+  projection_checkpoints: { owner: 'projections/checkpoints.ts', alsoIn: { 'projections/checkpoints.migrations.ts': 'creates it' } },
 };
+
+/** SQL in a string or template that reads or writes the table: the table after from, join, into, update, using or table. */
+function tableSelectors(table) {
+  const sql = `/\\b(from|join|into|update|using|table|truncate)\\s+(only\\s+)?${table}\\b/i`;
+  const message = `${table} is read and written through ${TABLE_OWNERS[table].owner}, its owner: call a function there.`;
+  return [
+    { selector: `TemplateElement[value.raw=${sql}]`, message },
+    { selector: `Literal[value=${sql}]`, message },
+  ];
+}
+
+/** The selectors for every owned table but those the file may name (no file: every table). */
+const tablesRefusedIn = (file) =>
+  Object.entries(TABLE_OWNERS)
+    .filter(([, { owner, alsoIn = {} }]) => file === undefined || (owner !== file && !Object.hasOwn(alsoIn, file)))
+    .flatMap(([table]) => tableSelectors(table));
+
+/** The owners and the files in `alsoIn`: each gets a block of its own that lets it name its tables. */
+const TABLE_USERS = [...new Set(Object.values(TABLE_OWNERS).flatMap(({ owner, alsoIn = {} }) => [owner, ...Object.keys(alsoIn)]))];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'coverage/', '.data/', 'examples/', 'src/console/assets/', '**/*.mjs', '**/*.js', '**/*.cjs'] },
@@ -35,20 +74,26 @@ export default tseslint.config(
     },
   },
   {
-    // The projections' read models (rm_*) are read only by the code that owns them.
-    files: ['src/**/*.ts'],
-    ignores: ['src/**/*.reader.ts', 'src/**/*.queries.ts', 'src/auditing/verification/**', 'src/**/*.spec.ts', 'src/**/*.migrations.ts', 'src/schema.ts'],
+    // The projections' tables are read and written only by their owners (TABLE_OWNERS).
+    files: ['src/**/*.ts', 'projections/**/*.ts'],
+    ignores: ['**/*.spec.ts'],
     rules: {
-      'no-restricted-syntax': ['error', READ_MODEL_TABLES],
+      'no-restricted-syntax': ['error', ...tablesRefusedIn(undefined)],
     },
   },
+  // Later blocks replace an earlier one's list for the same files: each owner's list leaves out its own tables.
+  ...TABLE_USERS.map((file) => ({ files: [file], rules: { 'no-restricted-syntax': ['error', ...tablesRefusedIn(file)] } })),
   {
     // Controllers translate HTTP to commands and queries: SQL lives in a reader or a repository of the slice.
     files: ['src/**/*.controller.ts'],
     rules: {
       'no-restricted-imports': ['error', { paths: [{ name: 'pg', message: "A controller holds no SQL: query through the slice's reader or repository." }] }],
       // Both selectors: a later block's list replaces an earlier one's for the same files.
-      'no-restricted-syntax': ['error', READ_MODEL_TABLES, ...sqlSelectors("A controller holds no SQL: query through the slice's reader or repository.")],
+      'no-restricted-syntax': [
+        'error',
+        ...tablesRefusedIn(undefined),
+        ...sqlSelectors("A controller holds no SQL: query through the slice's reader or repository."),
+      ],
     },
   },
   {

@@ -1,7 +1,7 @@
-import { escapeLiteral, Pool, QueryResult } from 'pg';
+import { Pool } from 'pg';
 import { comparePositions, EventStore, GlobalPosition, RecordedEvent, START, Subscription } from '../src/ledger/ports/event-store.port';
 import { Migration } from '../src/infrastructure/postgres/migrations';
-import { lockCheckpoint } from './checkpoints';
+import { beginAndLockCheckpoints, checkpointMove, lockCheckpoint } from './checkpoints';
 import { checkpointMigrations } from './checkpoints.migrations';
 import { decodeLedgerEvent, LedgerEvent } from './ledger-event';
 import { liveTables, Projection, Statement, TableNames } from './projection';
@@ -32,15 +32,10 @@ export async function applyBatch(pool: Pool, targets: readonly ProjectionTarget[
   const decoded = events.map(decodeLedgerEvent);
   const client = await pool.connect();
   try {
-    const names = targets.map((t) => escapeLiteral(t.checkpoint));
-    const locked = (await client.query(
-      `begin;
-       insert into projection_checkpoints (name, position_commit, position_prepare)
-         select name, ${START.commit}, ${START.prepare} from unnest(array[${names.join(', ')}]) as name on conflict do nothing;
-       select name, position_commit::text as c, position_prepare::text as p from projection_checkpoints where name in (${names.join(', ')})
-         order by name for update`,
-    )) as unknown as QueryResult<{ name: string; c: string; p: string }>[];
-    const checkpoints = new Map(locked[2].rows.map((row) => [row.name, { commit: BigInt(row.c), prepare: BigInt(row.p) }]));
+    const checkpoints = await beginAndLockCheckpoints(
+      client,
+      targets.map((t) => t.checkpoint),
+    );
     const statements: Statement[] = [];
     const reached = targets.map(({ projection, checkpoint, tables }) => {
       const from = checkpoints.get(checkpoint)!;
@@ -55,10 +50,7 @@ export async function applyBatch(pool: Pool, targets: readonly ProjectionTarget[
       if (to === undefined) return from;
       if (projection.applyAll) statements.push(...projection.applyAll(pending, tables));
       else for (const event of pending) statements.push(...projection.apply(event, tables));
-      statements.push({
-        text: 'update projection_checkpoints set position_commit = $2, position_prepare = $3, updated_at = now() where name = $1',
-        values: [checkpoint, to.commit, to.prepare],
-      });
+      statements.push(checkpointMove(checkpoint, to));
       return to;
     });
     await client.query(`${inlineStatements(statements)}\ncommit`);

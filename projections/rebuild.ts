@@ -1,6 +1,6 @@
 import { Pool } from 'pg';
 import { EventStore, GlobalPosition, START } from '../src/ledger/ports/event-store.port';
-import { lockCheckpoint, saveCheckpoint } from './checkpoints';
+import { deleteCheckpoint, lockCheckpoint, saveCheckpoint } from './checkpoints';
 import { applyBatch } from './projection-runner';
 import { liveTables, Projection, suffixedTables } from './projection';
 
@@ -61,7 +61,7 @@ export async function rebuildProjection(
       }
       // Where the rebuilt tables stand: START when the log was empty and no batch ran.
       await saveCheckpoint(client, projection.name, position);
-      await client.query('delete from projection_checkpoints where name = $1', [shadowCheckpoint]);
+      await deleteCheckpoint(client, shadowCheckpoint);
       await client.query('commit');
     } catch (error) {
       await client.query('rollback').catch(() => undefined);
@@ -71,7 +71,7 @@ export async function rebuildProjection(
     }
   } catch (error) {
     for (const table of projection.tables) await pool.query(`drop table if exists ${fresh[table]}`).catch(() => undefined);
-    await pool.query('delete from projection_checkpoints where name = $1', [shadowCheckpoint]).catch(() => undefined);
+    await deleteCheckpoint(pool, shadowCheckpoint).catch(() => undefined);
     throw error;
   }
   return { projection: projection.name, events, position };

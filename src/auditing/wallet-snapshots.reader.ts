@@ -1,6 +1,9 @@
 import { Pool } from 'pg';
 import { GlobalPosition } from '../ledger/ports/event-store.port';
 import { Minor } from '../shared/money';
+import { latestSnapshotRow, SnapshotBound } from '../../projections/wallets.queries';
+
+export type { SnapshotBound } from '../../projections/wallets.queries';
 
 /**
  * A wallet as it stood after the event at `revision` (written by the wallets
@@ -16,17 +19,6 @@ export interface WalletSnapshot {
   frozen: Minor;
 }
 
-/**
- * Where a replay may start: the latest snapshot whose event meets any one of
- * these (no bound at all: the latest snapshot).
- */
-export interface SnapshotBound {
-  revisionAtMost?: bigint;
-  recordedBefore?: Date;
-  recordedAtMost?: Date;
-  positionAtMost?: GlobalPosition;
-}
-
 export interface WalletSnapshots {
   latest(merchantId: string, bound: SnapshotBound): Promise<WalletSnapshot | undefined>;
 }
@@ -36,23 +28,8 @@ export class PostgresWalletSnapshots implements WalletSnapshots {
   constructor(private readonly pool: Pool) {}
 
   async latest(merchantId: string, bound: SnapshotBound): Promise<WalletSnapshot | undefined> {
-    const params: unknown[] = [merchantId];
-    const param = (value: unknown) => `$${params.push(value)}`;
-    const any: string[] = [];
-    if (bound.revisionAtMost !== undefined) any.push(`revision <= ${param(bound.revisionAtMost.toString())}`);
-    if (bound.recordedBefore) any.push(`recorded_at < ${param(bound.recordedBefore)}`);
-    if (bound.recordedAtMost) any.push(`recorded_at <= ${param(bound.recordedAtMost)}`);
-    if (bound.positionAtMost) {
-      any.push(`(position_commit, position_prepare) <= (${param(bound.positionAtMost.commit.toString())}, ${param(bound.positionAtMost.prepare.toString())})`);
-    }
-    const { rows } = await this.pool.query<{ r: string; c: string; p: string; recorded_at: Date; event_hash: string; b: string; f: string }>(
-      `select revision::text as r, position_commit::text as c, position_prepare::text as p, recorded_at, event_hash, balance::text as b, frozen::text as f
-       from rm_wallet_snapshots where merchant_id = $1 ${any.length > 0 ? `and (${any.join(' or ')})` : ''}
-       order by revision desc limit 1`,
-      params,
-    );
-    if (rows.length === 0) return undefined;
-    const [row] = rows;
+    const row = await latestSnapshotRow(this.pool, merchantId, bound);
+    if (!row) return undefined;
     return {
       revision: BigInt(row.r),
       position: { commit: BigInt(row.c), prepare: BigInt(row.p) },

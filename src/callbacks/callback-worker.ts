@@ -10,8 +10,16 @@ import { formatAmount, Minor } from '../shared/money';
 import { isoTimestamp } from '../shared/clock';
 import { DispatchedWorker, JobDispatcher } from '../infrastructure/jobs/job-dispatcher';
 import { StatementBatcher } from '../infrastructure/postgres/statement-batcher';
-import { AttemptResult, AttemptStart, recordAttemptResults, startAttempts } from './attempt-statements';
-import { ClaimedDelivery, claimDeliveries, ReadModelOrder } from './delivery-claims.queries';
+import {
+  AttemptResult,
+  AttemptStart,
+  ClaimedDelivery,
+  claimDeliveries,
+  handBackDelivery,
+  ReadModelOrder,
+  recordAttemptResults,
+  startAttempts,
+} from '../../projections/callback-schedule.queries';
 import { CallbackAttemptResult, sendCallback } from './delivery/callback-sender';
 
 export interface CallbackOptions {
@@ -201,11 +209,7 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
         if (!this.takeSlot(merchantId)) {
           // Claimed before its merchant was known, or raced for the last slot:
           // hand it back, marked with its merchant, for a later claim.
-          await this.pool.query('update callback_deliveries set merchant_id = $2, lease_until = null where order_no = $1 and leased_by = $3', [
-            delivery.order_no,
-            merchantId,
-            this.options.instanceId,
-          ]);
+          await handBackDelivery(this.pool, delivery.order_no, merchantId, this.options.instanceId);
           return;
         }
         slotOf = merchantId;

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import { EventStore, GlobalPosition, START } from '../ledger/ports/event-store.port';
+import { checkpointRows } from '../../projections/checkpoints';
 
 export interface ProjectionLag {
   projection: string;
@@ -15,11 +16,7 @@ export interface ProjectionLag {
  * same checkpoint share one read; a caught-up one costs an empty read.
  */
 export async function projectionLags(pool: Pool, store: EventStore, names: readonly string[], countUpTo: number): Promise<ProjectionLag[]> {
-  const { rows } = await pool.query<{ name: string; c: string; p: string }>(
-    'select name, position_commit::text as c, position_prepare::text as p from projection_checkpoints where name = any($1)',
-    [names],
-  );
-  const checkpoints = new Map(rows.map((row) => [row.name, { commit: BigInt(row.c), prepare: BigInt(row.p) }]));
+  const checkpoints = new Map((await checkpointRows(pool, names)).map((row) => [row.name, { commit: BigInt(row.c), prepare: BigInt(row.p) }]));
   const reads = new Map<string, Promise<{ events: number; seconds: number }>>();
   const behind = (position: GlobalPosition) => {
     const key = `${position.commit}/${position.prepare}`;

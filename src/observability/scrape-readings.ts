@@ -2,6 +2,8 @@ import type { Pool } from 'pg';
 import { EventStore } from '../ledger/ports/event-store.port';
 import { Metrics } from '../infrastructure/metrics/metrics';
 import { projectionLags } from './projection-lag';
+import { CALLBACK_BACKLOG_COLUMNS, CallbackBacklogColumns } from '../../projections/callback-schedule.queries';
+import { FULFILMENT_BACKLOG_COLUMNS, FulfilmentBacklogColumns } from '../../projections/fulfilment-jobs.queries';
 
 /** Projection lag is counted up to this many events: enough to tell a hiccup from an outage, cheap to read. */
 const LAG_COUNT_LIMIT = 10_000;
@@ -12,12 +14,7 @@ const LAG_COUNT_LIMIT = 10_000;
  */
 export function registerScrapeReadings(metrics: Metrics, pool: Pool, store: EventStore, projections: readonly string[]): void {
   metrics.readAtScrape(async () => {
-    const { rows } = await pool.query<{ jobs: string; jobs_age: number | null; callbacks: string; callbacks_age: number | null }>(
-      `select (select count(*) from fulfilment_jobs where not done) as jobs,
-              (select extract(epoch from now() - min(accepted_at))::float8 from fulfilment_jobs where not done) as jobs_age,
-              (select count(*) from callback_deliveries where state = 'pending') as callbacks,
-              (select extract(epoch from now() - min(created_at))::float8 from callback_deliveries where state = 'pending') as callbacks_age`,
-    );
+    const { rows } = await pool.query<FulfilmentBacklogColumns & CallbackBacklogColumns>(`select ${FULFILMENT_BACKLOG_COLUMNS}, ${CALLBACK_BACKLOG_COLUMNS}`);
     const row = rows[0];
     metrics.fulfilmentBacklog.set(Number(row.jobs));
     metrics.fulfilmentOldestAge.set(Math.max(0, row.jobs_age ?? 0));

@@ -42,14 +42,19 @@ async function cruise(files: Record<string, string>): Promise<Violation[]> {
 /** `rule: from -> to`, with a package named from node_modules on (the scratch tree links the repository's). */
 const broken = (violations: Violation[]) => violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to.replace(/^.*node_modules\//, 'node_modules/')}`).sort();
 
-/** Runs ESLint with the repository's configuration on a source as if it lived at `path`. */
-async function lint(path: string, source: string): Promise<string[]> {
+/** Runs ESLint with the repository's configuration on a source as if it lived at `path`: its messages. */
+async function lintMessages(path: string, source: string): Promise<Array<{ ruleId: string | null; message: string }>> {
   const bin = join(ROOT, 'node_modules/.bin/eslint');
   const child = run(bin, ['--stdin', '--stdin-filename', path, '--format', 'json'], { cwd: ROOT, maxBuffer: 16 << 20 });
   child.child.stdin!.end(source);
   const { stdout } = await child.catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
-  const [result] = JSON.parse(stdout) as Array<{ messages: Array<{ ruleId: string | null }> }>;
-  return result.messages.map((m) => m.ruleId ?? 'fatal').sort();
+  const [result] = JSON.parse(stdout) as Array<{ messages: Array<{ ruleId: string | null; message: string }> }>;
+  return result.messages;
+}
+
+/** The rules a source as if it lived at `path` breaks. */
+async function lint(path: string, source: string): Promise<string[]> {
+  return (await lintMessages(path, source)).map((m) => m.ruleId ?? 'fatal').sort();
 }
 
 describe('the dependency rules (dependency-cruiser)', () => {
@@ -115,8 +120,64 @@ describe('the lint rules (ESLint)', () => {
   it('lets only the owning query code read the read models', async () => {
     const source = 'export const sql = `select order_no from rm_orders where merchant_id = $1`;\n';
     expect(await lint('src/back-office/orders/orders.service.ts', source)).toEqual(['no-restricted-syntax']);
-    expect(await lint('src/back-office/orders/orders.reader.ts', source)).toEqual([]);
+    // A slice's reader calls the owner now, like any other file.
+    expect(await lint('src/back-office/orders/orders.reader.ts', source)).toEqual(['no-restricted-syntax']);
     expect(await lint('projections/orders.queries.ts', source)).toEqual([]);
+  });
+
+  describe('gives each projection-owned table one owner', () => {
+    /** A statement on each owned table, in the forms SQL reaches a table: from, join, into, update, table. */
+    const STATEMENTS: Record<string, string> = {
+      rm_orders: 'select order_no from rm_orders where merchant_id = $1',
+      rm_wallets: 'select balance from rm_wallets where merchant_id = $1',
+      rm_wallet_holds: 'select 1 from rm_orders o join rm_wallet_holds h on h.order_no = o.order_no',
+      rm_statement_lines: 'insert into rm_statement_lines (merchant_id) values ($1)',
+      rm_wallet_snapshots: 'delete from rm_wallet_snapshots where merchant_id = $1',
+      callback_deliveries: 'update callback_deliveries set lease_until = null where order_no = $1',
+      callback_attempts: 'create table callback_attempts (order_no text)',
+      fulfilment_jobs: 'update fulfilment_jobs set attempts = attempts + 1 where order_no = $1',
+      projection_checkpoints: 'select name from projection_checkpoints where name = any($1)',
+    };
+    const TABLES = Object.keys(STATEMENTS);
+    // One template and one string per table: the rule reads both.
+    const source = Object.values(STATEMENTS)
+      .map((sql, i) => (i % 2 === 0 ? `export const s${i} = \`${sql}\`;\n` : `export const s${i} = '${sql}';\n`))
+      .join('');
+    /** The tables the rule names in the source as if it lived at `path`, in TABLES' order. */
+    const refused = async (path: string) => {
+      const messages = await lintMessages(path, source);
+      expect(messages.map((m) => m.ruleId)).toEqual(messages.map(() => 'no-restricted-syntax'));
+      const named = new Set(messages.map((m) => m.message.split(' ')[0]));
+      return TABLES.filter((table) => named.has(table));
+    };
+    const allBut = (...owned: string[]) => TABLES.filter((table) => !owned.includes(table));
+
+    it.each([
+      ['src/callbacks/callback-worker.ts'],
+      ['src/fulfilment/worker/fulfilment-worker.ts'],
+      ['src/auditing/verification/read-model-tables.ts'],
+      ['projections/orders.projection.ts'],
+    ])('refuses every table in %s, which owns none', async (path) => {
+      expect(await refused(path)).toEqual(TABLES);
+    });
+
+    it.each([
+      ['projections/orders.queries.ts', ['rm_orders']],
+      ['projections/wallets.queries.ts', ['rm_wallets', 'rm_wallet_holds', 'rm_statement_lines', 'rm_wallet_snapshots', 'rm_orders']],
+      ['projections/callback-schedule.queries.ts', ['callback_deliveries', 'callback_attempts', 'rm_orders']],
+      ['projections/fulfilment-jobs.queries.ts', ['fulfilment_jobs']],
+      ['projections/checkpoints.ts', ['projection_checkpoints']],
+      ['src/callbacks/callbacks.migrations.ts', ['callback_attempts']],
+    ])('lets %s name only the tables it owns, joins or creates', async (path, own) => {
+      expect(await refused(path)).toEqual(allBut(...own));
+    });
+
+    it("names the owner in the message, and leaves a table's name outside SQL alone", async () => {
+      const [message] = await lintMessages('src/back-office/orders/orders.service.ts', "export const sql = 'select * from fulfilment_jobs';\n");
+      expect(message.message).toContain('projections/fulfilment-jobs.queries.ts');
+      const label = "export const tables = ['rm_orders', 'fulfilment_jobs'];\nexport const report = { table: 'rm_wallet_holds' };\n";
+      expect(await lint('src/auditing/verification/differences.ts', label)).toEqual([]);
+    });
   });
 
   it('allows one import statement per module', async () => {

@@ -1,4 +1,4 @@
-import { AttemptStart, recordAttemptResults, startAttempts } from '../../src/callbacks/attempt-statements';
+import { AttemptStart, recordAttemptResults, startAttempts } from '../../projections/callback-schedule.queries';
 import { migrate } from '../../src/infrastructure/postgres/migrations';
 import { allMigrations } from '../../src/schema';
 import { createTestDatabase, TestDatabase } from '../support/test-database';

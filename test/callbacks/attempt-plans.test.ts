@@ -1,5 +1,5 @@
 import { Pool } from 'pg';
-import { AttemptResult, AttemptStart, recordAttemptResults, startAttempts } from '../../src/callbacks/attempt-statements';
+import { AttemptResult, AttemptStart, recordAttemptResults, startAttempts } from '../../projections/callback-schedule.queries';
 import { allMigrations } from '../../src/schema';
 import { PlanTestDatabase, planTestDatabase, scansBetween } from '../support/table-scans';
 import { TestDatabase } from '../support/test-database';

@@ -1,4 +1,4 @@
-import { claimDeliveries } from '../../src/callbacks/delivery-claims.queries';
+import { claimDeliveries } from '../../projections/callback-schedule.queries';
 import { migrate } from '../../src/infrastructure/postgres/migrations';
 import { allMigrations } from '../../src/schema';
 import { createTestDatabase, TestDatabase } from '../support/test-database';

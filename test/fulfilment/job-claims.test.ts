@@ -1,6 +1,6 @@
 import { Pool } from 'pg';
 import { allMigrations } from '../../src/schema';
-import { claimJobs } from '../../src/fulfilment/worker/job-claims.queries';
+import { claimJobs } from '../../projections/fulfilment-jobs.queries';
 import { PlanTestDatabase, planTestDatabase, scansBetween } from '../support/table-scans';
 import { TestDatabase } from '../support/test-database';
 

@@ -1,10 +1,22 @@
 import { Pool } from 'pg';
 import { GlobalPosition, START } from '../../ledger/ports/event-store.port';
-import { WALLET_STREAM_PREFIX } from '../../ledger/streams';
 import { holdKey } from '../../ledger/wallet/wallet.decider';
 import { Row } from './differences';
 import type { Checkpoints, SnapshotEventFacts, WalletFacts } from './ledger-fold';
 import { inOneSnapshot } from '../../infrastructure/postgres/transactions';
+import { checkpointRows } from '../../../projections/checkpoints';
+import { differingOrderRows, finalOrderCounts, openOrderRows, orderRowsOf } from '../../../projections/orders.queries';
+import {
+  holdRows,
+  lineDigestRows,
+  snapshotCheckRows,
+  statementLineRows,
+  unaccountedWalletRows,
+  WalletKeyedRow,
+  walletRows,
+} from '../../../projections/wallets.queries';
+
+export { finalOrderRowsOf, orderNosOf } from '../../../projections/orders.queries';
 
 export type HoldRow = Row & { merchant_id: string; order_no: string; attempt: number };
 
@@ -29,44 +41,22 @@ export interface TablesAtCheckpoints {
   finalOrders: Map<string, number>;
 }
 
-const ORDER_COLUMNS = 'order_no, merchant_id, stage, attempt, amount::text, fail_code';
-
 /** `withOrders` false: the wallet's rows alone (one wallet's verification compares no order rows). */
 export async function readTablesAtCheckpoints(pool: Pool, merchantId: string | undefined, withOrders = true): Promise<TablesAtCheckpoints> {
   return inOneSnapshot(pool, async (client) => {
-    const { rows: marks } = await client.query<{ name: string; c: string; p: string }>(
-      `select name, position_commit::text as c, position_prepare::text as p from projection_checkpoints where name in ('orders', 'wallets')`,
-    );
+    const marks = await checkpointRows(client, ['orders', 'wallets']);
     const mark = (name: string) => {
       const row = marks.find((m) => m.name === name);
       return row ? { commit: BigInt(row.c), prepare: BigInt(row.p) } : START;
     };
-    const scope = merchantId === undefined ? '' : 'merchant_id = $1';
-    const where = (...conditions: string[]) => {
-      const all = [scope, ...conditions].filter(Boolean);
-      return all.length > 0 ? `where ${all.join(' and ')}` : '';
-    };
-    const params = merchantId === undefined ? [] : [merchantId];
-    const wallets = await client.query<Row & { merchant_id: string }>(
-      `select merchant_id, balance::text, frozen::text, available::text from rm_wallets ${where()}`,
-      params,
-    );
-    const holds = await client.query<HoldRow>(`select merchant_id, order_no, attempt, amount::text from rm_wallet_holds ${where()}`, params);
-    const pending = withOrders
-      ? (await client.query<Row & { order_no: string }>(`select ${ORDER_COLUMNS} from rm_orders ${where(`stage not in ('succeeded', 'failed')`)}`, params)).rows
-      : [];
-    const final = withOrders
-      ? (
-          await client.query<{ merchant_id: string; n: string }>(
-            `select merchant_id, count(*)::text as n from rm_orders ${where(`stage in ('succeeded', 'failed')`)} group by merchant_id`,
-            params,
-          )
-        ).rows
-      : [];
+    const wallets = await walletRows(client, merchantId);
+    const holds = await holdRows(client, merchantId);
+    const pending = withOrders ? await openOrderRows(client, merchantId) : [];
+    const final = withOrders ? await finalOrderCounts(client, merchantId) : [];
     return {
       checkpoints: { orders: mark('orders'), wallets: mark('wallets') },
-      wallets: new Map(wallets.rows.map((r) => [r.merchant_id, r])),
-      holds: new Map(holds.rows.map((r) => [`${r.merchant_id}|${holdKey(r.order_no, r.attempt)}`, r])),
+      wallets: new Map(wallets.map((r) => [r.merchant_id, r])),
+      holds: new Map(holds.map((r) => [`${r.merchant_id}|${holdKey(r.order_no, r.attempt)}`, r])),
       pendingOrders: new Map(pending.map((r) => [r.order_no, r])),
       finalOrders: new Map(final.map((r) => [r.merchant_id, Number(r.n)])),
     };
@@ -100,50 +90,19 @@ export function walletRanges(keys: readonly WalletRowKey[]): WalletRanges {
   return ranges;
 }
 
-const rangeParams = (ranges: WalletRanges) => [[...ranges.keys()], [...ranges.values()].map((r) => r.first), [...ranges.values()].map((r) => r.last)];
-
-// One index range scan per wallet: "offset 0" keeps the planner from flattening the
-// subquery into a join, which it would run as a scan of the whole table.
-const inRanges = (table: string) =>
-  `from unnest($1::text[], $2::bigint[], $3::bigint[]) as r(merchant_id, first, last)
-   cross join lateral (select * from ${table} t where t.merchant_id = r.merchant_id and t.revision between r.first and r.last offset 0) x`;
-
-type KeyedRow = Row & { merchant_id: string; revision: string };
-
-const byKey = (rows: KeyedRow[]) =>
+const byKey = (rows: WalletKeyedRow[]) =>
   new Map(rows.map(({ merchant_id, revision, ...row }) => [walletRowKey({ merchantId: merchant_id, revision: Number(revision) }), row as Row]));
 
 /** Each wallet's lineDigest over its statement lines in the ranges, computed by Postgres with lineDigestText's formula. */
 export async function lineDigests(pool: Pool, ranges: WalletRanges): Promise<Map<string, string>> {
   if (ranges.size === 0) return new Map();
-  const { rows } = await pool.query<{ merchant_id: string; digest: string }>({
-    name: 'verify-line-digests',
-    // The lines' texts in an ARRAY(... order by): an index walk in revision order. (string_agg's own
-    // order by sorted every wallet's lines again, half of the query's time.)
-    text: `select r.merchant_id, md5(array_to_string(array(
-         select concat_ws('|', x.revision, x.entry_type, coalesce(x.order_no, '\\N'), x.amount, x.balance_after, x.frozen_after, x.available_after,
-           x.position_commit || '/' || x.position_prepare)
-         from rm_statement_lines x where x.merchant_id = r.merchant_id and x.revision between r.first and r.last order by x.revision
-       ), E'\\n')) as digest
-     from unnest($1::text[], $2::bigint[], $3::bigint[]) as r(merchant_id, first, last)`,
-    values: rangeParams(ranges),
-  });
-  return new Map(rows.map((r) => [r.merchant_id, r.digest]));
+  return new Map((await lineDigestRows(pool, ranges)).map((r) => [r.merchant_id, r.digest]));
 }
 
 export async function linesIn(pool: Pool, ranges: WalletRanges): Promise<Map<string, Row>> {
   if (ranges.size === 0) return new Map();
-  const { rows } = await pool.query<KeyedRow>(
-    `select x.merchant_id, x.revision::text, x.entry_type, x.order_no, x.amount::text, x.balance_after::text, x.frozen_after::text,
-       x.available_after::text, x.position_commit || '/' || x.position_prepare as position ${inRanges('rm_statement_lines')}`,
-    rangeParams(ranges),
-  );
-  return byKey(rows);
+  return byKey(await statementLineRows(pool, ranges));
 }
-
-/** A time as isoTimestamp writes it (to_char rounds its milliseconds: `time` must hold whole ones). */
-const isoTimestampText = (time: string) => `to_char(${time} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"+00:00"')`;
-const recordedAtText = (alias: string) => isoTimestampText(`${alias}.recorded_at`);
 
 /** A snapshot to compare: the row the read model lists (undefined: none), and what its event in the log says. */
 export interface SnapshotToCheck {
@@ -168,38 +127,7 @@ export async function snapshotsToCheck(pool: Pool, ranges: WalletRanges, interva
       due[1].push(revision);
     }
   }
-  const { rows } = await pool.query<{
-    merchant_id: string;
-    revision: string;
-    listed: boolean;
-    position: string;
-    recorded_at: string;
-    event_hash: string;
-    balance: string;
-    frozen: string;
-    event_recorded_at: string;
-    event_hash_logged: string | null;
-  }>({
-    name: 'verify-snapshots-to-check',
-    // Lateral look-ups by key ("offset 0" keeps each one): joined otherwise, the planner may walk all of es_events.
-    text: `with k(merchant_id, revision) as (
-       select r.merchant_id, x.revision from unnest($1::text[], $2::bigint[], $3::bigint[]) as r(merchant_id, first, last)
-       cross join lateral (select x.revision from rm_wallet_snapshots x where x.merchant_id = r.merchant_id and x.revision between r.first and r.last offset 0) x
-       union
-       select * from unnest($4::text[], $5::bigint[])
-     )
-     select k.merchant_id, k.revision::text, s.revision is not null as listed,
-       s.position_commit || '/' || s.position_prepare as position, ${recordedAtText('s')} as recorded_at, s.event_hash, s.balance::text, s.frozen::text,
-       ${isoTimestampText("date_trunc('milliseconds', e.created_at)")} as event_recorded_at, e.hash as event_hash_logged
-     from k
-     left join lateral (select * from rm_wallet_snapshots s where s.merchant_id = k.merchant_id and s.revision = k.revision offset 0) s on true
-     left join lateral (
-       select e.created_at, case when jsonb_typeof(e.metadata->'hash') = 'string' then e.metadata->>'hash' end as hash
-       from es_events e where e.stream_id = $6::text || k.merchant_id and e.stream_revision = k.revision offset 0
-     ) e on true
-     where s.revision is not null or e.hash is not null`,
-    values: [...rangeParams(ranges), ...due, WALLET_STREAM_PREFIX],
-  });
+  const rows = await snapshotCheckRows(pool, ranges, due);
   for (const r of rows) {
     const ofWallet = byWallet.get(r.merchant_id) ?? new Map<number, SnapshotToCheck>();
     byWallet.set(r.merchant_id, ofWallet);
@@ -209,9 +137,6 @@ export async function snapshotsToCheck(pool: Pool, ranges: WalletRanges, interva
   return byWallet;
 }
 
-/** The columns of an order row the verification compares. */
-const ORDER_COMPARED = ['merchant_id', 'stage', 'attempt', 'amount', 'fail_code'] as const;
-
 /** The rows of these orders that are not as expected, compared by Postgres (undefined: no row at all). */
 export async function differingOrders(
   pool: Pool,
@@ -219,37 +144,14 @@ export async function differingOrders(
 ): Promise<Map<string, (Row & { order_no: string }) | undefined>> {
   const differing = new Map<string, (Row & { order_no: string }) | undefined>();
   if (expected.length === 0) return differing;
-  const { rows } = await pool.query<Row & { order_no: string; expected_no: string; found: boolean }>(
-    `select e.order_no as expected_no, o.order_no is not null as found, o.order_no, o.merchant_id, o.stage, o.attempt, o.amount::text, o.fail_code
-     from unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[], $6::text[]) as e(order_no, merchant_id, stage, attempt, amount, fail_code)
-     left join rm_orders o on o.order_no = e.order_no
-     where (o.merchant_id, o.stage, o.attempt, o.amount, o.fail_code) is distinct from (e.merchant_id, e.stage, e.attempt, e.amount, e.fail_code)`,
-    [expected.map((e) => e.orderNo), ...ORDER_COMPARED.map((c) => expected.map((e) => e.row[c]))],
-  );
-  for (const { expected_no, found, ...row } of rows) differing.set(expected_no, found ? row : undefined);
+  for (const { expected_no, found, ...row } of await differingOrderRows(pool, expected)) differing.set(expected_no, found ? row : undefined);
   return differing;
 }
 
 /** The current rows of these orders. */
 export async function orderRows(pool: Pool, orderNos: readonly string[]): Promise<Map<string, Row & { order_no: string }>> {
   if (orderNos.length === 0) return new Map();
-  const { rows } = await pool.query<Row & { order_no: string }>(`select ${ORDER_COLUMNS} from rm_orders where order_no = any($1::text[])`, [orderNos]);
-  return new Map(rows.map((r) => [r.order_no, r]));
-}
-
-/** Every order number the read model lists for a merchant. */
-export async function orderNosOf(pool: Pool, merchantId: string): Promise<string[]> {
-  const { rows } = await pool.query<{ order_no: string }>('select order_no from rm_orders where merchant_id = $1', [merchantId]);
-  return rows.map((r) => r.order_no);
-}
-
-/** A page of a merchant's final order rows, in order_no order after `after`. */
-export async function finalOrderRowsOf(pool: Pool, merchantId: string, after: string, limit: number): Promise<(Row & { order_no: string })[]> {
-  const { rows } = await pool.query<Row & { order_no: string }>(
-    `select ${ORDER_COLUMNS} from rm_orders where merchant_id = $1 and stage in ('succeeded', 'failed') and order_no > $2 order by order_no limit $3`,
-    [merchantId, after, limit],
-  );
-  return rows;
+  return new Map((await orderRowsOf(pool, orderNos)).map((r) => [r.order_no, r]));
 }
 
 export interface StrayWalletRow {
@@ -270,44 +172,12 @@ export async function strayWalletRows(
   checkpoint: GlobalPosition,
   merchantId: string | undefined,
 ): Promise<StrayWalletRow[]> {
-  const facts = [...wallets];
-  const params: unknown[] = [
-    facts.map(([id]) => id),
-    facts.map(([, f]) => f.openedRevision),
-    facts.map(([, f]) => Number(f.revision)),
-    checkpoint.commit.toString(),
-    checkpoint.prepare.toString(),
-    merchantId ?? null,
-  ];
-  const replayed = `left join unnest($1::text[], $2::bigint[], $3::bigint[]) as w(merchant_id, opened, last) using (merchant_id)`;
-  const inScope = `(x.position_commit, x.position_prepare) <= ($4::bigint, $5::bigint) and ($6::text is null or x.merchant_id = $6)`;
-  // One replayed wallet: its bounds again, compared with the row's own
-  // columns, so that Postgres reads the two ends of the wallet's index
-  // instead of every row of it.
-  const one = merchantId === undefined ? undefined : wallets.get(merchantId);
-  if (one) params.push(one.openedRevision, Number(one.revision));
-  const outside = (opened: '<' | '<=') => (one ? `and (x.revision ${opened} $7::bigint or x.revision > $8::bigint)` : '');
-  const lines = await pool.query<Row & { merchant_id: string; revision: string }>(
-    `select x.merchant_id, x.revision::text, x.entry_type, x.order_no, x.amount::text, x.balance_after::text,
-       x.frozen_after::text, x.available_after::text, x.position_commit || '/' || x.position_prepare as position
-     from rm_statement_lines x ${replayed}
-     where ${inScope} and (w.merchant_id is null or x.revision <= w.opened or x.revision > w.last) ${outside('<=')}
-     order by x.merchant_id, x.revision`,
-    params,
-  );
-  const snapshots = await pool.query<Row & { merchant_id: string; revision: string }>(
-    `select x.merchant_id, x.revision::text, x.position_commit || '/' || x.position_prepare as position,
-       ${recordedAtText('x')} as recorded_at, x.event_hash, x.balance::text, x.frozen::text
-     from rm_wallet_snapshots x ${replayed}
-     where ${inScope} and (w.merchant_id is null or x.revision < w.opened or x.revision > w.last) ${outside('<')}
-     order by x.merchant_id, x.revision`,
-    params,
-  );
+  const { lines, snapshots } = await unaccountedWalletRows(pool, wallets, checkpoint, merchantId);
   const stray =
     (table: StrayWalletRow['table']) =>
-    (r: Row & { merchant_id: string; revision: string }): StrayWalletRow => {
+    (r: WalletKeyedRow): StrayWalletRow => {
       const { merchant_id: id, revision, ...row } = r;
       return { table, merchantId: id, revision: Number(revision), row };
     };
-  return [...lines.rows.map(stray('rm_statement_lines')), ...snapshots.rows.map(stray('rm_wallet_snapshots'))];
+  return [...lines.map(stray('rm_statement_lines')), ...snapshots.map(stray('rm_wallet_snapshots'))];
 }

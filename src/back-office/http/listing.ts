@@ -2,6 +2,8 @@ import { ApiError } from '../../infrastructure/http/api-error';
 import { parseInstant } from '../../shared/clock';
 import { IDENTIFIER, IDENTIFIER_RULE } from '../../shared/limits';
 
+export { Conditions } from '../../infrastructure/postgres/conditions';
+
 /**
  * The list routes: filters in the query string, keyset pagination with an
  * opaque `cursor` (the sort key of the last row shown), never OFFSET, so a
@@ -103,28 +105,3 @@ export function textParameter(raw: string | undefined, field: string): string | 
 
 /** A LIKE pattern that matches `text` literally anywhere. */
 export const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
-/** Builds a WHERE clause from optional conditions, numbering placeholders as it goes. */
-export class Conditions {
-  readonly values: unknown[] = [];
-  private readonly clauses: string[] = [];
-
-  /** `sql` uses `?` for each value, in order. */
-  add(sql: string, ...values: unknown[]): this {
-    this.clauses.push(sql.replace(/\?/g, () => `$${this.values.push(values.shift())}`));
-    return this;
-  }
-
-  addIf(value: unknown, sql: string): this {
-    return value === undefined ? this : this.add(sql, value);
-  }
-
-  where(): string {
-    return this.clauses.length === 0 ? '' : `where ${this.clauses.join(' and ')}`;
-  }
-
-  /** The placeholder for one more value, e.g. the LIMIT. */
-  next(value: unknown): string {
-    return `$${this.values.push(value)}`;
-  }
-}

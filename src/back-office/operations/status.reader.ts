@@ -3,6 +3,10 @@ import { Pool } from 'pg';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { EVENT_STORE, EventStore, formatPosition } from '../../ledger/ports/event-store.port';
 import { isoTimestamp } from '../../shared/clock';
+import { oldestUnknownResult } from '../../../projections/orders.queries';
+import { callbackBacklog } from '../../../projections/callback-schedule.queries';
+import { fulfilmentBacklog } from '../../../projections/fulfilment-jobs.queries';
+import { allCheckpointRows } from '../../../projections/checkpoints';
 
 /** Lag is counted event by event up to this many; beyond it the reply says "at least". */
 const LAG_COUNT_LIMIT = 10_000;
@@ -21,27 +25,14 @@ export class StatusReader {
   ) {}
 
   async current() {
-    const [checkpoints, fulfilment, callbacks, unknown] = await Promise.all([
-      this.pool.query<{ name: string; c: string; p: string; updated_at: Date }>(
-        'select name, position_commit::text as c, position_prepare::text as p, updated_at from projection_checkpoints order by name',
-      ),
-      this.pool.query<{ pending: number; retrying: number; oldest: Date | null }>(
-        `select count(*)::int as pending, count(*) filter (where attempts > 0)::int as retrying, min(next_attempt_at) as oldest
-         from fulfilment_jobs where not done`,
-      ),
-      this.pool.query<{ pending: number; exhausted: number; oldest: Date | null }>(
-        `select count(*) filter (where state = 'pending')::int as pending, count(*) filter (where state = 'exhausted')::int as exhausted,
-                min(due_at) filter (where state = 'pending') as oldest
-         from callback_deliveries`,
-      ),
-      this.pool.query<{ order_no: string; merchant_id: string; result_unknown_at: Date; age_seconds: number; total: number }>(
-        `select order_no, merchant_id, result_unknown_at, extract(epoch from now() - result_unknown_at)::int as age_seconds,
-                count(*) over ()::int as total
-         from rm_orders where stage = 'unknown' order by result_unknown_at, order_no limit 1`,
-      ),
+    const [checkpoints, fulfilment, callbacks, oldest] = await Promise.all([
+      allCheckpointRows(this.pool),
+      fulfilmentBacklog(this.pool),
+      callbackBacklog(this.pool),
+      oldestUnknownResult(this.pool),
     ]);
     const projections = await Promise.all(
-      checkpoints.rows.map(async (row) => {
+      checkpoints.map(async (row) => {
         const behind = (await this.store.readAll({ commit: BigInt(row.c), prepare: BigInt(row.p) }, LAG_COUNT_LIMIT + 1)).length;
         return {
           name: row.name,
@@ -52,12 +43,11 @@ export class StatusReader {
         };
       }),
     );
-    const oldest = unknown.rows[0];
     return {
       at: isoTimestamp(),
       projections,
-      fulfilment: { pending: fulfilment.rows[0].pending, retrying: fulfilment.rows[0].retrying, oldest_due_at: time(fulfilment.rows[0].oldest) },
-      callbacks: { pending: callbacks.rows[0].pending, exhausted: callbacks.rows[0].exhausted, oldest_due_at: time(callbacks.rows[0].oldest) },
+      fulfilment: { pending: fulfilment.pending, retrying: fulfilment.retrying, oldest_due_at: time(fulfilment.oldest) },
+      callbacks: { pending: callbacks.pending, exhausted: callbacks.exhausted, oldest_due_at: time(callbacks.oldest) },
       reconciliation: {
         unknown_result_orders: oldest?.total ?? 0,
         oldest: oldest

@@ -14,7 +14,7 @@ import { MarkResultUnknown } from '../../ledger/commands/mark-result-unknown/mar
 import { RecordUpstreamAttempt } from '../../ledger/commands/record-upstream-attempt/record-upstream-attempt.command';
 import { ReleaseFunds } from '../../ledger/commands/release-funds/release-funds.command';
 import { SettleOrder } from '../../ledger/commands/settle-order/settle-order.command';
-import { ClaimedJob, claimJobs } from './job-claims.queries';
+import { ClaimedJob, claimJobs, retryJobLater } from '../../../projections/fulfilment-jobs.queries';
 
 /** The ledger commands this worker sends. */
 type FulfilmentOutcome = RecordUpstreamAttempt | SettleOrder | ReleaseFunds | MarkResultUnknown;
@@ -125,11 +125,6 @@ export class FulfilmentWorker extends DispatchedWorker<ClaimedJob> {
 
   private async retryLater(job: ClaimedJob, reason: string): Promise<void> {
     const delay = Math.min(this.options.retryBaseMs * 2 ** job.attempts, 60_000);
-    await this.pool.query(
-      `update fulfilment_jobs set attempts = attempts + 1, last_error = $3, lease_until = null,
-         next_attempt_at = now() + make_interval(secs => $2::float8 / 1000)
-       where order_no = $1 and leased_by = $4`,
-      [job.order_no, delay, reason.slice(0, 500), this.options.instanceId],
-    );
+    await retryJobLater(this.pool, job.order_no, delay, reason.slice(0, 500), this.options.instanceId);
   }
 }

@@ -5,6 +5,7 @@ import { withStreamTail } from '../../ledger/read-model-tail';
 import { walletStream } from '../../ledger/streams';
 import { WalletEvent } from '../../ledger/wallet/wallet.decider';
 import { addMovement, NO_AMOUNTS, WalletAmounts } from '../../ledger/wallet/wallet-replay';
+import { walletAmountsRow } from '../../../projections/wallets.queries';
 
 /** A merchant's wallet amounts for the balance endpoint. */
 export class WalletBalanceReader {
@@ -19,11 +20,7 @@ export class WalletBalanceReader {
    * freeze. A wallet the projection has not seen yet counts from nothing.
    */
   async amounts(merchantId: string): Promise<WalletAmounts> {
-    const { rows } = await this.pool.query<{ balance: string; frozen: string; revision: string }>(
-      'select balance::text, frozen::text, revision::text from rm_wallets where merchant_id = $1',
-      [merchantId],
-    );
-    const row = rows[0];
+    const row = await walletAmountsRow(this.pool, merchantId);
     const projected = row
       ? { state: { balance: BigInt(row.balance), frozen: BigInt(row.frozen) }, revision: BigInt(row.revision) }
       : { state: NO_AMOUNTS, revision: -1n };

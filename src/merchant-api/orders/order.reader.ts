@@ -4,7 +4,7 @@ import { deriveOrderNo } from '../../ledger/order/order-number';
 import { failureOf, isFinal, merchantStatus, orderDecider, OrderState } from '../../ledger/order/order.decider';
 import { loadAggregate } from '../../ledger/command-handling';
 import { orderStream } from '../../ledger/streams';
-import type { OrderReadModelRow } from '../../../projections/orders.projection';
+import { merchantOrderRow } from '../../../projections/orders.queries';
 import { OrderFacts } from './order.presenter';
 
 /**
@@ -26,8 +26,7 @@ export class OrderReader {
   }
 
   async find(merchantId: string, orderNo: string): Promise<OrderFacts | undefined> {
-    const { rows } = await this.pool.query<OrderReadModelRow>('select * from rm_orders where order_no = $1 and merchant_id = $2', [orderNo, merchantId]);
-    const row = rows[0];
+    const row = await merchantOrderRow(this.pool, orderNo, merchantId);
     const status = row && merchantStatus(row.stage);
     if (row && status) {
       return {

@@ -1,0 +1,360 @@
+import { Pool } from 'pg';
+import { OrderStage } from '../src/ledger/order/order.decider';
+import { inOneSnapshot } from '../src/infrastructure/postgres/transactions';
+
+/**
+ * Every read and write of the callback schedule (callback_deliveries, and
+ * callback_attempts beside it) outside the projection that schedules the
+ * deliveries: the workers' claims, attempts and hand-backs, the delivery log
+ * and manual redelivery staff see, and the backlog the status page and the
+ * metrics report.
+ */
+
+// ---------------------------------------------------------------------------
+// The workers' claims: one statement that also reads the order's row in the
+// orders read model and the merchant's callback address.
+
+export interface ClaimedDelivery {
+  order_no: string;
+  /** The order's merchant when known: from the delivery row, or else from the orders read model. */
+  merchant_id: string | null;
+  attempts_made: number;
+  max_attempts: number | null;
+  manual_requested: boolean;
+  /**
+   * The order as the orders read model shows it, read with the claim: the
+   * projection batch that scheduled the delivery made it final there. Null
+   * when the read model has no row for it.
+   */
+  order: ReadModelOrder | null;
+  /**
+   * True when the claim also wrote the next attempt down (attempt
+   * `attempts_made + 1`, see startAttempts): it does when it knows the
+   * merchant and `order` shows the order final, and the merchant's current
+   * callback address and key come with it.
+   */
+  started: boolean;
+  recipient: RecipientRow | null;
+}
+
+/** The merchant's callback address and signing key as the claim read them (null when the merchant is not provisioned). */
+export interface RecipientRow {
+  api_key: string;
+  app_secret_enc: Buffer;
+  callback_url: string | null;
+}
+
+/** What a callback carries, as rm_orders holds it. */
+export interface ReadModelOrder {
+  merchant_id: string;
+  out_trade_no: string;
+  stage: OrderStage;
+  /** Minor units. */
+  amount: string;
+  account_id: string;
+  fail_code: string | null;
+  fail_reason: string | null;
+  /** Milliseconds since the epoch. */
+  completed_ms: string | null;
+}
+
+export interface ClaimLimits {
+  /** Deliveries claimed at most: the instance's free slots. */
+  slots: number;
+  /** Callbacks of one merchant in flight at most. */
+  perMerchant: number;
+  /** Callbacks in flight now, per merchant (a merchant not listed has none). */
+  inFlight: ReadonlyMap<string, number>;
+  leaseMs: number;
+  instanceId: string;
+  /** An attempt that never reports back is due again after the send timeout and the schedule's next delay (CONTRACT §2). */
+  timeoutMs: number;
+  retryDelaysMs: readonly number[];
+}
+
+/** Due deliveries looked at per claim, per free slot: enough that a merchant with a long backlog does not hide the others. */
+const CANDIDATES_PER_SLOT = 4;
+
+/**
+ * Leases the oldest due deliveries, at most as many of one merchant as it
+ * has free slots. A delivery's merchant is known from its row after a first
+ * attempt, and from the orders read model before (which the same projection
+ * batch that scheduled the delivery brought up to date); the claim writes it
+ * into the row. Without the cap a claim took a busy merchant's whole backlog
+ * only to hand back all but a few, each with a read of the order's stream and
+ * a statement of its own, claim after claim.
+ *
+ * Where it knows the merchant and the orders read model shows the order
+ * final (what the callback carries comes with the claim), the claim also
+ * writes the next attempt down as startAttempts does (the count moved, the
+ * fallback due time set, the attempt's row inserted with the merchant's
+ * current callback URL) and returns the merchant's key: the attempt is
+ * counted before it is sent, without two more statements and another
+ * version of the delivery's row. Any other delivery is started by its
+ * sender once it has read the order's events.
+ */
+export async function claimDeliveries(pool: Pool, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
+  const inFlight = [...limits.inFlight];
+  const { rows } = await pool.query<ClaimRow>({
+    name: 'callbacks-claim',
+    text: `with due as (
+         select d.order_no, d.due_at, m.merchant_id, $6 - coalesce(f.n, 0) as free
+         from callback_deliveries d
+         left join rm_orders o on d.merchant_id is null and o.order_no = d.order_no
+         cross join lateral (select coalesce(d.merchant_id, o.merchant_id) as merchant_id) m
+         left join unnest($4::text[], $5::int[]) as f(merchant_id, n) on f.merchant_id = m.merchant_id
+         where d.state = 'pending' and d.due_at <= now() and (d.lease_until is null or d.lease_until < now()) and $6 - coalesce(f.n, 0) > 0
+         order by d.due_at
+         limit $1 * ${CANDIDATES_PER_SLOT}),
+       capped as (
+         select order_no, merchant_id from (
+           select due.*, row_number() over (partition by merchant_id order by due_at) as nth from due) r
+         where merchant_id is null or nth <= free),
+       -- Locked in a CTE of its own, run once: as a subquery of the update's
+       -- join it could be rescanned per row, and its limit not hold. It reads
+       -- the row as it was: the update's returning sees the new one.
+       locked as (
+         select order_no, attempts_made, manual_requested from callback_deliveries
+         where order_no in (select order_no from capped) and state = 'pending' and (lease_until is null or lease_until < now())
+         order by due_at limit $1
+         for update skip locked),
+       claimed as (
+         update callback_deliveries d
+         set lease_until = now() + make_interval(secs => $2::float8 / 1000), leased_by = $3, merchant_id = coalesce(d.merchant_id, c.merchant_id),
+           attempts_made = d.attempts_made + s.starts::int,
+           manual_requested = d.manual_requested and not s.starts,
+           due_at = case when s.starts then now() + make_interval(secs => ($7::float8 + coalesce(($8::float8[])[d.attempts_made + 1], 0)) / 1000)
+                         else d.due_at end
+         from capped c join locked l on l.order_no = c.order_no
+           left join rm_orders o on o.order_no = c.order_no
+           -- Started here only when nothing stands between it and its send: the
+           -- merchant known, and the callback's body in the read model.
+           cross join lateral (select c.merchant_id is not null and o.completed_at is not null as starts) s
+         where d.order_no = c.order_no
+         returning d.order_no, d.merchant_id, l.attempts_made, d.max_attempts, l.manual_requested, s.starts,
+           case when o.order_no is not null then json_build_object(
+             'merchant_id', o.merchant_id, 'out_trade_no', o.out_trade_no, 'stage', o.stage, 'amount', o.amount::text,
+             'account_id', o.account_id, 'fail_code', o.fail_code, 'fail_reason', o.fail_reason,
+             'completed_ms', floor(extract(epoch from o.completed_at) * 1000)::bigint::text) end as order),
+       recipients as (
+         select k.order_no, r.api_key, r.app_secret_enc, r.callback_url
+         from claimed k join merchants r on r.merchant_id = k.merchant_id
+         where k.starts),
+       started as (
+         insert into callback_attempts (order_no, attempt, kind, started_at, url, sent_by)
+         select k.order_no, k.attempts_made + 1, case when k.manual_requested then 'manual' else 'scheduled' end, now(), r.callback_url, $3
+         from claimed k left join recipients r on r.order_no = k.order_no
+         where k.starts
+         on conflict do nothing
+         returning order_no)
+       select k.order_no, k.merchant_id, k.attempts_made, k.max_attempts, k.manual_requested, k.order,
+         s.order_no is not null as started, r.api_key, r.app_secret_enc, r.callback_url
+       from claimed k
+       left join started s on s.order_no = k.order_no
+       left join recipients r on r.order_no = k.order_no`,
+    values: [
+      limits.slots,
+      limits.leaseMs,
+      limits.instanceId,
+      inFlight.map(([id]) => id),
+      inFlight.map(([, n]) => n),
+      limits.perMerchant,
+      limits.timeoutMs,
+      limits.retryDelaysMs,
+    ],
+  });
+  return rows.map(({ api_key, app_secret_enc, callback_url, ...delivery }) => ({
+    ...delivery,
+    // api_key is never null in merchants: null here means no merchants row was read.
+    recipient: api_key !== null ? { api_key, app_secret_enc: app_secret_enc!, callback_url } : null,
+  }));
+}
+
+type ClaimRow = Omit<ClaimedDelivery, 'recipient'> & { [K in keyof RecipientRow]: RecipientRow[K] | null };
+
+// ---------------------------------------------------------------------------
+// Attempts a sender writes itself: those the claim did not start, and every result.
+
+export interface AttemptStart {
+  order_no: string;
+  attempt: number;
+  kind: 'manual' | 'scheduled';
+  url: string | null;
+  merchant_id: string;
+  /** When the next attempt is due if this one never reports back. */
+  delay_ms: number;
+}
+
+export interface AttemptResult {
+  order_no: string;
+  attempt: number;
+  next: 'acknowledged' | 'exhausted' | 'pending';
+  delay_ms: number;
+  status_code: number | null;
+  latency_ms: number;
+  reply_excerpt: string;
+  acknowledged: boolean;
+  error: string | null;
+}
+
+/*
+ * Each statement names its rows' keys twice: in the JSON it takes the values
+ * from, and as an array (`order_no = any($3)`). jsonb_to_recordset tells the
+ * planner nothing of its size (it assumes 100 rows), so without the array the
+ * planner chose a sequential scan of both tables (one row per order ever
+ * called back) for a batch of a few rows; the array lets it size the batch
+ * and walk the primary keys.
+ *
+ * Neither is prepared: a prepared statement's generic plan is made once, at
+ * its sixth call, and kept until the tables are next analyzed. Made while the
+ * tables held a few dozen rows (a new database's first callbacks), it scanned
+ * both, and went on scanning them as they grew: 12 ms a call after 7,000
+ * orders against 1-2 planned each time. Planned at each call, the plan
+ * follows the tables' size; one call carries a batch of attempts, so the
+ * planning is a small part of it.
+ */
+
+/**
+ * Writes attempts down before they are sent, in one statement: true for each
+ * attempt this instance now holds. An attempt is taken only by the
+ * delivery's current leaseholder, and only as the attempt that follows the
+ * recorded count; the attempt row is inserted after the delivery moved, so a
+ * sender whose lease expired meanwhile writes nothing that could stand in the
+ * way of the instance that holds the delivery now.
+ */
+export async function startAttempts(pool: Pool, instanceId: string, starts: readonly AttemptStart[]): Promise<boolean[]> {
+  const { rows } = await pool.query<{ order_no: string }>(
+    `with started as (select * from jsonb_to_recordset($1::jsonb)
+                        as s(order_no text, attempt int, kind text, url text, merchant_id text, delay_ms float8)),
+     moved as (
+       update callback_deliveries d set attempts_made = s.attempt, merchant_id = s.merchant_id, manual_requested = false,
+         due_at = now() + make_interval(secs => s.delay_ms / 1000)
+       from started s
+       where d.order_no = any($3::text[]) and d.order_no = s.order_no and d.leased_by = $2 and d.attempts_made = s.attempt - 1
+       returning d.order_no
+     )
+     insert into callback_attempts (order_no, attempt, kind, started_at, url, sent_by)
+     select s.order_no, s.attempt, s.kind, now(), s.url, $2 from started s join moved m on m.order_no = s.order_no
+     on conflict do nothing
+     returning order_no`,
+    [JSON.stringify(starts), instanceId, starts.map((start) => start.order_no)],
+  );
+  const held = new Set(rows.map((row) => row.order_no));
+  return starts.map((start) => held.has(start.order_no));
+}
+
+/** The attempts' results and their deliveries' next states, in one statement and one commit. */
+export async function recordAttemptResults(pool: Pool, instanceId: string, results: readonly AttemptResult[]): Promise<void[]> {
+  await pool.query(
+    `with outcome as (select * from jsonb_to_recordset($1::jsonb)
+                        as r(order_no text, attempt int, next text, delay_ms float8, status_code int, latency_ms int,
+                             reply_excerpt text, acknowledged boolean, error text)),
+     result as (
+       update callback_attempts a set status_code = r.status_code, latency_ms = r.latency_ms, reply_excerpt = r.reply_excerpt,
+         acknowledged = r.acknowledged, error = r.error
+       from outcome r where a.order_no = any($3::text[]) and a.order_no = r.order_no and a.attempt = r.attempt
+     )
+     update callback_deliveries d set state = r.next, lease_until = null,
+       due_at = case when r.next = 'pending' then now() + make_interval(secs => r.delay_ms / 1000) else d.due_at end
+     from outcome r
+     where d.order_no = any($3::text[]) and d.order_no = r.order_no and d.leased_by = $2`,
+    [JSON.stringify(results), instanceId, results.map((result) => result.order_no)],
+  );
+  return results.map(() => undefined);
+}
+
+/**
+ * Hands a leased delivery back unsent, marked with its merchant, for a
+ * later claim: claimed before its merchant was known, or raced for the
+ * merchant's last slot. Only the leaseholder can.
+ */
+export async function handBackDelivery(pool: Pool, orderNo: string, merchantId: string, instanceId: string): Promise<void> {
+  await pool.query('update callback_deliveries set merchant_id = $2, lease_until = null where order_no = $1 and leased_by = $3', [
+    orderNo,
+    merchantId,
+    instanceId,
+  ]);
+}
+
+// ---------------------------------------------------------------------------
+// What staff see and do.
+
+export interface DeliveryRow {
+  state: string;
+  attempts_made: number;
+  due_at: Date;
+  /** Whether a sender's lease on it is live. */
+  leased: boolean;
+}
+
+export interface AttemptRow {
+  attempt: number;
+  kind: string;
+  started_at: Date;
+  url: string | null;
+  status_code: number | null;
+  latency_ms: number | null;
+  reply_excerpt: string | null;
+  acknowledged: boolean | null;
+  error: string | null;
+}
+
+/**
+ * An order's delivery and its attempts, first to last (delivery undefined:
+ * none scheduled). One snapshot for both: read apart, an attempt started
+ * between the two reads looked like one whose sender had died.
+ */
+export async function deliveryLogOf(pool: Pool, orderNo: string): Promise<{ delivery: DeliveryRow | undefined; attempts: AttemptRow[] }> {
+  const { rows, attempts } = await inOneSnapshot(pool, async (client) => ({
+    rows: (
+      await client.query<DeliveryRow>(
+        'select state, attempts_made, due_at, coalesce(lease_until > now(), false) as leased from callback_deliveries where order_no = $1',
+        [orderNo],
+      )
+    ).rows,
+    attempts: await client.query<AttemptRow>('select * from callback_attempts where order_no = $1 order by attempt', [orderNo]),
+  }));
+  return { delivery: rows[0], attempts: attempts.rows };
+}
+
+/**
+ * One more attempt, now. A delivery still on its schedule is only brought
+ * forward; a finished one (acknowledged or exhausted) gets one extra
+ * attempt. False when the order has no delivery.
+ */
+export async function requestRedelivery(pool: Pool, orderNo: string): Promise<boolean> {
+  const { rowCount } = await pool.query(
+    `update callback_deliveries set manual_requested = true, due_at = now(),
+         max_attempts = case when state = 'pending' then max_attempts else attempts_made + 1 end,
+         state = 'pending'
+       where order_no = $1`,
+    [orderNo],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+// ---------------------------------------------------------------------------
+// The backlog.
+
+/** Deliveries due or retrying, exhausted ones, and the earliest due time of those pending. */
+export async function callbackBacklog(pool: Pool): Promise<{ pending: number; exhausted: number; oldest: Date | null }> {
+  const { rows } = await pool.query<{ pending: number; exhausted: number; oldest: Date | null }>(
+    `select count(*) filter (where state = 'pending')::int as pending, count(*) filter (where state = 'exhausted')::int as exhausted,
+                min(due_at) filter (where state = 'pending') as oldest
+         from callback_deliveries`,
+  );
+  return rows[0];
+}
+
+/**
+ * The pending deliveries and the age in seconds of the oldest (callbacks,
+ * callbacks_age), as scalar subqueries: a metrics scrape selects them in one
+ * statement with the other work queues'.
+ */
+export const CALLBACK_BACKLOG_COLUMNS = `(select count(*) from callback_deliveries where state = 'pending') as callbacks,
+              (select extract(epoch from now() - min(created_at))::float8 from callback_deliveries where state = 'pending') as callbacks_age`;
+
+export interface CallbackBacklogColumns {
+  callbacks: string;
+  callbacks_age: number | null;
+}

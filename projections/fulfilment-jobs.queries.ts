@@ -1,0 +1,68 @@
+import { Pool } from 'pg';
+
+/**
+ * Every read and write of the fulfilment queue (fulfilment_jobs) outside the
+ * projection that fills it: the workers' claims and retries, and the backlog
+ * the status page and the metrics report.
+ */
+
+export interface ClaimedJob {
+  order_no: string;
+  attempts: number;
+}
+
+/**
+ * Leases up to `limit` due jobs to this instance, oldest due first. SKIP
+ * LOCKED plus the re-check of the lease on the locked row's newest version:
+ * two instances never hold one job at once.
+ *
+ * Planned at each call, not prepared (see the attempts' statements in
+ * callback-schedule.queries.ts): a generic plan made while a new database's
+ * jobs table held a few rows joined the claimed jobs to a scan of the whole
+ * table, and kept scanning it at every claim as it grew.
+ */
+export async function claimJobs(pool: Pool, limit: number, leaseMs: number, instanceId: string): Promise<ClaimedJob[]> {
+  const { rows } = await pool.query<ClaimedJob>(
+    `update fulfilment_jobs set lease_until = now() + make_interval(secs => $2::float8 / 1000), leased_by = $3
+     where order_no in (
+       select order_no from fulfilment_jobs
+       where not done and next_attempt_at <= now() and (lease_until is null or lease_until < now())
+       order by next_attempt_at limit $1
+       for update skip locked)
+     returning order_no, attempts`,
+    [limit, leaseMs, instanceId],
+  );
+  return rows;
+}
+
+/** A claimed job's send never reached the upstream: due again after `delayMs`, its lease let go. Only the leaseholder can. */
+export async function retryJobLater(pool: Pool, orderNo: string, delayMs: number, error: string, instanceId: string): Promise<void> {
+  await pool.query(
+    `update fulfilment_jobs set attempts = attempts + 1, last_error = $3, lease_until = null,
+         next_attempt_at = now() + make_interval(secs => $2::float8 / 1000)
+       where order_no = $1 and leased_by = $4`,
+    [orderNo, delayMs, error, instanceId],
+  );
+}
+
+/** Jobs not done, those retrying, and the earliest due time among them. */
+export async function fulfilmentBacklog(pool: Pool): Promise<{ pending: number; retrying: number; oldest: Date | null }> {
+  const { rows } = await pool.query<{ pending: number; retrying: number; oldest: Date | null }>(
+    `select count(*)::int as pending, count(*) filter (where attempts > 0)::int as retrying, min(next_attempt_at) as oldest
+         from fulfilment_jobs where not done`,
+  );
+  return rows[0];
+}
+
+/**
+ * The jobs not done and the age in seconds of the oldest (jobs, jobs_age),
+ * as scalar subqueries: a metrics scrape selects them in one statement with
+ * the other work queues'.
+ */
+export const FULFILMENT_BACKLOG_COLUMNS = `(select count(*) from fulfilment_jobs where not done) as jobs,
+              (select extract(epoch from now() - min(accepted_at))::float8 from fulfilment_jobs where not done) as jobs_age`;
+
+export interface FulfilmentBacklogColumns {
+  jobs: string;
+  jobs_age: number | null;
+}
