@@ -28,7 +28,7 @@ module.exports = {
       name: 'domain-is-pure',
       comment: 'The deciders and src/shared import no framework, driver, adapter or capability: only each other and node built-ins.',
       severity: 'error',
-      from: { path: ['^src/shared/', '\\.decider\\.ts$'], pathNot: ['\\.spec\\.ts$', '-specification\\.ts$'] },
+      from: { path: ['^src/shared/', '\\.decider\\.ts$'], pathNot: '\\.spec\\.ts$' },
       to: {
         pathNot: ['^src/shared/', '\\.decider\\.ts$'],
         dependencyTypesNot: ['core'],
@@ -90,8 +90,8 @@ module.exports = {
     {
       name: 'production-code-never-imports-tests',
       severity: 'error',
-      from: { path: '^(src|projections)/', pathNot: ['\\.spec\\.ts$', '-specification\\.ts$'] },
-      to: { path: ['^test/', '\\.spec\\.ts$', '-specification\\.ts$'] },
+      from: { path: '^(src|projections)/', pathNot: '\\.spec\\.ts$' },
+      to: { path: ['^test/', '\\.spec\\.ts$'] },
     },
     {
       name: 'not-to-unresolvable',

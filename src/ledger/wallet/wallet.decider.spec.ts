@@ -1,5 +1,5 @@
 import { fold } from '../../shared/decider';
-import { specify } from '../../shared/decider-specification';
+import { specify } from '../../../test/support/decider-specification';
 import { Minor } from '../../shared/money';
 import { availableBalance, holdKey, revertWalletEvents, WalletCommand, walletDecider, WalletEvent, WalletRefusalCode, WalletState } from './wallet.decider';
 

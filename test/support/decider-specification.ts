@@ -1,4 +1,4 @@
-import { Decider, fold } from './decider';
+import { Decider, fold } from '../../src/shared/decider';
 
 /**
  * given(events).when(command).then(events | refusal code), for decider specs.
