@@ -17,7 +17,7 @@ const CAPABILITIES = [
   'fulfilment',
   'merchant-api',
   'merchant-client',
-  'merchants',
+  'merchant-directory',
   'observability',
 ];
 const CAPABILITY = `^src/(${CAPABILITIES.join('|')})/`;

@@ -8,7 +8,7 @@ import { FulfilmentModule } from './fulfilment/fulfilment.module';
 import { InfrastructureModule } from './infrastructure/infrastructure.module';
 import { LedgerModule } from './ledger/ledger.module';
 import { MerchantApiModule } from './merchant-api/merchant-api.module';
-import { MerchantsModule } from './merchants/merchants.module';
+import { MerchantDirectoryModule } from './merchant-directory/merchant-directory.module';
 import { Metrics } from './infrastructure/metrics/metrics';
 import { ObservabilityModule } from './observability/observability.module';
 import { ApiDocsModule } from './api-docs/api-docs.module';
@@ -23,7 +23,7 @@ export class AppModule {
         InfrastructureModule.forRoot({ config, metrics, migrations: allMigrations(config) }),
         ProjectionsModule,
         LedgerModule,
-        MerchantsModule,
+        MerchantDirectoryModule,
         BackOfficeModule,
         MerchantApiModule,
         FulfilmentModule,

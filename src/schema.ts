@@ -8,7 +8,7 @@ import { simulatorMigrations } from './fulfilment/simulator/simulator-store.migr
 import { eventStoreMigrations } from './infrastructure/event-store/postgres-event-store.migrations';
 import { Migration } from './infrastructure/postgres/migrations';
 import { merchantApiMigrations } from './merchant-api/gateway/replay-guard.migrations';
-import { provisioningMigrations } from './merchants/provisioning.migrations';
+import { provisioningMigrations } from './merchant-directory/provisioning.migrations';
 
 /** Every table the service owns, in the order they are created at start-up. */
 export function allMigrations(config: Pick<AppConfig, 'eventStore' | 'upstreamSimulator'>): Migration[] {

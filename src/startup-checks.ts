@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { AppConfig } from './config/config';
 import { createPool, ensureDatabase } from './infrastructure/postgres/connection';
-import { AppSecretCipher, someOf, surveySecrets } from './merchants';
+import { AppSecretCipher, someOf, surveySecrets } from './merchant-directory';
 import { StartupError } from './shared/startup-error';
 
 /**

@@ -3,7 +3,7 @@ import { AuditingModule } from '../auditing/auditing.module';
 import { CallbacksModule } from '../callbacks/callbacks.module';
 import { FulfilmentModule } from '../fulfilment/fulfilment.module';
 import { LedgerModule } from '../ledger/ledger.module';
-import { MerchantsModule } from '../merchants/merchants.module';
+import { MerchantDirectoryModule } from '../merchant-directory/merchant-directory.module';
 import { AuditTrail } from './audit/audit-trail';
 import { ConsoleSessions } from './auth/console-sessions';
 import { StaffAuthenticator } from './auth/staff-authenticator';
@@ -36,7 +36,7 @@ import { StaffRepository } from './staff/staff.repository';
 
 /** The back office: /admin/v1/*, staff bearer tokens with roles; see docs/back-office-api.md. */
 @Module({
-  imports: [LedgerModule, MerchantsModule, FulfilmentModule, CallbacksModule, AuditingModule],
+  imports: [LedgerModule, MerchantDirectoryModule, FulfilmentModule, CallbacksModule, AuditingModule],
   controllers: [
     StaffController,
     MerchantsController,

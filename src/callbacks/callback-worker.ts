@@ -5,7 +5,7 @@ import { loadAggregate } from '../ledger/command-handling';
 import { failureOf, FinalOrderState, isFinal, merchantStatus, orderDecider, OrderStage } from '../ledger/order/order.decider';
 import { orderStream } from '../ledger/streams';
 import { signatureOf, stringToSign } from '../shared/signature';
-import { CallbackRecipient, CallbackRecipients } from '../merchants';
+import { CallbackRecipient, CallbackRecipients } from '../merchant-directory';
 import { formatAmount, Minor } from '../shared/money';
 import { isoTimestamp } from '../shared/clock';
 import { DispatchedWorker, JobDispatcher } from '../infrastructure/jobs/job-dispatcher';

@@ -5,7 +5,7 @@ import { instanceId } from '../infrastructure/jobs/instance-id';
 import { AppConfig } from '../config/config';
 import { EVENT_STORE, EventStore } from '../ledger/ports/event-store.port';
 import { APP_CONFIG, PG_POOL } from '../infrastructure/infrastructure.tokens';
-import { CallbackRecipients } from '../merchants';
+import { CallbackRecipients } from '../merchant-directory';
 import { CallbackLog } from './callback-log';
 import { CallbackWorker } from './callback-worker';
 import { callbackConnections } from './delivery/callback-connections';

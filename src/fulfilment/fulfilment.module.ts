@@ -7,7 +7,7 @@ import { AppConfig } from '../config/config';
 import { EVENT_STORE, EventStore } from '../ledger/ports/event-store.port';
 import { APP_CONFIG, PG_POOL } from '../infrastructure/infrastructure.tokens';
 import { LedgerModule } from '../ledger/ledger.module';
-import { SkuRoutes } from '../merchants';
+import { SkuRoutes } from '../merchant-directory';
 import { PostgresSimulatorStore } from './simulator/simulator-store';
 import { startUpstreamSimulator, UpstreamSimulator } from './simulator/upstream-simulator';
 import { HttpUpstream } from './upstream/http-upstream';

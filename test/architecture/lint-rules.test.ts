@@ -74,8 +74,8 @@ describe('the dependency rules (dependency-cruiser)', () => {
       'test/support/helper.ts': `export const helper = 1;\n`,
       'src/callbacks/a.ts': `import { b } from './b';\nexport const a = () => b;\n`,
       'src/callbacks/b.ts': `import { a } from './a';\nexport const b = () => a;\n`,
-      'projections/orders.projection.ts': `import { directory } from '../src/merchants/merchant-directory';\nexport const orders = directory;\n`,
-      'src/merchants/merchant-directory.ts': `export const directory = 1;\n`,
+      'projections/orders.projection.ts': `import { directory } from '../src/merchant-directory/merchant-directory';\nexport const orders = directory;\n`,
+      'src/merchant-directory/merchant-directory.ts': `export const directory = 1;\n`,
     });
     expect(broken(violations)).toEqual(
       [
@@ -91,16 +91,16 @@ describe('the dependency rules (dependency-cruiser)', () => {
         'plumbing-knows-no-capability: src/infrastructure/http/filter.ts -> src/merchant-api/submit/submit-order.controller.ts',
         'plumbing-knows-no-capability: src/shared/clock.ts -> src/ledger/order/order-workflow.ts',
         'production-code-never-imports-tests: src/fulfilment/worker/fulfilment-worker.ts -> test/support/helper.ts',
-        'projections-know-the-core-only: projections/orders.projection.ts -> src/merchants/merchant-directory.ts',
+        'projections-know-the-core-only: projections/orders.projection.ts -> src/merchant-directory/merchant-directory.ts',
       ].sort(),
     );
   });
 
   it('lets a capability use another through its public file, and the core through its ports', async () => {
     const violations = await cruise({
-      'src/merchants/index.ts': `export { directory } from './merchant-directory';\n`,
-      'src/merchants/merchant-directory.ts': `export const directory = 1;\n`,
-      'src/merchant-api/gateway/gateway.ts': `import { directory } from '../../merchants';\nimport { port } from '../../ledger/ports/event-store.port';\nexport const gateway = [directory, port];\n`,
+      'src/merchant-directory/index.ts': `export { directory } from './merchant-directory';\n`,
+      'src/merchant-directory/merchant-directory.ts': `export const directory = 1;\n`,
+      'src/merchant-api/gateway/gateway.ts': `import { directory } from '../../merchant-directory';\nimport { port } from '../../ledger/ports/event-store.port';\nexport const gateway = [directory, port];\n`,
       'src/ledger/ports/event-store.port.ts': `export const port = 1;\n`,
       'src/infrastructure/event-store/postgres-event-store.ts': `import { port } from '../../ledger/ports/event-store.port';\nexport const store = port;\n`,
       'src/shared/money.ts': `import { createHash } from 'node:crypto';\nexport const money = createHash;\n`,

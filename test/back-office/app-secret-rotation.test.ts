@@ -1,5 +1,5 @@
-import { AppSecretCipher } from '../../src/merchants/app-secret.cipher';
-import { resealSecrets, surveySecrets } from '../../src/merchants/stored-secrets';
+import { AppSecretCipher } from '../../src/merchant-directory/app-secret.cipher';
+import { resealSecrets, surveySecrets } from '../../src/merchant-directory/stored-secrets';
 import { signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { serviceOnFreshDatabase, TEST_ENV } from '../support/service';
 import { adminClient, failure } from './admin-client';

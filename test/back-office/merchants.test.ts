@@ -1,5 +1,5 @@
-import { AppSecretCipher } from '../../src/merchants/app-secret.cipher';
-import { MerchantDirectory } from '../../src/merchants/merchant-directory';
+import { AppSecretCipher } from '../../src/merchant-directory/app-secret.cipher';
+import { MerchantDirectory } from '../../src/merchant-directory/merchant-directory';
 import { signedFetch } from '../support/merchant-fixture';
 import { serviceOnFreshDatabase, TEST_ENV } from '../support/service';
 import { walletAmounts } from '../support/fixtures';

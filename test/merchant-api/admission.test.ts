@@ -1,6 +1,6 @@
 import { migrate } from '../../src/infrastructure/postgres/migrations';
 import { merchantApiMigrations } from '../../src/merchant-api/gateway/replay-guard.migrations';
-import { provisioningMigrations } from '../../src/merchants/provisioning.migrations';
+import { provisioningMigrations } from '../../src/merchant-directory/provisioning.migrations';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 /**

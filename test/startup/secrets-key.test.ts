@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { AppSecretCipher } from '../../src/merchants/app-secret.cipher';
+import { AppSecretCipher } from '../../src/merchant-directory/app-secret.cipher';
 import { adminClient } from '../back-office/admin-client';
 import { ChildService, runServiceUntilExit, ServiceExit, spawnService } from '../support/child-service';
 import { signedFetch, TestMerchant } from '../support/merchant-fixture';

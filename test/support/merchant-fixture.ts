@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { DepositFunds } from '../../src/ledger/commands/deposit-funds/deposit-funds.command';
 import { OpenWallet } from '../../src/ledger/commands/open-wallet/open-wallet.command';
-import { AppSecretCipher } from '../../src/merchants/app-secret.cipher';
+import { AppSecretCipher } from '../../src/merchant-directory/app-secret.cipher';
 import { TIMESTAMP_TOLERANCE_SECONDS } from '../../src/merchant-api/gateway/merchant-gateway.middleware';
 import { RunningService, TEST_ENV } from './service';
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Pool, PoolClient } from 'pg';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
-import { AppSecretCipher } from '../../merchants';
+import { AppSecretCipher } from '../../merchant-directory';
 import { recordAudit } from '../audit/audit-trail';
 import { inTransaction } from '../../infrastructure/postgres/transactions';
 import { Conditions, containing } from '../http/listing';

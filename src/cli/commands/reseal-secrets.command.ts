@@ -1,5 +1,5 @@
 import { ConfigError } from '../../config/config';
-import { AppSecretCipher, resealSecrets, someOf } from '../../merchants';
+import { AppSecretCipher, resealSecrets, someOf } from '../../merchant-directory';
 import { noMorePositionals } from '../cli-arguments';
 import { CliCommand, EXIT } from '../cli-command';
 

@@ -8,7 +8,7 @@ import { orderStream } from '../../ledger/streams';
 import { formatAmount } from '../../shared/money';
 import { DispatchedWorker, JobDispatcher } from '../../infrastructure/jobs/job-dispatcher';
 import { StatementBatcher } from '../../infrastructure/postgres/statement-batcher';
-import { SkuRoutes } from '../../merchants';
+import { SkuRoutes } from '../../merchant-directory';
 import { UpstreamProvider } from '../upstream/upstream.port';
 import { MarkResultUnknown } from '../../ledger/commands/mark-result-unknown/mark-result-unknown.command';
 import { RecordUpstreamAttempt } from '../../ledger/commands/record-upstream-attempt/record-upstream-attempt.command';

@@ -3,7 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { BlockList } from 'node:net';
 import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../infrastructure/infrastructure.tokens';
-import { MerchantCredentials, MerchantDirectory } from '../../merchants';
+import { MerchantCredentials, MerchantDirectory } from '../../merchant-directory';
 import { ApiError, ON_UNEXPECTED_ERROR } from '../../infrastructure/http/api-error';
 import { readRawBody } from '../../infrastructure/http/raw-body';
 import { parseJsonObject } from '../../infrastructure/http/strict-json';

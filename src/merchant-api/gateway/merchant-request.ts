@@ -1,7 +1,7 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 import { BodyRules } from '../../infrastructure/http/validate-body';
-import { MerchantCredentials } from '../../merchants';
+import { MerchantCredentials } from '../../merchant-directory';
 
 /** What the gateway established about a request before any controller runs. */
 export interface MerchantRequest {

@@ -1,4 +1,4 @@
-/** The merchants capability's public API: provisioning's merchants and catalogue as the other capabilities read them, and the secrets' sealing. */
+/** The merchant directory's public API: provisioning's merchants and catalogue as the other capabilities read them, and the secrets' sealing. */
 export { AppSecretCipher, SecretsKeyMismatchError } from './app-secret.cipher';
 export { type CallbackRecipient, CallbackRecipients } from './callback-recipients';
 export { type MerchantCredentials, MerchantDirectory } from './merchant-directory';

@@ -30,4 +30,4 @@ import { SkuRoutes } from './sku-routes';
   ],
   exports: [AppSecretCipher, MerchantDirectory, CallbackRecipients, SkuRoutes],
 })
-export class MerchantsModule {}
+export class MerchantDirectoryModule {}
