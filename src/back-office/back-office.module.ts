@@ -4,7 +4,7 @@ import { CallbacksModule } from '../callbacks/callbacks.module';
 import { FulfilmentModule } from '../fulfilment/fulfilment.module';
 import { LedgerModule } from '../ledger/ledger.module';
 import { MerchantDirectoryModule } from '../merchant-directory/merchant-directory.module';
-import { AuditTrail } from './audit/audit-trail';
+import { AuditTrail } from './staff-audit-trail/audit-trail';
 import { ConsoleSessions } from './auth/console-sessions';
 import { StaffAuthenticator } from './auth/staff-authenticator';
 import { StaffAuthGuard } from './auth/staff-auth.guard';

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Pool } from 'pg';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { isoTimestamp } from '../../shared/clock';
-import { recordAudit } from '../audit/audit-trail';
+import { recordAudit } from '../staff-audit-trail/audit-trail';
 import { inTransaction } from '../../infrastructure/postgres/transactions';
 
 export interface RebuildView {

@@ -1,7 +1,7 @@
 import { Get, HttpCode, Param, Post } from '@nestjs/common';
 import { CallbackLog } from '../../callbacks';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
-import { AuditTrail } from '../audit/audit-trail';
+import { AuditTrail } from '../staff-audit-trail/audit-trail';
 import { CurrentStaff } from '../auth/current-staff.decorator';
 import { Roles } from '../auth/roles.decorator';
 import type { StaffMember } from '../auth/staff-member';

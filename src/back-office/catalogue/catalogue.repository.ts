@@ -3,7 +3,7 @@ import { Pool, PoolClient } from 'pg';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { ApiError } from '../../infrastructure/http/api-error';
 import { formatAmount, Minor } from '../../shared/money';
-import { recordAudit } from '../audit/audit-trail';
+import { recordAudit } from '../staff-audit-trail/audit-trail';
 import { Conditions, containing } from '../http/listing';
 import { inTransaction } from '../../infrastructure/postgres/transactions';
 import { PriceListRow, PriceRow, ProductRow, SkuRow } from './catalogue.view';

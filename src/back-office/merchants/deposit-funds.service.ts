@@ -5,7 +5,7 @@ import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { WalletSnapshot } from '../../ledger/commands/wallet-snapshot';
 import { ApiError } from '../../infrastructure/http/api-error';
 import { formatAmount, Minor } from '../../shared/money';
-import { recordAudit } from '../audit/audit-trail';
+import { recordAudit } from '../staff-audit-trail/audit-trail';
 import { inTransaction } from '../../infrastructure/postgres/transactions';
 import { DepositFunds } from '../../ledger/commands/deposit-funds/deposit-funds.command';
 

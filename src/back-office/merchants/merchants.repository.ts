@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Pool, PoolClient } from 'pg';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { AppSecretCipher } from '../../merchant-directory';
-import { recordAudit } from '../audit/audit-trail';
+import { recordAudit } from '../staff-audit-trail/audit-trail';
 import { inTransaction } from '../../infrastructure/postgres/transactions';
 import { Conditions, containing } from '../http/listing';
 import { MerchantCredentials } from './merchant-credentials';

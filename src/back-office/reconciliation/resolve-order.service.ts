@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { AuditTrail } from '../audit/audit-trail';
+import { AuditTrail } from '../staff-audit-trail/audit-trail';
 import { ResolveOrder } from '../../ledger/commands/resolve-order/resolve-order.command';
 
 @Injectable()

@@ -4,7 +4,7 @@ import { Pool } from 'pg';
 import { ApiError } from '../../infrastructure/http/api-error';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { isoTimestamp } from '../../shared/clock';
-import { recordAudit } from '../audit/audit-trail';
+import { recordAudit } from '../staff-audit-trail/audit-trail';
 import { inTransaction } from '../../infrastructure/postgres/transactions';
 import { hashStaffToken, newStaffToken } from '../auth/staff-token';
 import { StaffRole } from '../auth/staff-member';
