@@ -1,6 +1,6 @@
 import { fedProjections } from '../projections/all-projections';
 import { projectionMigrations } from '../projections/projection-runner';
-import { rebuildRunMigrations } from './back-office/auditors/rebuild-runs.migrations';
+import { rebuildRunMigrations } from './back-office/read-models/rebuild-runs.migrations';
 import { consoleSessionMigrations } from './back-office/auth/console-sessions.migrations';
 import { callbackMigrations } from './callbacks/callbacks.migrations';
 import { AppConfig } from './config/config';
