@@ -7,7 +7,7 @@ import type { StaffMember } from '../auth/staff-member';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
 import { choiceParameter, decodeCursor, identifierParameter, page, pageSize, queryParameters, textParameter } from '../http/listing';
-import { BodyPipe } from '../http/validate-body';
+import { BodyPipe } from '../http/back-office-body.pipe';
 import { DEFAULT_ROUTE, PutPriceDto, PutProductDto, PutSkuDto } from './catalogue.dto';
 import { CatalogueRepository } from './catalogue.repository';
 import { priceListView, priceView, productView, skuView } from './catalogue.view';

@@ -6,7 +6,7 @@ import { Roles } from '../auth/roles.decorator';
 import type { StaffMember } from '../auth/staff-member';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
-import { BodyPipe } from '../http/validate-body';
+import { BodyPipe } from '../http/back-office-body.pipe';
 import { DepositFundsDto } from './deposit-funds.dto';
 import { DepositFundsService } from './deposit-funds.service';
 import { BACK_OFFICE_ROUTES } from '../routes.public';

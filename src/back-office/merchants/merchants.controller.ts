@@ -6,7 +6,7 @@ import type { StaffMember } from '../auth/staff-member';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
 import { choiceParameter, decodeCursor, page, pageSize, queryParameters, textParameter } from '../http/listing';
-import { BodyPipe } from '../http/validate-body';
+import { BodyPipe } from '../http/back-office-body.pipe';
 import { newMerchantCredentials } from './merchant-credentials';
 import { CreateMerchantDto, MERCHANT_STATUSES, RotateAppSecretDto, UpdateMerchantDto } from './merchant.dto';
 import { merchantView } from './merchant.view';

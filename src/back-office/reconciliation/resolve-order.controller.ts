@@ -5,7 +5,7 @@ import { Roles } from '../auth/roles.decorator';
 import type { StaffMember } from '../auth/staff-member';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
-import { BodyPipe } from '../http/validate-body';
+import { BodyPipe } from '../http/back-office-body.pipe';
 import { OrderDetailReader } from './order-detail.reader';
 import { ResolveOrderDto } from './resolve-order.dto';
 import { ResolveOrderService } from './resolve-order.service';

@@ -6,7 +6,7 @@ import { STAFF_ROLES, type StaffMember } from '../auth/staff-member';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
 import { choiceParameter, decodeCursor, page, pageSize, queryParameters } from '../http/listing';
-import { BodyPipe } from '../http/validate-body';
+import { BodyPipe } from '../http/back-office-body.pipe';
 import { CreateStaffDto } from './staff.dto';
 import { STAFF_STATUSES, StaffRepository, staffView } from './staff.repository';
 import { BACK_OFFICE_ROUTES } from '../routes.public';

@@ -3,7 +3,7 @@ import { successEnvelope } from '../../infrastructure/http/api-error';
 import { formatAmount } from '../../shared/money';
 import { EmptyDto, Merchant, MERCHANT_BODY, MerchantRequest } from '../gateway/merchant-request';
 import { V2_ROUTES } from '../routes.public';
-import { validateBody } from '../../infrastructure/http/validate-body';
+import { validateBody } from '../../infrastructure/http/dto-body-validator';
 import { WalletBalanceReader } from './wallet-balance.reader';
 
 @Controller()

@@ -1,6 +1,6 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
-import { BodyRules } from '../../infrastructure/http/validate-body';
+import { BodyRules } from '../../infrastructure/http/dto-body-validator';
 import { MerchantCredentials } from '../../merchant-directory';
 
 /** What the gateway established about a request before any controller runs. */

@@ -4,7 +4,7 @@ import { formatAmount } from '../../shared/money';
 import { CatalogueReader } from './catalogue.reader';
 import { EmptyDto, Merchant, MERCHANT_BODY, MerchantRequest } from '../gateway/merchant-request';
 import { V2_ROUTES } from '../routes.public';
-import { validateBody } from '../../infrastructure/http/validate-body';
+import { validateBody } from '../../infrastructure/http/dto-body-validator';
 
 @Controller()
 export class ProductsController {

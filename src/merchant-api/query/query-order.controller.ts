@@ -5,7 +5,7 @@ import { V2_ROUTES } from '../routes.public';
 import { presentOrder } from '../orders/order.presenter';
 import { QueryOrderDto } from './query-order.dto';
 import { OrderReader } from '../orders/order.reader';
-import { validateBody } from '../../infrastructure/http/validate-body';
+import { validateBody } from '../../infrastructure/http/dto-body-validator';
 
 const NOT_FOUND = () => new ApiError(404, 'ORDER_NOT_FOUND', 'No such order');
 

@@ -1,7 +1,7 @@
 import { Controller, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { successEnvelope } from '../../infrastructure/http/api-error';
-import { validateBody } from '../../infrastructure/http/validate-body';
+import { validateBody } from '../../infrastructure/http/dto-body-validator';
 import { Merchant, MERCHANT_BODY, MerchantRequest } from '../gateway/merchant-request';
 import { V2_ROUTES } from '../routes.public';
 import { SubmitOrderDto } from './submit-order.dto';

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { IsIn, IsString, MaxLength } from 'class-validator';
 import { ApiError } from './api-error';
 import { Optional } from './field-rules';
-import { BodyRules, validateBody } from './validate-body';
+import { BodyRules, validateBody } from './dto-body-validator';
 
 class ExampleDto {
   @IsString({ message: 'name must be a string' })

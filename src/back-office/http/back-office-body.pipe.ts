@@ -1,5 +1,5 @@
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
-import { BodyRules, validateBody } from '../../infrastructure/http/validate-body';
+import { BodyRules, validateBody } from '../../infrastructure/http/dto-body-validator';
 
 /**
  * How the back office reads a body (docs/back-office-api.md, "Order of
