@@ -42,6 +42,13 @@ module.exports = {
       to: { path: [CAPABILITY, '^projections/', '^src/ledger/(?!ports/)', '^src/[^/]+\\.ts$'] },
     },
     {
+      name: 'shared-knows-no-infrastructure',
+      comment: 'The kernel is what adapters are built on, so nothing in src/shared, not even a spec, imports an adapter or plumbing.',
+      severity: 'error',
+      from: { path: '^src/shared/' },
+      to: { path: '^src/infrastructure/' },
+    },
+    {
       name: 'config-is-the-bottom',
       comment: 'Configuration is read by everything, so it imports no infrastructure (which reads it).',
       severity: 'error',

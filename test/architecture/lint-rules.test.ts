@@ -76,6 +76,7 @@ describe('the dependency rules (dependency-cruiser)', () => {
       'src/callbacks/b.ts': `import { a } from './a';\nexport const b = () => a;\n`,
       'projections/orders.projection.ts': `import { directory } from '../src/merchant-directory/merchant-directory';\nexport const orders = directory;\n`,
       'src/merchant-directory/merchant-directory.ts': `export const directory = 1;\n`,
+      'src/shared/limits.ts': `import { pool } from '../infrastructure/postgres/connection';\nexport const limits = pool;\n`,
     });
     expect(broken(violations)).toEqual(
       [
@@ -86,12 +87,14 @@ describe('the dependency rules (dependency-cruiser)', () => {
         'core-knows-no-infrastructure: src/ledger/ledger.module.ts -> src/infrastructure/metrics/metrics.ts',
         'core-knows-no-infrastructure: src/ledger/order/order-workflow.ts -> src/infrastructure/postgres/connection.ts',
         'domain-is-pure: src/shared/clock.ts -> src/ledger/order/order-workflow.ts',
+        'domain-is-pure: src/shared/limits.ts -> src/infrastructure/postgres/connection.ts',
         'domain-is-pure: src/shared/money.ts -> node_modules/@nestjs/common/index.js',
         'no-circular: src/callbacks/a.ts -> src/callbacks/b.ts',
         'plumbing-knows-no-capability: src/infrastructure/http/filter.ts -> src/merchant-api/submit/submit-order.controller.ts',
         'plumbing-knows-no-capability: src/shared/clock.ts -> src/ledger/order/order-workflow.ts',
         'production-code-never-imports-tests: src/fulfilment/worker/fulfilment-worker.ts -> test/support/helper.ts',
         'projections-know-the-core-only: projections/orders.projection.ts -> src/merchant-directory/merchant-directory.ts',
+        'shared-knows-no-infrastructure: src/shared/limits.ts -> src/infrastructure/postgres/connection.ts',
       ].sort(),
     );
   });
