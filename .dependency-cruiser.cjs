@@ -6,6 +6,8 @@
  *   src/infrastructure, config adapters and plumbing: know the core's ports, no capability
  *   everything else            capabilities (merchant-api, back-office, fulfilment, ...),
  *                              each reached from outside only through its public files
+ *   src/*.ts                   the entry points (main, app module, schema, start-up checks):
+ *                              wire the capabilities together through those same public files
  */
 const CAPABILITIES = [
   'api-docs',
@@ -21,6 +23,8 @@ const CAPABILITIES = [
   'observability',
 ];
 const CAPABILITY = `^src/(${CAPABILITIES.join('|')})/`;
+/** What a capability shows the rest of the service: its Nest module, its index and its *.public.ts files. */
+const PUBLIC_FILES = ['\\.module\\.ts$', '/index\\.ts$', '\\.public\\.ts$'];
 
 module.exports = {
   forbidden: [
@@ -84,8 +88,16 @@ module.exports = {
       from: { path: `^src/(${CAPABILITIES.join('|')})/` },
       to: {
         path: CAPABILITY,
-        pathNot: ['^src/$1/', '\\.module\\.ts$', '/index\\.ts$', '\\.public\\.ts$'],
+        pathNot: ['^src/$1/', ...PUBLIC_FILES],
       },
+    },
+    {
+      name: 'entry-points-meet-capabilities-through-public-files',
+      comment:
+        'The top-level files (main, the app module, the schema, the start-up checks) put the capabilities together through their public files, like any capability would, never their internals.',
+      severity: 'error',
+      from: { path: '^src/[^/]+\\.ts$' },
+      to: { path: CAPABILITY, pathNot: PUBLIC_FILES },
     },
     {
       name: 'no-circular',

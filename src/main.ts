@@ -10,7 +10,7 @@ import { AppLogger } from './infrastructure/logging/app-logger';
 import { logLines } from './infrastructure/logging/log-lines';
 import { Metrics } from './infrastructure/metrics/metrics';
 import { chooseDatabase } from './infrastructure/postgres/embedded/local-database';
-import { listeningAddress } from './observability/listening-address';
+import { listeningAddress } from './observability';
 import { StartupError } from './shared/startup-error';
 import { checkBeforeStart } from './startup-checks';
 

@@ -1,2 +1,7 @@
-/** The fulfilment capability's public API: the upstream provider, which reconciliation asks about an order's fate. */
+/**
+ * The fulfilment capability's public API: the upstream provider, which
+ * reconciliation asks about an order's fate, and the in-process simulator's
+ * table, which the schema (src/schema.ts) creates where the simulator runs.
+ */
+export { simulatorMigrations } from './simulator/simulator-store.migrations';
 export { type TopUpRequest, UPSTREAM, type UpstreamOutcome, type UpstreamProvider, type UpstreamStatus } from './upstream/upstream.port';

@@ -77,6 +77,8 @@ describe('the dependency rules (dependency-cruiser)', () => {
       'projections/orders.projection.ts': `import { directory } from '../src/merchant-directory/merchant-directory';\nexport const orders = directory;\n`,
       'src/merchant-directory/merchant-directory.ts': `export const directory = 1;\n`,
       'src/shared/limits.ts': `import { pool } from '../infrastructure/postgres/connection';\nexport const limits = pool;\n`,
+      'src/schema.ts': `import { sessions } from './back-office/auth/console-sessions';\nexport const schema = sessions;\n`,
+      'src/back-office/auth/console-sessions.ts': `export const sessions = 1;\n`,
     });
     expect(broken(violations)).toEqual(
       [
@@ -89,6 +91,7 @@ describe('the dependency rules (dependency-cruiser)', () => {
         'domain-is-pure: src/shared/clock.ts -> src/ledger/order/order-workflow.ts',
         'domain-is-pure: src/shared/limits.ts -> src/infrastructure/postgres/connection.ts',
         'domain-is-pure: src/shared/money.ts -> node_modules/@nestjs/common/index.js',
+        'entry-points-meet-capabilities-through-public-files: src/schema.ts -> src/back-office/auth/console-sessions.ts',
         'no-circular: src/callbacks/a.ts -> src/callbacks/b.ts',
         'plumbing-knows-no-capability: src/infrastructure/http/filter.ts -> src/merchant-api/submit/submit-order.controller.ts',
         'plumbing-knows-no-capability: src/shared/clock.ts -> src/ledger/order/order-workflow.ts',
@@ -99,7 +102,7 @@ describe('the dependency rules (dependency-cruiser)', () => {
     );
   });
 
-  it('lets a capability use another through its public file, and the core through its ports', async () => {
+  it('lets capabilities and the top-level files reach a capability through its public files, and the core through its ports', async () => {
     const violations = await cruise({
       'src/merchant-directory/index.ts': `export { directory } from './merchant-directory';\n`,
       'src/merchant-directory/merchant-directory.ts': `export const directory = 1;\n`,
@@ -108,6 +111,9 @@ describe('the dependency rules (dependency-cruiser)', () => {
       'src/infrastructure/event-store/postgres-event-store.ts': `import { port } from '../../ledger/ports/event-store.port';\nexport const store = port;\n`,
       'src/shared/money.ts': `import { createHash } from 'node:crypto';\nexport const money = createHash;\n`,
       'projections/orders.projection.ts': `import { port } from '../src/ledger/ports/event-store.port';\nimport { money } from '../src/shared/money';\nexport const orders = [port, money];\n`,
+      'src/schema.ts': `import { directory } from './merchant-directory';\nimport { routes } from './merchant-api/routes.public';\nimport { gateway } from './merchant-api/merchant-api.module';\nexport const schema = [directory, routes, gateway];\n`,
+      'src/merchant-api/routes.public.ts': `export const routes = 1;\n`,
+      'src/merchant-api/merchant-api.module.ts': `export { gateway } from './gateway/gateway';\n`,
     });
     expect(broken(violations)).toEqual([]);
   });
