@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { EventStore } from '../../src/ledger/ports/event-store.port';
 import { loadAggregate } from '../../src/ledger/command-handling';
 import { walletStream } from '../../src/ledger/streams';
-import { walletDecider } from '../../src/ledger/wallet/wallet.decider';
+import { amountsOf, walletDecider } from '../../src/ledger/wallet/wallet.decider';
 import { DepositFunds } from '../../src/ledger/commands/deposit-funds/deposit-funds.command';
 import { OpenWallet } from '../../src/ledger/commands/open-wallet/open-wallet.command';
 import { SubmitOrderInput } from '../../src/ledger/commands/submit-order/submit-order.command';
@@ -30,5 +30,6 @@ export function orderInput(merchantId: string, outTradeNo: string, overrides: Pa
 /** [balance, frozen, available] of a wallet, folded from its stream. */
 export async function walletAmounts(store: EventStore, merchantId: string): Promise<[bigint, bigint, bigint]> {
   const { state } = await loadAggregate(store, walletStream(merchantId), walletDecider);
-  return [state.balance, state.frozen, state.balance - state.frozen];
+  const { balance, frozen } = amountsOf(state);
+  return [balance, frozen, balance - frozen];
 }

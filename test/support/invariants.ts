@@ -4,11 +4,11 @@ import { readSettledLog } from './settled-log';
 import { decodeEvent } from '../../src/ledger/event-codec';
 import { OrderEvent, orderDecider, PlacedOrderState } from '../../src/ledger/order/order.decider';
 import { ORDER_STREAM_PREFIX, WALLET_STREAM_PREFIX } from '../../src/ledger/streams';
-import { holdKey, WalletEvent, walletDecider, WalletState } from '../../src/ledger/wallet/wallet.decider';
+import { holdKey, OpenedWallet, WalletEvent, walletDecider } from '../../src/ledger/wallet/wallet.decider';
 
 export interface LedgerFacts {
   events: number;
-  wallets: Map<string, WalletState>;
+  wallets: Map<string, OpenedWallet>;
   /** Every order in the log, as its events leave it (an order's events begin with its placement). */
   orders: Map<string, PlacedOrderState>;
   violations: string[];
@@ -23,7 +23,7 @@ const ACTIVE = new Set(['accepted', 'sent', 'unknown', 'succeeding', 'failing'])
  */
 export async function checkEventInvariants(store: EventStore, { settled = true } = {}): Promise<LedgerFacts> {
   const violations: string[] = [];
-  const wallets = new Map<string, WalletState>();
+  const wallets = new Map<string, OpenedWallet>();
   const orders = new Map<string, PlacedOrderState>();
   const deposits = new Map<string, bigint>();
   const deductions = new Map<string, bigint>();

@@ -165,14 +165,14 @@ export class LedgerFold {
   private applyWallet(recorded: CheckedEvent): void {
     const { merchantId, facts } = this.walletOf(recorded.streamId);
     const event = decodeEvent<WalletEvent>(recorded);
-    facts.state = walletDecider.evolve(facts.state, event);
+    const state = (facts.state = walletDecider.evolve(facts.state, event));
     facts.revision = recorded.revision;
     // Only amounts and open holds are compared; the decider's memory of closed
     // holds and deposit references would grow with the log.
-    facts.state.closedHolds.clear();
-    facts.state.deposits.clear();
+    state.closedHolds.clear();
+    state.deposits.clear();
     facts.last = recorded;
-    const { balance, frozen } = facts.state;
+    const { balance, frozen } = state;
     if (event.type === 'WalletOpened') {
       facts.opened = recorded;
       facts.openedRevision = Number(recorded.revision);

@@ -22,6 +22,7 @@ import {
   walletRowKey,
 } from './read-model-tables';
 import { streamSlices } from '../../ledger/wallet/wallet-slices';
+import { openedWallet } from '../../ledger/wallet/wallet.decider';
 
 export type { Cell, Difference, EventReference, ReadModelTable, Row } from './differences';
 export { MAX_LISTED_DIFFERENCES } from './differences';
@@ -226,7 +227,7 @@ async function compareWalletRows(pool: Pool, expected: ExpectedWalletRows[], out
 
 function compareWallets(fold: LedgerFold, tables: TablesAtCheckpoints, out: DifferenceList): void {
   for (const [merchantId, facts] of fold.wallets) {
-    const { balance, frozen } = facts.state;
+    const { balance, frozen, holds } = openedWallet(facts.state);
     const expected = { balance: balance.toString(), frozen: frozen.toString(), available: (balance - frozen).toString() };
     const last = referenceOf(facts.last!);
     out.compareRow('rm_wallets', { merchant_id: merchantId }, expected, tables.wallets.get(merchantId), last, facts.opened ? referenceOf(facts.opened) : last);
@@ -235,7 +236,7 @@ function compareWallets(fold: LedgerFold, tables: TablesAtCheckpoints, out: Diff
     for (const [key, frozenBy] of facts.holdsBy) {
       const at = key.lastIndexOf('#');
       const rowKey = `${merchantId}|${key}`;
-      const amount = facts.state.holds.get(key)!.toString();
+      const amount = holds.get(key)!.toString();
       const holdRow = { merchant_id: merchantId, order_no: key.slice(0, at), attempt: Number(key.slice(at + 1)) };
       const by = referenceOf(frozenBy);
       out.compareRow('rm_wallet_holds', holdRow, { amount }, tables.holds.get(rowKey), by, by);

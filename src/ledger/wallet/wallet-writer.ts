@@ -3,7 +3,7 @@ import { Decision } from '../../shared/decider';
 import { Minor } from '../../shared/money';
 import { encodeEvent } from '../event-codec';
 import { walletStream } from '../streams';
-import { revertWalletEvents, WalletCommand, walletDecider, WalletEvent, WalletRefusalCode, WalletState } from './wallet.decider';
+import { amountsOf, revertWalletEvents, WalletCommand, walletDecider, WalletEvent, WalletRefusalCode, WalletState } from './wallet.decider';
 import { chainEvents, openingReplay, replayEvents, WalletReplay } from './wallet-replay';
 import { SliceRead, streamSlices } from './wallet-slices';
 
@@ -171,7 +171,8 @@ export class WalletWriter {
           events.push(...decision.events);
           if (companion && decision.events.length > 0) companions.push({ pending: i, append: companion });
         }
-        outcomes.push({ decision, balance: state.balance, frozen: state.frozen });
+        const { balance, frozen } = amountsOf(state);
+        outcomes.push({ decision, balance, frozen });
       }
       // A refusal appends nothing, so no expected revision vouches for the
       // state it was decided on: a cached wallet may be behind another
@@ -205,7 +206,8 @@ export class WalletWriter {
         } catch (error) {
           if (!(error instanceof WrongExpectedRevisionError)) throw error;
           // Nothing of the batch was written: the state it was decided on is whole again.
-          revertWalletEvents(decidedOn.state, events);
+          // (An unopened wallet's state is untouched: the WalletOpened decided on it made a new one.)
+          if (decidedOn.state.status === 'open') revertWalletEvents(decidedOn.state, events);
           const clash = companions.find((c) => c.append.streamId === error.streamId);
           if (clash) {
             // Not the wallet: that command alone fails, and the rest are decided again without it.

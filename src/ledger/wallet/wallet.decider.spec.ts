@@ -1,7 +1,18 @@
 import { fold } from '../../shared/decider';
 import { specify } from '../../../test/support/decider-specification';
 import { Minor } from '../../shared/money';
-import { availableBalance, holdKey, revertWalletEvents, WalletCommand, walletDecider, WalletEvent, WalletRefusalCode, WalletState } from './wallet.decider';
+import {
+  amountsOf,
+  availableBalance,
+  holdKey,
+  OpenedWallet,
+  openedWallet,
+  revertWalletEvents,
+  WalletCommand,
+  walletDecider,
+  WalletEvent,
+  WalletRefusalCode,
+} from './wallet.decider';
 
 const AT = '2026-11-22T10:00:00.000+00:00';
 const LATER = '2026-11-22T10:05:00.000+00:00';
@@ -45,7 +56,7 @@ const funded = (amount: Minor = 100n): WalletEvent[] => [opened(), deposited(amo
 const holding = (orderNo: string, amount: Minor, balance: Minor = 100n): WalletEvent[] => [...funded(balance), frozen(orderNo, amount)];
 
 const wallet = specify(walletDecider);
-const stateAfter = (history: WalletEvent[]): WalletState => fold(walletDecider, history);
+const stateAfter = (history: WalletEvent[]): OpenedWallet => openedWallet(fold(walletDecider, history));
 
 type RefusalCase = [name: string, history: WalletEvent[], command: WalletCommand, code: WalletRefusalCode];
 
@@ -124,9 +135,18 @@ describe('wallet decider', () => {
       wallet.given([]).when(openWallet()).then([opened()]);
     });
 
+    it('holds nothing before it is opened', () => {
+      expect(walletDecider.initialState()).toEqual({ status: 'unopened' });
+      expect(amountsOf(walletDecider.initialState())).toEqual({ balance: 0n, frozen: 0n });
+    });
+
+    it('fails loudly on a log that moves money before the opening', () => {
+      expect(() => walletDecider.evolve(walletDecider.initialState(), deposited(100n))).toThrow('FundsDeposited in a wallet that was never opened');
+    });
+
     it('starts empty', () => {
       const state = stateAfter([opened()]);
-      expect(state).toMatchObject({ opened: true, merchantId: MERCHANT, currency: 'CNY', balance: 0n, frozen: 0n });
+      expect(state).toMatchObject({ status: 'open', merchantId: MERCHANT, currency: 'CNY', balance: 0n, frozen: 0n });
     });
   });
 
@@ -335,7 +355,7 @@ describe('wallet decider', () => {
 
 describe('revertWalletEvents: a batch that was not written leaves the state it was decided on whole', () => {
   /** The state's collections as plain entries, so that a comparison cannot pass on shared Maps. */
-  const snapshot = (state: WalletState) => ({
+  const snapshot = (state: OpenedWallet) => ({
     balance: state.balance,
     frozen: state.frozen,
     holds: [...state.holds].sort(),

@@ -31,8 +31,13 @@ export type WalletRefusalCode =
 /** An order attempt's claim on the wallet: frozen funds are keyed by it. */
 export const holdKey = (orderNo: string, attempt: number) => `${orderNo}#${attempt}`;
 
-export interface WalletState {
-  opened: boolean;
+/** A wallet before its WalletOpened: it holds nothing and takes nothing but an OpenWallet command. */
+export interface UnopenedWallet {
+  status: 'unopened';
+}
+
+export interface OpenedWallet {
+  status: 'open';
   merchantId: string;
   currency: string;
   balance: Minor;
@@ -45,18 +50,24 @@ export interface WalletState {
   deposits: Map<string, Minor>;
 }
 
-export const initialWalletState = (): WalletState => ({
-  opened: false,
-  merchantId: '',
-  currency: '',
-  balance: 0n,
-  frozen: 0n,
-  holds: new Map(),
-  closedHolds: new Map(),
-  deposits: new Map(),
-});
+export type WalletState = UnopenedWallet | OpenedWallet;
 
-export const availableBalance = (state: WalletState): Minor => state.balance - state.frozen;
+const UNOPENED: UnopenedWallet = Object.freeze({ status: 'unopened' });
+
+export const initialWalletState = (): WalletState => UNOPENED;
+
+export const availableBalance = (wallet: OpenedWallet): Minor => wallet.balance - wallet.frozen;
+
+const NOTHING_HELD = Object.freeze({ balance: 0n, frozen: 0n });
+
+/** A wallet's balance and frozen amount: nothing before it is opened. */
+export const amountsOf = (state: WalletState): { readonly balance: Minor; readonly frozen: Minor } => (state.status === 'open' ? state : NOTHING_HELD);
+
+/** The wallet folded from at least one of its events, which is open: a wallet's first event opens it. */
+export function openedWallet(state: WalletState): OpenedWallet {
+  if (state.status !== 'open') throw new Error('the wallet has not been opened');
+  return state;
+}
 
 /** How an event moves (balance, frozen): the arithmetic shared by evolve, projections and readers. */
 export function walletMovement(event: WalletEvent): { balance: Minor; frozen: Minor } {
@@ -80,10 +91,10 @@ type WalletDecision = Decision<WalletEvent, WalletRefusalCode>;
 
 function decide(command: WalletCommand, state: WalletState): WalletDecision {
   if (command.type === 'OpenWallet') {
-    if (state.opened) return refuse('WALLET_ALREADY_OPEN', `wallet of ${state.merchantId} is already open`);
+    if (state.status === 'open') return refuse('WALLET_ALREADY_OPEN', `wallet of ${state.merchantId} is already open`);
     return accept({ type: 'WalletOpened', data: { merchantId: command.merchantId, currency: command.currency, at: command.at } });
   }
-  if (!state.opened) return refuse('WALLET_NOT_OPEN', 'the wallet has not been opened');
+  if (state.status !== 'open') return refuse('WALLET_NOT_OPEN', 'the wallet has not been opened');
 
   switch (command.type) {
     case 'DepositFunds': {
@@ -131,10 +142,17 @@ function decide(command: WalletCommand, state: WalletState): WalletDecision {
   }
 }
 
-function evolve(state: WalletState, event: WalletEvent): WalletState {
+/** A wallet after any of its events is open: WalletOpened opens it, and no other event can come first. */
+function evolve(state: WalletState, event: WalletEvent): OpenedWallet {
+  if (event.type === 'WalletOpened') {
+    const { merchantId, currency } = event.data;
+    return state.status === 'open'
+      ? { ...state, merchantId, currency }
+      : { status: 'open', merchantId, currency, balance: 0n, frozen: 0n, holds: new Map(), closedHolds: new Map(), deposits: new Map() };
+  }
+  // A broken log, not a business refusal: decide never moves money in a wallet that is not open.
+  if (state.status !== 'open') throw new Error(`${event.type} in a wallet that was never opened`);
   switch (event.type) {
-    case 'WalletOpened':
-      return { ...state, opened: true, merchantId: event.data.merchantId, currency: event.data.currency };
     case 'FundsDeposited':
       state.deposits.set(event.data.reference, event.data.amount);
       return moved(state, event);
@@ -164,7 +182,7 @@ function evolve(state: WalletState, event: WalletEvent): WalletState {
  * a new reference, a settlement of an open hold), so deleting or restoring
  * the key is exact.
  */
-export function revertWalletEvents(state: WalletState, events: readonly WalletEvent[]): void {
+export function revertWalletEvents(state: OpenedWallet, events: readonly WalletEvent[]): void {
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i];
     switch (event.type) {
@@ -189,11 +207,11 @@ export function revertWalletEvents(state: WalletState, events: readonly WalletEv
   }
 }
 
-function moved(state: WalletState, event: WalletEvent): WalletState {
+function moved(state: OpenedWallet, event: WalletEvent): OpenedWallet {
   const delta = walletMovement(event);
   // Every field spelled out: replays run this once per event, and a literal of fixed shape costs a fraction of a spread.
   return {
-    opened: state.opened,
+    status: 'open',
     merchantId: state.merchantId,
     currency: state.currency,
     balance: state.balance + delta.balance,
@@ -204,8 +222,9 @@ function moved(state: WalletState, event: WalletEvent): WalletState {
   };
 }
 
-export const walletDecider: Decider<WalletState, WalletCommand, WalletEvent, WalletRefusalCode> = {
+/** `satisfies`, not a type: a reader that folds events knows from `evolve` that the wallet is open. */
+export const walletDecider = {
   initialState: initialWalletState,
   evolve,
   decide,
-};
+} satisfies Decider<WalletState, WalletCommand, WalletEvent, WalletRefusalCode>;
