@@ -3,7 +3,8 @@ import { Decision } from '../../shared/decider';
 import { Minor } from '../../shared/money';
 import { encodeEvent } from '../event-codec';
 import { walletStream } from '../streams';
-import { amountsOf, revertWalletEvents, WalletCommand, walletDecider, WalletEvent, WalletRefusalCode, WalletState } from './wallet.decider';
+import { settleWallet, WalletCommand, walletDecider, WalletEvent, WalletRefusalCode, WalletState } from './wallet.decider';
+import { decideBatch } from './wallet-batch';
 import { chainEvents, openingReplay, replayEvents, WalletReplay } from './wallet-replay';
 import { SliceRead, streamSlices } from './wallet-slices';
 
@@ -156,80 +157,61 @@ export class WalletWriter {
       }
       const decidedOn = slot.cached;
       const { revision, hash: lastHash } = decidedOn;
-      // evolve changes the cached state's collections: until the append is
-      // known to have landed or not, the cache is unset, and an error that
-      // leaves it unknown has the wallet loaded again.
-      let state = decidedOn.state;
-      slot.cached = undefined;
-      const events: WalletEvent[] = [];
-      const outcomes: WalletOutcome[] = [];
-      const companions: { pending: number; append: Companion }[] = [];
-      for (const [i, { command, companion }] of batch.entries()) {
-        const decision = walletDecider.decide(command, state);
-        if (decision.ok) {
-          for (const event of decision.events) state = walletDecider.evolve(state, event);
-          events.push(...decision.events);
-          if (companion && decision.events.length > 0) companions.push({ pending: i, append: companion });
-        }
-        const { balance, frozen } = amountsOf(state);
-        outcomes.push({ decision, balance, frozen });
-      }
+      // Decided on a fork of the cached state: the cache stays as it was
+      // until the append lands, and a batch that loses is dropped.
+      const { outcomes, events, companions, after } = decideBatch(decidedOn.state, batch);
       // A refusal appends nothing, so no expected revision vouches for the
       // state it was decided on: a cached wallet may be behind another
       // instance's writes. Refuse only on the wallet's current revision.
       if (events.length === 0 && !current && outcomes.some((o) => !o.decision.ok)) {
-        // No event was decided, so `state` is still the cached state, untouched.
         slot.cached = await this.catchUp(merchantId, decidedOn);
         current = true;
         if (slot.cached.revision > revision) continue;
       }
-      let nextRevision = revision;
-      let nextHash = lastHash;
-      if (events.length > 0) {
-        const { chained, head } = chainEvents(
-          lastHash,
-          revision + 1n,
-          events.map((event) => encodeEvent(event)),
-        );
-        nextHash = head;
-        const wallet: StreamAppend = { streamId, events: chained, expected: revision < 0n ? NO_STREAM : revision };
-        try {
-          const results =
-            companions.length === 0
-              ? [await this.store.append(streamId, chained, wallet.expected)]
-              : await this.store.appendAtomically!([wallet, ...companions.map((c) => c.append)], {
-                  // A freeze is a merchant's submit waiting for its reply.
-                  replyWaits: batch.some((pending) => pending.command.type === 'FreezeFunds'),
-                });
-          nextRevision = results[0].nextExpectedRevision;
-          companions.forEach((c, i) => (outcomes[c.pending].companion = results[i + 1]));
-        } catch (error) {
-          if (!(error instanceof WrongExpectedRevisionError)) throw error;
-          // Nothing of the batch was written: the state it was decided on is whole again.
-          // (An unopened wallet's state is untouched: the WalletOpened decided on it made a new one.)
-          if (decidedOn.state.status === 'open') revertWalletEvents(decidedOn.state, events);
-          const clash = companions.find((c) => c.append.streamId === error.streamId);
-          if (clash) {
-            // Not the wallet: that command alone fails, and the rest are decided again without it.
-            slot.cached = decidedOn;
-            batch[clash.pending].reject(error);
-            batch.splice(clash.pending, 1);
-            if (batch.length === 0) return;
-            continue;
-          }
-          this.options.onConflict?.();
-          if (++conflicts > MAX_CONFLICTS) throw error;
-          // Another instance wrote this wallet. Instances retrying in lockstep
-          // would keep colliding: wait a random, growing moment first. Then
-          // read only what it wrote, not the wallet's whole history again.
-          await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** conflicts, 50)));
-          slot.cached = await this.catchUp(merchantId, decidedOn);
-          current = true;
+      if (events.length === 0) {
+        batch.forEach((pending, i) => pending.resolve(outcomes[i]));
+        return;
+      }
+      const { chained, head } = chainEvents(
+        lastHash,
+        revision + 1n,
+        events.map((event) => encodeEvent(event)),
+      );
+      const wallet: StreamAppend = { streamId, events: chained, expected: revision < 0n ? NO_STREAM : revision };
+      let results: AppendResult[];
+      try {
+        results =
+          companions.length === 0
+            ? [await this.store.append(streamId, chained, wallet.expected)]
+            : await this.store.appendAtomically!([wallet, ...companions.map((c) => c.companion)], {
+                // A freeze is a merchant's submit waiting for its reply.
+                replyWaits: batch.some((pending) => pending.command.type === 'FreezeFunds'),
+              });
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+        // Nothing of the batch was written, and the cached state was never changed: the batch is dropped.
+        const clash = companions.find((c) => c.companion.streamId === error.streamId);
+        if (clash) {
+          // Not the wallet: that command alone fails, and the rest are decided again without it.
+          batch[clash.index].reject(error);
+          batch.splice(clash.index, 1);
+          if (batch.length === 0) return;
           continue;
         }
+        this.options.onConflict?.();
+        if (++conflicts > MAX_CONFLICTS) throw error;
+        // Another instance wrote this wallet. Instances retrying in lockstep
+        // would keep colliding: wait a random, growing moment first. Then
+        // read only what it wrote, not the wallet's whole history again.
+        await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** conflicts, 50)));
+        slot.cached = await this.catchUp(merchantId, decidedOn);
+        current = true;
+        continue;
       }
-      slot.cached = { state, revision: nextRevision, hash: nextHash };
-      batch.forEach((pending, i) => pending.resolve(outcomes[i]));
+      slot.cached = { state: settleWallet(after), revision: results[0].nextExpectedRevision, hash: head };
+      const replies: WalletOutcome[] = [...outcomes];
+      companions.forEach((c, i) => (replies[c.index] = { ...outcomes[c.index], companion: results[i + 1] }));
+      batch.forEach((pending, i) => pending.resolve(replies[i]));
       return;
     }
   }

@@ -7,12 +7,14 @@ import {
   holdKey,
   OpenedWallet,
   openedWallet,
-  revertWalletEvents,
+  settleWallet,
   WalletCommand,
   walletDecider,
   WalletEvent,
   WalletRefusalCode,
+  WalletState,
 } from './wallet.decider';
+import { decideBatch } from './wallet-batch';
 
 const AT = '2026-11-22T10:00:00.000+00:00';
 const LATER = '2026-11-22T10:05:00.000+00:00';
@@ -330,7 +332,7 @@ describe('wallet decider', () => {
           frozen: heldTotal,
           availableNotNegative: true,
         });
-        expect(state.holds).toEqual(holds);
+        expect(new Map(state.holds)).toEqual(holds);
       }
 
       // The run must have exercised both sides of every decision to mean anything.
@@ -353,79 +355,113 @@ describe('wallet decider', () => {
   });
 });
 
-describe('revertWalletEvents: a batch that was not written leaves the state it was decided on whole', () => {
-  /** The state's collections as plain entries, so that a comparison cannot pass on shared Maps. */
-  const snapshot = (state: OpenedWallet) => ({
-    balance: state.balance,
-    frozen: state.frozen,
-    holds: [...state.holds].sort(),
-    closedHolds: [...state.closedHolds].sort(),
-    deposits: [...state.deposits].sort(),
-  });
+describe('decideBatch: a batch decided leaves the wallet it was decided on whole', () => {
+  /** The state's collections as plain entries, so that a comparison cannot pass on shared maps. */
+  const snapshot = (state: WalletState) => {
+    const wallet = openedWallet(state);
+    return {
+      balance: wallet.balance,
+      frozen: wallet.frozen,
+      holds: [...wallet.holds].sort(),
+      closedHolds: [...wallet.closedHolds].sort(),
+      deposits: [...wallet.deposits].sort(),
+    };
+  };
+  const commands = (...batch: WalletCommand[]) => batch.map((command) => ({ command }));
 
-  it('undoes a freeze, a deposit, a deduction and a release, and a hold frozen and settled in the same batch', () => {
+  it('changes nothing of it for a freeze, a deposit, a deduction and a release, and a hold frozen and settled in the same batch', () => {
     const history = [...funded(1_000n), frozen('ORD-1', 100n), frozen('ORD-2', 50n)];
     const before = stateAfter(history);
     const expected = snapshot(before);
-    const batch: WalletCommand[] = [freeze('ORD-3', 30n), deposit(200n, 'DEP-2'), deduct('ORD-1'), release('ORD-2'), freeze('ORD-4', 10n), deduct('ORD-4')];
-    let state = before;
-    const events: WalletEvent[] = [];
-    for (const command of batch) {
-      const decision = walletDecider.decide(command, state);
-      expect(decision.ok).toBe(true);
-      if (!decision.ok) continue;
-      for (const event of decision.events) {
-        events.push(event);
-        state = walletDecider.evolve(state, event);
-      }
-    }
-    expect(events).toHaveLength(batch.length);
-    // evolve shares the collections: the state the batch was decided on has changed with it.
-    expect(snapshot(before)).not.toEqual(expected);
-
-    revertWalletEvents(before, events);
+    const batch = commands(freeze('ORD-3', 30n), deposit(200n, 'DEP-2'), deduct('ORD-1'), release('ORD-2'), freeze('ORD-4', 10n), deduct('ORD-4'));
+    const decided = decideBatch(before, batch);
+    expect(decided.outcomes.map((o) => o.decision.ok)).toEqual(batch.map(() => true));
+    expect(decided.events).toHaveLength(batch.length);
+    // Nothing of the batch shows in the wallet decided on: a batch that is not written is dropped.
     expect(snapshot(before)).toEqual(expected);
+
+    const replayed = snapshot(stateAfter([...history, ...decided.events]));
+    expect(snapshot(decided.after)).toEqual(replayed);
+    // Settled once written: the fork's changes go into the wallet's collections.
+    expect(snapshot(settleWallet(decided.after))).toEqual(replayed);
   });
 
-  it.each([7, 2026])('matches a fresh replay of the history after random batches, each reverted (seed %i)', (seed) => {
+  it.each([7, 2026])('matches a fresh replay of the history after random batches, each dropped or settled (seed %i)', (seed) => {
     let a = seed;
     const random = () => (a = (Math.imul(a, 1103515245) + 12345) >>> 0) / 2 ** 32;
     const int = (n: number) => Math.floor(random() * n);
     const history: WalletEvent[] = [opened(), deposited(5_000n)];
-    const reverted = new Set<WalletEvent['type']>();
-    let state = stateAfter(history);
+    const dropped = new Set<WalletEvent['type']>();
+    let state: WalletState = stateAfter(history);
     for (let round = 0; round < 200; round++) {
-      const decidedOn = state;
-      const events: WalletEvent[] = [];
+      const batch: WalletCommand[] = [];
       for (let i = 0; i < 1 + int(6); i++) {
         const orderNo = `ORD-${int(30)}`;
         const roll = random();
-        const command =
+        batch.push(
           roll < 0.15
             ? deposit(BigInt(1 + int(50)), `DEP-${int(20)}`)
             : roll < 0.6
               ? freeze(orderNo, BigInt(1 + int(80)))
               : roll < 0.8
                 ? deduct(orderNo)
-                : release(orderNo);
-        const decision = walletDecider.decide(command, state);
-        if (!decision.ok) continue;
-        for (const event of decision.events) {
-          events.push(event);
-          state = walletDecider.evolve(state, event);
-        }
+                : release(orderNo),
+        );
       }
+      const decided = decideBatch(state, commands(...batch));
       if (random() < 0.5) {
-        // Lost to another writer: undone, and the same state goes on.
-        for (const event of events) reverted.add(event.type);
-        revertWalletEvents(decidedOn, events);
-        state = decidedOn;
+        // Lost to another writer: dropped, and the same state goes on.
+        for (const event of decided.events) dropped.add(event.type);
       } else {
-        history.push(...events);
+        history.push(...decided.events);
+        state = settleWallet(decided.after);
       }
       expect({ round, ...snapshot(state) }).toEqual({ round, ...snapshot(stateAfter(history)) });
     }
-    expect([...reverted].sort()).toEqual(['FrozenFundsDeducted', 'FrozenFundsReleased', 'FundsDeposited', 'FundsFrozen']);
+    expect([...dropped].sort()).toEqual(['FrozenFundsDeducted', 'FrozenFundsReleased', 'FundsDeposited', 'FundsFrozen']);
+  });
+
+  it('decides each command on the wallet the ones before it left, and keeps the companions of those decided with events', () => {
+    const decided = decideBatch(stateAfter(funded(100n)), [
+      { command: freeze('ORD-1', 60n), companion: 'first' },
+      { command: freeze('ORD-2', 60n), companion: 'refused' },
+      { command: deposit(100n), companion: 'the same deposit again' },
+      { command: deduct('ORD-1') },
+      { command: deposit(5n, 'DEP-2'), companion: 'last' },
+    ]);
+    expect(decided.outcomes.map(({ decision, balance, frozen }) => [decision.ok ? decision.events.length : decision.refusal.code, balance, frozen])).toEqual([
+      [1, 100n, 60n],
+      ['INSUFFICIENT_BALANCE', 100n, 60n],
+      [0, 100n, 60n],
+      [1, 40n, 0n],
+      [1, 45n, 0n],
+    ]);
+    expect(decided.events.map((e) => e.type)).toEqual(['FundsFrozen', 'FrozenFundsDeducted', 'FundsDeposited']);
+    expect(decided.companions).toEqual([
+      { index: 0, companion: 'first' },
+      { index: 4, companion: 'last' },
+    ]);
+  });
+
+  it('opens an unopened wallet in a batch and leaves the unopened one as it was', () => {
+    const unopened = walletDecider.initialState();
+    const decided = decideBatch(unopened, commands(deposit(10n), openWallet(), deposit(10n)));
+    expect(decided.outcomes.map(({ decision, balance }) => [decision.ok || decision.refusal.code, balance])).toEqual([
+      ['WALLET_NOT_OPEN', 0n],
+      [true, 0n],
+      [true, 10n],
+    ]);
+    expect(unopened).toEqual({ status: 'unopened' });
+    expect(snapshot(settleWallet(decided.after))).toEqual(snapshot(stateAfter([opened(), deposited(10n)])));
+  });
+
+  it('decides a batch on a batch not yet settled and leaves that one as it was', () => {
+    const first = decideBatch(stateAfter(funded(100n)), commands(freeze('ORD-1', 30n)));
+    const expected = snapshot(first.after);
+    const second = decideBatch(first.after, commands(deduct('ORD-1'), freeze('ORD-2', 70n)));
+    expect(second.outcomes.every((o) => o.decision.ok)).toBe(true);
+    expect(snapshot(first.after)).toEqual(expected);
+    expect(snapshot(settleWallet(second.after))).toEqual(snapshot(stateAfter([...funded(100n), ...first.events, ...second.events])));
   });
 });
 

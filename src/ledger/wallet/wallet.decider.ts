@@ -1,5 +1,6 @@
 import { accept, assertNever, Decider, Decision, refuse } from '../../shared/decider';
 import { Minor } from '../../shared/money';
+import { ForkableMap } from '../../shared/forkable-map';
 
 // Events. Type strings are stable forever: they are stored in the event log.
 export type WalletEvent =
@@ -43,11 +44,11 @@ export interface OpenedWallet {
   balance: Minor;
   frozen: Minor;
   /** Open holds: frozen and neither deducted nor released. */
-  holds: Map<string, Minor>;
+  holds: ForkableMap<Minor>;
   /** Holds already deducted or released: each happens at most once. */
-  closedHolds: Map<string, 'deducted' | 'released'>;
+  closedHolds: ForkableMap<'deducted' | 'released'>;
   /** Deposit references and their amounts, for idempotent deposits. */
-  deposits: Map<string, Minor>;
+  deposits: ForkableMap<Minor>;
 }
 
 export type WalletState = UnopenedWallet | OpenedWallet;
@@ -142,72 +143,47 @@ function decide(command: WalletCommand, state: WalletState): WalletDecision {
   }
 }
 
-/** A wallet after any of its events is open: WalletOpened opens it, and no other event can come first. */
+/**
+ * A wallet after any of its events is open: WalletOpened opens it, and no
+ * other event can come first. The collections are ForkableMaps: a fold
+ * changes them in place, a batch decided on a forked wallet changes its
+ * fork alone (forkWallet).
+ */
 function evolve(state: WalletState, event: WalletEvent): OpenedWallet {
   if (event.type === 'WalletOpened') {
     const { merchantId, currency } = event.data;
-    return state.status === 'open'
-      ? { ...state, merchantId, currency }
-      : { status: 'open', merchantId, currency, balance: 0n, frozen: 0n, holds: new Map(), closedHolds: new Map(), deposits: new Map() };
+    if (state.status === 'open') return { ...state, merchantId, currency };
+    return {
+      status: 'open',
+      merchantId,
+      currency,
+      balance: 0n,
+      frozen: 0n,
+      holds: ForkableMap.empty(),
+      closedHolds: ForkableMap.empty(),
+      deposits: ForkableMap.empty(),
+    };
   }
   // A broken log, not a business refusal: decide never moves money in a wallet that is not open.
   if (state.status !== 'open') throw new Error(`${event.type} in a wallet that was never opened`);
+  let { holds, closedHolds, deposits } = state;
   switch (event.type) {
     case 'FundsDeposited':
-      state.deposits.set(event.data.reference, event.data.amount);
-      return moved(state, event);
+      deposits = deposits.with(event.data.reference, event.data.amount);
+      break;
     case 'FundsFrozen':
-      state.holds.set(holdKey(event.data.orderNo, event.data.attempt), event.data.amount);
-      return moved(state, event);
+      holds = holds.with(holdKey(event.data.orderNo, event.data.attempt), event.data.amount);
+      break;
     case 'FrozenFundsDeducted':
     case 'FrozenFundsReleased': {
       const key = holdKey(event.data.orderNo, event.data.attempt);
-      state.holds.delete(key);
-      state.closedHolds.set(key, event.type === 'FrozenFundsDeducted' ? 'deducted' : 'released');
-      return moved(state, event);
+      holds = holds.without(key);
+      closedHolds = closedHolds.with(key, event.type === 'FrozenFundsDeducted' ? 'deducted' : 'released');
+      break;
     }
     default:
       return assertNever(event);
   }
-}
-
-/**
- * Undoes what evolve did to the state's collections for events that were not
- * written after all (an append that lost to another writer), newest first.
- * evolve returns a new object for every event but shares and changes the
- * holds, closed holds and deposits; once these are reverted, the state the
- * events were decided on is whole again, and another writer's events can be
- * replayed onto it instead of the wallet's whole history. Each event was
- * decided on a state without its key (a freeze on a new hold, a deposit with
- * a new reference, a settlement of an open hold), so deleting or restoring
- * the key is exact.
- */
-export function revertWalletEvents(state: OpenedWallet, events: readonly WalletEvent[]): void {
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i];
-    switch (event.type) {
-      case 'WalletOpened':
-        break;
-      case 'FundsDeposited':
-        state.deposits.delete(event.data.reference);
-        break;
-      case 'FundsFrozen':
-        state.holds.delete(holdKey(event.data.orderNo, event.data.attempt));
-        break;
-      case 'FrozenFundsDeducted':
-      case 'FrozenFundsReleased': {
-        const key = holdKey(event.data.orderNo, event.data.attempt);
-        state.closedHolds.delete(key);
-        state.holds.set(key, event.data.amount);
-        break;
-      }
-      default:
-        assertNever(event);
-    }
-  }
-}
-
-function moved(state: OpenedWallet, event: WalletEvent): OpenedWallet {
   const delta = walletMovement(event);
   // Every field spelled out: replays run this once per event, and a literal of fixed shape costs a fraction of a spread.
   return {
@@ -216,10 +192,30 @@ function moved(state: OpenedWallet, event: WalletEvent): OpenedWallet {
     currency: state.currency,
     balance: state.balance + delta.balance,
     frozen: state.frozen + delta.frozen,
-    holds: state.holds,
-    closedHolds: state.closedHolds,
-    deposits: state.deposits,
+    holds,
+    closedHolds,
+    deposits,
   };
+}
+
+/**
+ * The wallet to decide a batch of commands on: its collections forked, so
+ * that the wallet given reads as before whatever the batch's events do to
+ * the fork. O(1); an unopened wallet has nothing to fork.
+ */
+export function forkWallet(state: WalletState): WalletState {
+  if (state.status !== 'open') return state;
+  return { ...state, holds: state.holds.fork(), closedHolds: state.closedHolds.fork(), deposits: state.deposits.fork() };
+}
+
+/**
+ * A forked wallet on its own again, once its batch is written: the fork's
+ * changes go into the collections it was forked from, in O(changes), and
+ * the wallet it was forked from is superseded.
+ */
+export function settleWallet(state: WalletState): WalletState {
+  if (state.status !== 'open') return state;
+  return { ...state, holds: state.holds.settled(), closedHolds: state.closedHolds.settled(), deposits: state.deposits.settled() };
 }
 
 /** `satisfies`, not a type: a reader that folds events knows from `evolve` that the wallet is open. */
