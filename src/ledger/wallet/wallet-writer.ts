@@ -4,7 +4,7 @@ import { Minor } from '../../shared/money';
 import { encodeEvent } from '../event-codec';
 import { walletStream } from '../streams';
 import { settleWallet, WalletCommand, walletDecider, WalletEvent, WalletRefusalCode, WalletState } from './wallet.decider';
-import { decideBatch } from './wallet-batch';
+import { BatchDecision, decideBatch } from './wallet-batch';
 import { chainEvents, openingReplay, replayEvents, WalletReplay } from './wallet-replay';
 import { SliceRead, streamSlices } from './wallet-slices';
 
@@ -146,74 +146,112 @@ export class WalletWriter {
     slot.running = false;
   }
 
+  /**
+   * Decides the batch on the cached wallet and appends its events, until
+   * they land or fail: decide (decideBatch: the cache stays as it is), then
+   * append; on a conflict, either a companion's stream conflicted (that
+   * command alone fails, and the rest are decided again) or the wallet's
+   * (the batch is decided again on the wallet caught up).
+   */
   private async writeBatch(merchantId: string, slot: Slot, batch: Pending[]): Promise<void> {
-    const streamId = walletStream(merchantId);
-    // Whether the state is known to be the wallet's latest, not just this instance's.
+    // Whether the cached wallet is known to be the wallet's latest, not just this instance's.
     let current = false;
-    for (let conflicts = 0; ;) {
-      if (!slot.cached) {
-        slot.cached = await this.load(merchantId);
-        current = true;
-      }
+    if (!slot.cached) {
+      slot.cached = await this.load(merchantId);
+      current = true;
+    }
+    for (let conflicts = 0; batch.length > 0;) {
       const decidedOn = slot.cached;
-      const { revision, hash: lastHash } = decidedOn;
-      // Decided on a fork of the cached state: the cache stays as it was
-      // until the append lands, and a batch that loses is dropped.
-      const { outcomes, events, companions, after } = decideBatch(decidedOn.state, batch);
+      const decided = decideBatch(decidedOn.state, batch);
       // A refusal appends nothing, so no expected revision vouches for the
       // state it was decided on: a cached wallet may be behind another
       // instance's writes. Refuse only on the wallet's current revision.
-      if (events.length === 0 && !current && outcomes.some((o) => !o.decision.ok)) {
+      if (!current && refusesWritingNothing(decided)) {
         slot.cached = await this.catchUp(merchantId, decidedOn);
         current = true;
-        if (slot.cached.revision > revision) continue;
+        if (slot.cached.revision > decidedOn.revision) continue;
       }
-      if (events.length === 0) {
-        batch.forEach((pending, i) => pending.resolve(outcomes[i]));
+      const appended = await this.append(merchantId, decidedOn, decided, batch);
+      if (!(appended instanceof WrongExpectedRevisionError)) {
+        slot.cached = appended.wallet;
+        reply(batch, decided, appended.companions);
         return;
       }
-      const { chained, head } = chainEvents(
-        lastHash,
-        revision + 1n,
-        events.map((event) => encodeEvent(event)),
-      );
-      const wallet: StreamAppend = { streamId, events: chained, expected: revision < 0n ? NO_STREAM : revision };
-      let results: AppendResult[];
-      try {
-        results =
-          companions.length === 0
-            ? [await this.store.append(streamId, chained, wallet.expected)]
-            : await this.store.appendAtomically!([wallet, ...companions.map((c) => c.companion)], {
-                // A freeze is a merchant's submit waiting for its reply.
-                replyWaits: batch.some((pending) => pending.command.type === 'FreezeFunds'),
-              });
-      } catch (error) {
-        if (!(error instanceof WrongExpectedRevisionError)) throw error;
-        // Nothing of the batch was written, and the cached state was never changed: the batch is dropped.
-        const clash = companions.find((c) => c.companion.streamId === error.streamId);
-        if (clash) {
-          // Not the wallet: that command alone fails, and the rest are decided again without it.
-          batch[clash.index].reject(error);
-          batch.splice(clash.index, 1);
-          if (batch.length === 0) return;
-          continue;
-        }
-        this.options.onConflict?.();
-        if (++conflicts > MAX_CONFLICTS) throw error;
-        // Another instance wrote this wallet. Instances retrying in lockstep
-        // would keep colliding: wait a random, growing moment first. Then
-        // read only what it wrote, not the wallet's whole history again.
-        await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** conflicts, 50)));
-        slot.cached = await this.catchUp(merchantId, decidedOn);
-        current = true;
-        continue;
-      }
-      slot.cached = { state: settleWallet(after), revision: results[0].nextExpectedRevision, hash: head };
-      const replies: WalletOutcome[] = [...outcomes];
-      companions.forEach((c, i) => (replies[c.index] = { ...outcomes[c.index], companion: results[i + 1] }));
-      batch.forEach((pending, i) => pending.resolve(replies[i]));
-      return;
+      // Nothing of the batch was written, and the cached wallet is as it was: the decision is dropped.
+      if (this.failOnCompanionConflict(batch, decided, appended)) continue;
+      slot.cached = await this.catchUpAfterConflict(merchantId, decidedOn, ++conflicts, appended);
+      current = true;
     }
+  }
+
+  /**
+   * The batch's events chained onto the wallet decided on and appended with
+   * its revision as the one expected: alone, or atomically with the
+   * companions of the commands decided with events. Returns the wallet
+   * after (the decided one, settled) and the companions' results; a batch
+   * without events appends nothing. A stream that conflicted comes back as
+   * the conflict, and nothing of the batch was written.
+   */
+  private async append(
+    merchantId: string,
+    decidedOn: CachedWallet,
+    { events, companions, after }: BatchDecision<Companion>,
+    batch: readonly Pending[],
+  ): Promise<{ wallet: CachedWallet; companions: AppendResult[] } | WrongExpectedRevisionError> {
+    if (events.length === 0) return { wallet: decidedOn, companions: [] };
+    const streamId = walletStream(merchantId);
+    const { revision, hash } = decidedOn;
+    const { chained, head } = chainEvents(
+      hash,
+      revision + 1n,
+      events.map((event) => encodeEvent(event)),
+    );
+    const expected = revision < 0n ? NO_STREAM : revision;
+    try {
+      const [wallet, ...companionResults] =
+        companions.length === 0
+          ? [await this.store.append(streamId, chained, expected)]
+          : await this.store.appendAtomically!([{ streamId, events: chained, expected }, ...companions.map((c) => c.companion)], {
+              // A freeze is a merchant's submit waiting for its reply.
+              replyWaits: batch.some((pending) => pending.command.type === 'FreezeFunds'),
+            });
+      return { wallet: { state: settleWallet(after), revision: wallet.nextExpectedRevision, hash: head }, companions: companionResults };
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError) return error;
+      throw error;
+    }
+  }
+
+  /**
+   * A companion's stream conflicted, not the wallet's: that command alone
+   * fails with the conflict and leaves the batch, for the rest to be
+   * decided again. False when the conflict is the wallet's.
+   */
+  private failOnCompanionConflict(batch: Pending[], decided: BatchDecision<Companion>, conflict: WrongExpectedRevisionError): boolean {
+    const clash = decided.companions.find((c) => c.companion.streamId === conflict.streamId);
+    if (!clash) return false;
+    const [failed] = batch.splice(clash.index, 1);
+    failed.reject(conflict);
+    return true;
+  }
+
+  /**
+   * Another instance wrote this wallet: the wallet after its writes, for the
+   * batch to be decided again, unless it has lost MAX_CONFLICTS times
+   * already (the conflict is then thrown). Instances retrying in lockstep
+   * would keep colliding: wait a random, growing moment first. Then read
+   * only what it wrote, not the wallet's whole history again.
+   */
+  private async catchUpAfterConflict(
+    merchantId: string,
+    decidedOn: CachedWallet,
+    conflicts: number,
+    conflict: WrongExpectedRevisionError,
+  ): Promise<CachedWallet> {
+    this.options.onConflict?.();
+    if (conflicts > MAX_CONFLICTS) throw conflict;
+    await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** conflicts, 50)));
+    return this.catchUp(merchantId, decidedOn);
   }
 
   /** The wallet read whole, from its first event. */
@@ -247,4 +285,14 @@ export class WalletWriter {
       if (!slot.running && slot.queue.length === 0) this.slots.delete(merchantId);
     }
   }
+}
+
+/** Whether the batch refuses a command and writes nothing: no append then checks the wallet it was decided on. */
+const refusesWritingNothing = ({ events, outcomes }: BatchDecision<unknown>) => events.length === 0 && outcomes.some((o) => !o.decision.ok);
+
+/** Each command's outcome, with its companion's result when it had one appended. */
+function reply(batch: readonly Pending[], { outcomes, companions }: BatchDecision<Companion>, companionResults: readonly AppendResult[]): void {
+  const replies: WalletOutcome[] = [...outcomes];
+  companions.forEach(({ index }, i) => (replies[index] = { ...outcomes[index], companion: companionResults[i] }));
+  batch.forEach((pending, i) => pending.resolve(replies[i]));
 }
