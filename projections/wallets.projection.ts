@@ -1,4 +1,4 @@
-import { WalletEvent, walletMovement } from '../src/ledger/wallet/wallet.decider';
+import { holdKey, merchantHoldKey, WalletEvent, walletMovement } from '../src/ledger/wallet/wallet.decider';
 import { assertNever } from '../src/shared/decider';
 import { LedgerEvent } from './ledger-event';
 import { Projection, SqlValue, Statement, TableNames } from './projection';
@@ -188,7 +188,7 @@ function applyMovements(run: readonly MovementEvent[], t: TableNames<Tables>): S
       snapshot ? (recorded.metadata.hash as string) : null,
     ]);
     if (event.type === 'FundsDeposited') continue;
-    const hold = `${merchantId}\u0000${event.data.orderNo}\u0000${event.data.attempt}`;
+    const hold = merchantHoldKey(merchantId, holdKey(event.data.orderNo, event.data.attempt));
     if (event.type === 'FundsFrozen') opened.set(hold, [merchantId, event.data.orderNo, event.data.attempt, event.data.amount, event.data.at]);
     else if (!opened.delete(hold)) closed.push([merchantId, event.data.orderNo, event.data.attempt]);
   }

@@ -28,6 +28,8 @@ export async function checkEventInvariants(store: EventStore, { settled = true }
   const deposits = new Map<string, bigint>();
   const deductions = new Map<string, bigint>();
   const frozenEvents = new Map<string, number>();
+  /** The order attempt of each hold key. */
+  const holdsFor = new Map<string, { orderNo: string; attempt: number }>();
   const closingEvents = new Map<string, number>();
   const acceptedPerOrder = new Map<string, number>();
   const { events } = await readSettledLog(store);
@@ -43,6 +45,7 @@ export async function checkEventInvariants(store: EventStore, { settled = true }
       if (event.type === 'FundsFrozen') {
         const key = holdKey(event.data.orderNo, event.data.attempt);
         frozenEvents.set(key, (frozenEvents.get(key) ?? 0) + 1);
+        holdsFor.set(key, { orderNo: event.data.orderNo, attempt: event.data.attempt });
       }
       if (event.type === 'FrozenFundsDeducted' || event.type === 'FrozenFundsReleased') {
         const key = holdKey(event.data.orderNo, event.data.attempt);
@@ -89,9 +92,9 @@ export async function checkEventInvariants(store: EventStore, { settled = true }
     // Every open hold belongs to an order that is accepted and not yet final.
     for (const [merchant, wallet] of wallets) {
       for (const key of wallet.holds.keys()) {
-        const [orderNo, attempt] = key.split('#');
+        const { orderNo, attempt } = holdsFor.get(key)!;
         const order = orders.get(orderNo);
-        if (!order || !ACTIVE.has(order.stage) || String(order.order.attempt) !== attempt) {
+        if (!order || !ACTIVE.has(order.stage) || order.order.attempt !== attempt) {
           violations.push(`wallet ${merchant}: stray hold ${key} (order ${order?.stage ?? 'missing'})`);
         }
       }

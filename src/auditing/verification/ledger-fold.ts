@@ -2,7 +2,7 @@ import { CheckedEvent, comparePositions, formatPosition, GlobalPosition, START }
 import { decodeEvent } from '../../ledger/event-codec';
 import { failureOf, isFinal, OrderEvent, orderDecider, OrderState } from '../../ledger/order/order.decider';
 import { ORDER_STREAM_PREFIX, WALLET_STREAM_PREFIX } from '../../ledger/streams';
-import { holdKey, WalletEvent, walletDecider, WalletState } from '../../ledger/wallet/wallet.decider';
+import { holdKey, merchantHoldKey, WalletEvent, walletDecider, WalletState } from '../../ledger/wallet/wallet.decider';
 import { EventReference, referenceOf, Row } from './differences';
 import { lineDigestText } from './line-digest';
 
@@ -118,7 +118,7 @@ export class LedgerFold {
   /** The wallet of the last wallet event: a wallet's events mostly come in runs (all of them, for one wallet's check). */
   private lastWallet?: { streamId: string; merchantId: string; facts: WalletFacts };
 
-  /** `listedHolds`: the keys (`merchant|order#attempt`) of the hold rows the read model lists. */
+  /** `listedHolds`: the keys (merchantHoldKey) of the hold rows the read model lists. */
   constructor(
     private readonly checkpoints: Checkpoints,
     private readonly listedHolds: ReadonlySet<string>,
@@ -184,7 +184,7 @@ export class LedgerFold {
     if (event.type === 'FrozenFundsDeducted' || event.type === 'FrozenFundsReleased') {
       const key = holdKey(event.data.orderNo, event.data.attempt);
       facts.holdsBy.delete(key);
-      if (this.listedHolds.has(`${merchantId}|${key}`)) facts.closedBy.set(key, recorded);
+      if (this.listedHolds.has(merchantHoldKey(merchantId, key))) facts.closedBy.set(key, recorded);
     }
     this.walletRows.push(new ExpectedWalletRows(merchantId, recorded, true, orderNo, event.data.amount, balance, frozen));
   }

@@ -1,6 +1,6 @@
 import { Pool } from 'pg';
 import { GlobalPosition, START } from '../../ledger/ports/event-store.port';
-import { holdKey } from '../../ledger/wallet/wallet.decider';
+import { holdKey, merchantHoldKey } from '../../ledger/wallet/wallet.decider';
 import { Row } from './differences';
 import type { Checkpoints, SnapshotEventFacts, WalletFacts } from './ledger-fold';
 import { inOneSnapshot } from '../../infrastructure/postgres/transactions';
@@ -33,7 +33,7 @@ export type HoldRow = Row & { merchant_id: string; order_no: string; attempt: nu
 export interface TablesAtCheckpoints {
   checkpoints: Checkpoints;
   wallets: Map<string, Row & { merchant_id: string }>;
-  /** By `merchant|order#attempt`. */
+  /** By merchantHoldKey. */
   holds: Map<string, HoldRow>;
   /** Orders not final: by order_no. */
   pendingOrders: Map<string, Row & { order_no: string }>;
@@ -56,7 +56,7 @@ export async function readTablesAtCheckpoints(pool: Pool, merchantId: string | u
     return {
       checkpoints: { orders: mark('orders'), wallets: mark('wallets') },
       wallets: new Map(wallets.map((r) => [r.merchant_id, r])),
-      holds: new Map(holds.map((r) => [`${r.merchant_id}|${holdKey(r.order_no, r.attempt)}`, r])),
+      holds: new Map(holds.map((r) => [merchantHoldKey(r.merchant_id, holdKey(r.order_no, r.attempt)), r])),
       pendingOrders: new Map(pending.map((r) => [r.order_no, r])),
       finalOrders: new Map(final.map((r) => [r.merchant_id, Number(r.n)])),
     };

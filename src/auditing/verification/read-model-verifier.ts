@@ -22,7 +22,8 @@ import {
   walletRowKey,
 } from './read-model-tables';
 import { streamSlices } from '../../ledger/wallet/wallet-slices';
-import { openedWallet } from '../../ledger/wallet/wallet.decider';
+import { holdKey, merchantHoldKey, openedWallet, WalletEvent } from '../../ledger/wallet/wallet.decider';
+import { decodeEvent } from '../../ledger/event-codec';
 
 export type { Cell, Difference, EventReference, ReadModelTable, Row } from './differences';
 export { MAX_LISTED_DIFFERENCES } from './differences';
@@ -234,18 +235,18 @@ function compareWallets(fold: LedgerFold, tables: TablesAtCheckpoints, out: Diff
     tables.wallets.delete(merchantId);
 
     for (const [key, frozenBy] of facts.holdsBy) {
-      const at = key.lastIndexOf('#');
-      const rowKey = `${merchantId}|${key}`;
+      const rowKey = merchantHoldKey(merchantId, key);
       const amount = holds.get(key)!.toString();
-      const holdRow = { merchant_id: merchantId, order_no: key.slice(0, at), attempt: Number(key.slice(at + 1)) };
+      const { orderNo, attempt } = decodeEvent<Extract<WalletEvent, { type: 'FundsFrozen' }>>(frozenBy).data;
+      const holdRow = { merchant_id: merchantId, order_no: orderNo, attempt };
       const by = referenceOf(frozenBy);
       out.compareRow('rm_wallet_holds', holdRow, { amount }, tables.holds.get(rowKey), by, by);
       tables.holds.delete(rowKey);
     }
   }
   for (const [merchantId, row] of tables.wallets) out.stray('rm_wallets', { merchant_id: merchantId }, without(row, 'merchant_id'), null);
-  for (const [rowKey, row] of tables.holds) {
-    const closedBy = fold.wallets.get(row.merchant_id)?.closedBy.get(rowKey.slice(row.merchant_id.length + 1));
+  for (const row of tables.holds.values()) {
+    const closedBy = fold.wallets.get(row.merchant_id)?.closedBy.get(holdKey(row.order_no, row.attempt));
     out.stray(
       'rm_wallet_holds',
       { merchant_id: row.merchant_id, order_no: row.order_no, attempt: row.attempt },

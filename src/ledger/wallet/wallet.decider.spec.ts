@@ -5,6 +5,7 @@ import {
   amountsOf,
   availableBalance,
   holdKey,
+  merchantHoldKey,
   OpenedWallet,
   openedWallet,
   settleWallet,
@@ -462,6 +463,15 @@ describe('decideBatch: a batch decided leaves the wallet it was decided on whole
     expect(second.outcomes.every((o) => o.decision.ok)).toBe(true);
     expect(snapshot(first.after)).toEqual(expected);
     expect(snapshot(settleWallet(second.after))).toEqual(snapshot(stateAfter([...funded(100n), ...first.events, ...second.events])));
+  });
+});
+
+describe('holdKey', () => {
+  it('keys no two order attempts alike, nor two merchants’ holds', () => {
+    const holds = [holdKey('T1', 11), holdKey('T11', 1), holdKey('T1#1', 1), holdKey('T1', 1)];
+    expect(new Set(holds).size).toBe(holds.length);
+    const scoped = [merchantHoldKey('mch_1', holdKey('T1', 1)), merchantHoldKey('mch_', holdKey('1T1', 1)), merchantHoldKey('mch_1T', holdKey('1', 1))];
+    expect(new Set(scoped).size).toBe(scoped.length);
   });
 });
 

@@ -29,8 +29,16 @@ export type WalletRefusalCode =
   | 'ALREADY_RELEASED'
   | 'NOT_FROZEN';
 
-/** An order attempt's claim on the wallet: frozen funds are keyed by it. */
-export const holdKey = (orderNo: string, attempt: number) => `${orderNo}#${attempt}`;
+/**
+ * The key of an order attempt's claim on its wallet, wherever holds are
+ * kept by key: the decider's state, the wallets projection, the
+ * verification. NUL cannot occur in text Postgres stores, so no order
+ * number or merchant id can make two holds' keys alike.
+ */
+export const holdKey = (orderNo: string, attempt: number) => `${orderNo}\u0000${attempt}`;
+
+/** A hold's key among every merchant's holds: the merchant's id, then the hold's key. */
+export const merchantHoldKey = (merchantId: string, hold: string) => `${merchantId}\u0000${hold}`;
 
 /** A wallet before its WalletOpened: it holds nothing and takes nothing but an OpenWallet command. */
 export interface UnopenedWallet {
