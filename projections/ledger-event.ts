@@ -31,6 +31,7 @@ const WALLET_EVENT_TYPES: Record<WalletEvent['type'], true> = {
   FundsFrozen: true,
   FrozenFundsDeducted: true,
   FrozenFundsReleased: true,
+  WalletAdjusted: true,
 };
 
 /**

@@ -187,7 +187,8 @@ function applyMovements(run: readonly MovementEvent[], t: TableNames<Tables>): S
       snapshot ? recorded.createdAt.toISOString() : null,
       snapshot ? (recorded.metadata.hash as string) : null,
     ]);
-    if (event.type === 'FundsDeposited') continue;
+    // Deposits and adjustments move the balance alone: no hold opens or closes.
+    if (event.type === 'FundsDeposited' || event.type === 'WalletAdjusted') continue;
     const hold = merchantHoldKey(merchantId, holdKey(event.data.orderNo, event.data.attempt));
     if (event.type === 'FundsFrozen') opened.set(hold, [merchantId, event.data.orderNo, event.data.attempt, event.data.amount, event.data.at]);
     else if (!opened.delete(hold)) closed.push([merchantId, event.data.orderNo, event.data.attempt]);
@@ -248,6 +249,8 @@ function lineDetails(event: Movement): LineDetails {
     case 'FrozenFundsDeducted':
     case 'FrozenFundsReleased':
       return { orderNo: event.data.orderNo, attempt: event.data.attempt, reason: event.data.reason };
+    case 'WalletAdjusted':
+      return { orderNo: event.data.orderNo, reference: event.data.reference, reason: event.data.reason };
     default:
       return assertNever(event);
   }

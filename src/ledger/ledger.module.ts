@@ -6,6 +6,7 @@ import { LEDGER_OBSERVER, LEDGER_SETTINGS, LedgerObserver, LedgerSettings } from
 import { RECOVERY_CANDIDATES, RecoveryCandidates } from './ports/recovery-candidates.port';
 import { WARMUP_CANDIDATES, WarmupCandidates } from './ports/warmup-candidates.port';
 import { CLOCK, ORDER_APPENDS } from './ledger.tokens';
+import { AdjustWalletHandler } from './commands/adjust-wallet/adjust-wallet.handler';
 import { DepositFundsHandler } from './commands/deposit-funds/deposit-funds.handler';
 import { MarkResultUnknownHandler } from './commands/mark-result-unknown/mark-result-unknown.handler';
 import { OpenWalletHandler } from './commands/open-wallet/open-wallet.handler';
@@ -81,6 +82,7 @@ const COMMAND_HANDLERS = [
   ResolveOrderHandler,
   OpenWalletHandler,
   DepositFundsHandler,
+  AdjustWalletHandler,
 ];
 
 /**

@@ -1,5 +1,6 @@
 import { formatAmount } from '../../src/shared/money';
 import { formatPosition, RecordedEvent } from '../../src/ledger/ports/event-store.port';
+import { AdjustWallet } from '../../src/ledger/commands/adjust-wallet/adjust-wallet.command';
 import { DepositFunds } from '../../src/ledger/commands/deposit-funds/deposit-funds.command';
 import { ResolveOrder } from '../../src/ledger/commands/resolve-order/resolve-order.command';
 import { SettleOrder } from '../../src/ledger/commands/settle-order/settle-order.command';
@@ -29,13 +30,18 @@ describe('POST /admin/v1/audit/verify: the read models against a replay of the l
     auditor = await admin.createStaff('auditor');
     merchant = await openWallet(service.commands, 20_000n);
     const bystander = await openWallet(service.commands, 1_000n);
-    // A few hundred mixed movements: deposits, freezes, deductions, releases, unknown results resolved either way.
+    // A few hundred mixed movements: deposits, freezes, deductions, releases, unknown results resolved either way, adjustments.
     for (let i = 0; i < 140; i++) {
       if (i % 25 === 0) await service.commands.execute(new DepositFunds(merchant, `top-up-${i}`, 3_000n, 'ops'));
       const result = await service.commands.execute(new SubmitOrder(orderInput(merchant, `V-${i}`, { amount: BigInt(90 + (i % 60)) })));
       if (result.outcome !== 'accepted') continue;
-      const orderNo = result.order.order!.orderNo;
+      const orderNo = result.order.order.orderNo;
       if (i % 5 === 0) await service.commands.execute(new SettleOrder(orderNo));
+      if (i % 35 === 0) {
+        // A final order corrected by staff: a wallet event outside any hold, on the statement and in the chain.
+        const adjustment = { reference: `fix-${i}`, direction: 'credit', amount: 30n, reason: 'REPORT_SAYS_FAILED', note: 'report', orderNo } as const;
+        await service.commands.execute(new AdjustWallet(merchant, adjustment, 'finance'));
+      }
       if (i % 5 === 1) await service.commands.execute(new ReleaseFunds(orderNo, 'UPSTREAM_REJECTED', 'rejected'));
       if (i % 5 === 2 || i % 5 === 3) {
         await service.commands.execute(new MarkResultUnknown(orderNo, 'timeout'));

@@ -1,4 +1,5 @@
 import { CommandBus } from '@nestjs/cqrs';
+import { AdjustWallet } from '../../src/ledger/commands/adjust-wallet/adjust-wallet.command';
 import { DepositFunds } from '../../src/ledger/commands/deposit-funds/deposit-funds.command';
 import { OpenWallet } from '../../src/ledger/commands/open-wallet/open-wallet.command';
 import { ResolveOrder } from '../../src/ledger/commands/resolve-order/resolve-order.command';
@@ -8,7 +9,8 @@ import { ReleaseFunds } from '../../src/ledger/commands/release-funds/release-fu
 import { RecordUpstreamAttempt } from '../../src/ledger/commands/record-upstream-attempt/record-upstream-attempt.command';
 import { loadAggregate } from '../../src/ledger/command-handling';
 import { orderDecider } from '../../src/ledger/order/order.decider';
-import { orderStream } from '../../src/ledger/streams';
+import { orderStream, walletStream } from '../../src/ledger/streams';
+import { WalletAdjustment } from '../../src/ledger/wallet/wallet.decider';
 import { SubmitOrder } from '../../src/ledger/commands/submit-order/submit-order.command';
 import { CommandRefusedError } from '../../src/shared/command-refused';
 import { checkEventInvariants, checkReadModels } from '../support/invariants';
@@ -48,6 +50,54 @@ describe('ledger commands against the running service', () => {
       await expect(commands.execute(new DepositFunds('m-never-opened', 'x', 1n, 'ops'))).rejects.toBeInstanceOf(CommandRefusedError);
       const merchant = await openWallet(commands, 0n);
       await expect(commands.execute(new OpenWallet(merchant, 'USD'))).rejects.toMatchObject({ code: 'WALLET_ALREADY_OPEN' });
+    });
+  });
+
+  describe('AdjustWallet', () => {
+    const correction = (reference: string, direction: 'credit' | 'debit', amount: bigint, orderNo?: string): WalletAdjustment => ({
+      reference,
+      direction,
+      amount,
+      reason: direction === 'credit' ? 'REPORT_SAYS_FAILED' : 'REPORT_SAYS_DELIVERED',
+      note: 'the upstream report disagrees',
+      ...(orderNo === undefined ? {} : { orderNo }),
+    });
+
+    it('credits and debits the balance of a wallet whose order became final, once per order and reason', async () => {
+      const merchant = await openWallet(commands, 1_000n);
+      const accepted = await commands.execute(new SubmitOrder(orderInput(merchant, 'ADJ-1')));
+      if (accepted.outcome !== 'accepted') throw new Error('not accepted');
+      const orderNo = accepted.order.order.orderNo;
+      await commands.execute(new SettleOrder(orderNo));
+      expect(await walletAmounts(service.store, merchant)).toEqual([880n, 0n, 880n]);
+      // The report says the upstream failed it: the deduction is handed back.
+      const credited = await commands.execute(new AdjustWallet(merchant, correction('adj-1', 'credit', 120n, orderNo), 'finance'));
+      expect(credited).toEqual({ merchantId: merchant, balance: 1_000n, frozen: 0n, available: 1_000n });
+      // The same adjustment again changes nothing; another for the same order and reason is refused.
+      expect((await commands.execute(new AdjustWallet(merchant, correction('adj-1', 'credit', 120n, orderNo), 'finance'))).balance).toBe(1_000n);
+      await expect(commands.execute(new AdjustWallet(merchant, correction('adj-2', 'credit', 120n, orderNo), 'finance'))).rejects.toMatchObject({
+        code: 'ORDER_ALREADY_ADJUSTED',
+      });
+      await expect(commands.execute(new AdjustWallet(merchant, correction('adj-1', 'debit', 120n, orderNo), 'finance'))).rejects.toMatchObject({
+        code: 'ADJUSTMENT_REFERENCE_CONFLICT',
+      });
+      const debited = await commands.execute(new AdjustWallet(merchant, correction('adj-3', 'debit', 300n), 'finance'));
+      expect(debited.balance).toBe(700n);
+      const events = (await service.store.readStream(walletStream(merchant))).filter((e) => e.type === 'WalletAdjusted');
+      expect(events.map((e) => e.data)).toEqual([
+        expect.objectContaining({ reference: 'adj-1', direction: 'credit', amount: '120', orderNo, by: 'finance' }),
+        expect.not.objectContaining({ orderNo: expect.anything() }),
+      ]);
+    });
+
+    it('never debits into the funds frozen for orders in flight', async () => {
+      const merchant = await openWallet(commands, 200n);
+      expect((await commands.execute(new SubmitOrder(orderInput(merchant, 'ADJ-HELD')))).outcome).toBe('accepted');
+      await expect(commands.execute(new AdjustWallet(merchant, correction('adj-held', 'debit', 81n), 'finance'))).rejects.toMatchObject({
+        code: 'INSUFFICIENT_BALANCE',
+      });
+      expect((await commands.execute(new AdjustWallet(merchant, correction('adj-held', 'debit', 80n), 'finance'))).available).toBe(0n);
+      expect(await walletAmounts(service.store, merchant)).toEqual([120n, 120n, 0n]);
     });
   });
 

@@ -16,6 +16,7 @@ export function handFold(events: readonly { type: string; data: Record<string, u
       frozen -= amount;
     }
     if (type === 'FrozenFundsReleased') frozen -= amount;
+    if (type === 'WalletAdjusted') balance += data.direction === 'credit' ? amount : -amount;
   }
   const money = (v: bigint) => `${v / 100n}.${(v % 100n).toString().padStart(2, '0')}`;
   return { balance: money(balance), frozen_balance: money(frozen), available_balance: money(balance - frozen) };

@@ -27,6 +27,8 @@ export async function checkEventInvariants(store: EventStore, { settled = true }
   const orders = new Map<string, PlacedOrderState>();
   const deposits = new Map<string, bigint>();
   const deductions = new Map<string, bigint>();
+  /** Credits less debits by staff, outside any hold. */
+  const adjustments = new Map<string, bigint>();
   const frozenEvents = new Map<string, number>();
   /** The order attempt of each hold key. */
   const holdsFor = new Map<string, { orderNo: string; attempt: number }>();
@@ -42,6 +44,10 @@ export async function checkEventInvariants(store: EventStore, { settled = true }
       wallets.set(merchant, state);
       if (event.type === 'FundsDeposited') deposits.set(merchant, (deposits.get(merchant) ?? 0n) + event.data.amount);
       if (event.type === 'FrozenFundsDeducted') deductions.set(merchant, (deductions.get(merchant) ?? 0n) + event.data.amount);
+      if (event.type === 'WalletAdjusted') {
+        const { direction, amount } = event.data;
+        adjustments.set(merchant, (adjustments.get(merchant) ?? 0n) + (direction === 'credit' ? amount : -amount));
+      }
       if (event.type === 'FundsFrozen') {
         const key = holdKey(event.data.orderNo, event.data.attempt);
         frozenEvents.set(key, (frozenEvents.get(key) ?? 0) + 1);
@@ -62,8 +68,8 @@ export async function checkEventInvariants(store: EventStore, { settled = true }
   }
 
   for (const [merchant, wallet] of wallets) {
-    const expected = (deposits.get(merchant) ?? 0n) - (deductions.get(merchant) ?? 0n);
-    if (wallet.balance !== expected) violations.push(`wallet ${merchant}: balance ${wallet.balance} != deposits - deductions ${expected}`);
+    const expected = (deposits.get(merchant) ?? 0n) - (deductions.get(merchant) ?? 0n) + (adjustments.get(merchant) ?? 0n);
+    if (wallet.balance !== expected) violations.push(`wallet ${merchant}: balance ${wallet.balance} != deposits - deductions + adjustments ${expected}`);
     const held = [...wallet.holds.values()].reduce((a, b) => a + b, 0n);
     if (wallet.frozen !== held) violations.push(`wallet ${merchant}: frozen ${wallet.frozen} != open holds ${held}`);
   }

@@ -31,8 +31,8 @@ export interface ParsedLine {
   stated: { balance: Minor; frozen: Minor };
 }
 
-const WALLET_EVENT_TYPES = new Set(['WalletOpened', 'FundsDeposited', 'FundsFrozen', 'FrozenFundsDeducted', 'FrozenFundsReleased']);
-const MOVES_MONEY = new Set(['FundsDeposited', 'FundsFrozen', 'FrozenFundsDeducted', 'FrozenFundsReleased']);
+const WALLET_EVENT_TYPES = new Set(['WalletOpened', 'FundsDeposited', 'FundsFrozen', 'FrozenFundsDeducted', 'FrozenFundsReleased', 'WalletAdjusted']);
+const MOVES_MONEY = new Set(['FundsDeposited', 'FundsFrozen', 'FrozenFundsDeducted', 'FrozenFundsReleased', 'WalletAdjusted']);
 
 /** Validates the shape of every column; returns the parsed line or what is wrong with it (a MALFORMED line). */
 export function parseLine(raw: RawLine): ParsedLine | string {
@@ -84,6 +84,9 @@ export function derivedProblem(p: ParsedLine): { balance: bigint; frozen: bigint
   const amount = raw === undefined ? undefined : parseMinorUnits(raw);
   if (raw !== undefined && amount === undefined) return malformed(`data.amount ${JSON.stringify(raw)} is not a whole number of minor units`);
   if (amount === undefined && MOVES_MONEY.has(p.type)) return malformed(`data.amount is missing, and a ${p.type} moves money`);
+  if (p.type === 'WalletAdjusted' && p.data.direction !== 'credit' && p.data.direction !== 'debit') {
+    return malformed(`data.direction ${JSON.stringify(p.data.direction ?? null)} is neither credit nor debit`);
+  }
   const expectedAmount = formatAmount(amount ?? 0n);
   if (p.amount !== expectedAmount)
     return altered(`amount is ${p.amount} but the event's data says ${expectedAmount} (data.amount ${JSON.stringify(raw ?? null)})`);

@@ -171,6 +171,8 @@ export class LedgerFold {
     // holds and deposit references would grow with the log.
     state.closedHolds.clear();
     state.deposits.clear();
+    state.adjustments.clear();
+    state.adjustedOrders.clear();
     facts.last = recorded;
     const { balance, frozen } = state;
     if (event.type === 'WalletOpened') {
@@ -179,7 +181,7 @@ export class LedgerFold {
       this.walletRows.push(new ExpectedWalletRows(merchantId, recorded, false, null, 0n, balance, frozen));
       return;
     }
-    const orderNo = event.type === 'FundsDeposited' ? null : event.data.orderNo;
+    const orderNo = event.type === 'FundsDeposited' ? null : (event.data.orderNo ?? null);
     if (event.type === 'FundsFrozen') facts.holdsBy.set(holdKey(event.data.orderNo, event.data.attempt), recorded);
     if (event.type === 'FrozenFundsDeducted' || event.type === 'FrozenFundsReleased') {
       const key = holdKey(event.data.orderNo, event.data.attempt);

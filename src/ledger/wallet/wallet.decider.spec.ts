@@ -41,7 +41,24 @@ const released = (orderNo: string, amount: Minor, attempt = 1, reason = 'ORDER_F
   data: { orderNo, attempt, amount, reason, at: LATER },
 });
 
+type AdjustmentTerms = { direction: 'credit' | 'debit'; amount: Minor; reference?: string; reason?: string; orderNo?: string };
+const adjusted = ({ direction, amount, reference = 'ADJ-1', reason = 'UPSTREAM_REPORT', orderNo }: AdjustmentTerms): WalletEvent => ({
+  type: 'WalletAdjusted',
+  data: { reference, direction, amount, reason, note: 'the report says otherwise', ...(orderNo === undefined ? {} : { orderNo }), by: OPERATOR, at: LATER },
+});
+
 // Commands.
+const adjust = ({ direction, amount, reference = 'ADJ-1', reason = 'UPSTREAM_REPORT', orderNo }: AdjustmentTerms): WalletCommand => ({
+  type: 'AdjustWallet',
+  reference,
+  direction,
+  amount,
+  reason,
+  note: 'the report says otherwise',
+  ...(orderNo === undefined ? {} : { orderNo }),
+  by: OPERATOR,
+  at: LATER,
+});
 const openWallet = (): WalletCommand => ({ type: 'OpenWallet', merchantId: MERCHANT, currency: 'CNY', at: AT });
 const deposit = (amount: Minor, reference = 'DEP-1'): WalletCommand => ({ type: 'DepositFunds', reference, amount, by: OPERATOR, at: AT });
 const freeze = (orderNo: string, amount: Minor, attempt = 1): WalletCommand => ({ type: 'FreezeFunds', orderNo, attempt, amount, at: AT });
@@ -109,6 +126,30 @@ const refusals: RefusalCase[] = [
   ['deduct another attempt of a held order', holding('ORD-1', 40n), deduct('ORD-1', 2), 'NOT_FROZEN'],
   ['release another attempt of a held order', holding('ORD-1', 40n), release('ORD-1', 2), 'NOT_FROZEN'],
   ['deduct the next attempt after the first was released', [...holding('ORD-1', 40n), released('ORD-1', 40n)], deduct('ORD-1', 2), 'NOT_FROZEN'],
+
+  ['adjust an unopened wallet', [], adjust({ direction: 'credit', amount: 10n }), 'WALLET_NOT_OPEN'],
+  ['zero adjustment', funded(), adjust({ direction: 'credit', amount: 0n }), 'INVALID_AMOUNT'],
+  ['negative adjustment', funded(), adjust({ direction: 'debit', amount: -5n }), 'INVALID_AMOUNT'],
+  ['debit one cent more than the balance', funded(100n), adjust({ direction: 'debit', amount: 101n }), 'INSUFFICIENT_BALANCE'],
+  ['debit into the funds frozen for orders', holding('ORD-1', 80n, 100n), adjust({ direction: 'debit', amount: 21n }), 'INSUFFICIENT_BALANCE'],
+  [
+    'adjustment reference reused for another amount',
+    [...funded(), adjusted({ direction: 'credit', amount: 10n })],
+    adjust({ direction: 'credit', amount: 11n }),
+    'ADJUSTMENT_REFERENCE_CONFLICT',
+  ],
+  [
+    'adjustment reference reused the other way',
+    [...funded(), adjusted({ direction: 'credit', amount: 10n })],
+    adjust({ direction: 'debit', amount: 10n }),
+    'ADJUSTMENT_REFERENCE_CONFLICT',
+  ],
+  [
+    'an order corrected twice for one reason',
+    [...funded(), adjusted({ direction: 'credit', amount: 10n, orderNo: 'ORD-1' })],
+    adjust({ direction: 'credit', amount: 10n, orderNo: 'ORD-1', reference: 'ADJ-2' }),
+    'ORDER_ALREADY_ADJUSTED',
+  ],
 ];
 
 describe('wallet decider', () => {
@@ -128,8 +169,50 @@ describe('wallet decider', () => {
         ALREADY_DEDUCTED: 0,
         ALREADY_RELEASED: 0,
         NOT_FROZEN: 0,
+        ADJUSTMENT_REFERENCE_CONFLICT: 0,
+        ORDER_ALREADY_ADJUSTED: 0,
       } satisfies Record<WalletRefusalCode, 0>);
       expect(new Set(refusals.map(([, , , code]) => code))).toEqual(new Set(everyCode));
+    });
+  });
+
+  describe('AdjustWallet', () => {
+    it('credits the balance, the frozen funds untouched', () => {
+      wallet
+        .given(holding('ORD-1', 40n))
+        .when(adjust({ direction: 'credit', amount: 25n, orderNo: 'ORD-0' }))
+        .then([adjusted({ direction: 'credit', amount: 25n, orderNo: 'ORD-0' })]);
+      const after = stateAfter([...holding('ORD-1', 40n), adjusted({ direction: 'credit', amount: 25n })]);
+      expect([after.balance, after.frozen, availableBalance(after)]).toEqual([125n, 40n, 85n]);
+    });
+
+    it('debits down to the available balance, not into the frozen funds', () => {
+      wallet
+        .given(holding('ORD-1', 80n, 100n))
+        .when(adjust({ direction: 'debit', amount: 20n }))
+        .then([adjusted({ direction: 'debit', amount: 20n })]);
+      const after = stateAfter([...holding('ORD-1', 80n, 100n), adjusted({ direction: 'debit', amount: 20n })]);
+      expect([after.balance, after.frozen, availableBalance(after)]).toEqual([80n, 80n, 0n]);
+    });
+
+    it('takes the same adjustment again as done: no event', () => {
+      wallet
+        .given([...funded(), adjusted({ direction: 'debit', amount: 10n, orderNo: 'ORD-1' })])
+        .when(adjust({ direction: 'debit', amount: 10n, orderNo: 'ORD-1' }))
+        .then([]);
+    });
+
+    it('corrects one order once per reason, and again for another reason', () => {
+      const history = [...funded(), adjusted({ direction: 'credit', amount: 10n, orderNo: 'ORD-1' })];
+      wallet
+        .given(history)
+        .when(adjust({ direction: 'debit', amount: 3n, orderNo: 'ORD-1', reference: 'ADJ-2', reason: 'AMOUNT_DIFFERS' }))
+        .then([adjusted({ direction: 'debit', amount: 3n, orderNo: 'ORD-1', reference: 'ADJ-2', reason: 'AMOUNT_DIFFERS' })]);
+    });
+
+    it('records no order for an adjustment that corrects none', () => {
+      const decision = walletDecider.decide(adjust({ direction: 'credit', amount: 5n }), stateAfter(funded()));
+      expect(decision.ok && decision.events[0].data).not.toHaveProperty('orderNo');
     });
   });
 

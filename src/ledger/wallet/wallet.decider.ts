@@ -8,7 +8,24 @@ export type WalletEvent =
   | { type: 'FundsDeposited'; data: { reference: string; amount: Minor; by: string; at: string } }
   | { type: 'FundsFrozen'; data: { orderNo: string; attempt: number; amount: Minor; at: string } }
   | { type: 'FrozenFundsDeducted'; data: { orderNo: string; attempt: number; amount: Minor; reason?: string; at: string } }
-  | { type: 'FrozenFundsReleased'; data: { orderNo: string; attempt: number; amount: Minor; reason: string; at: string } };
+  | { type: 'FrozenFundsReleased'; data: { orderNo: string; attempt: number; amount: Minor; reason: string; at: string } }
+  | { type: 'WalletAdjusted'; data: WalletAdjustment & { by: string; at: string } };
+
+/**
+ * A correction of the wallet's balance by staff, outside any order's hold:
+ * for an order that became final and that the upstream's own report
+ * contradicts (`orderNo`, the order it corrects), or for a mistake of
+ * another kind. `reference` makes it idempotent; `reason` is a code, and an
+ * order is corrected at most once for each reason.
+ */
+export interface WalletAdjustment {
+  reference: string;
+  direction: 'credit' | 'debit';
+  amount: Minor;
+  reason: string;
+  note: string;
+  orderNo?: string;
+}
 
 export type WalletCommand =
   | { type: 'OpenWallet'; merchantId: string; currency: string; at: string }
@@ -16,7 +33,8 @@ export type WalletCommand =
   | { type: 'FreezeFunds'; orderNo: string; attempt: number; amount: Minor; at: string }
   /** `reason` marks a deduction decided by staff (RESOLVED_SUCCESS) rather than by the upstream. */
   | { type: 'DeductFrozenFunds'; orderNo: string; attempt: number; reason?: string; at: string }
-  | { type: 'ReleaseFrozenFunds'; orderNo: string; attempt: number; reason: string; at: string };
+  | { type: 'ReleaseFrozenFunds'; orderNo: string; attempt: number; reason: string; at: string }
+  | ({ type: 'AdjustWallet'; by: string; at: string } & WalletAdjustment);
 
 export type WalletRefusalCode =
   | 'WALLET_NOT_OPEN'
@@ -27,7 +45,9 @@ export type WalletRefusalCode =
   | 'ALREADY_FROZEN'
   | 'ALREADY_DEDUCTED'
   | 'ALREADY_RELEASED'
-  | 'NOT_FROZEN';
+  | 'NOT_FROZEN'
+  | 'ADJUSTMENT_REFERENCE_CONFLICT'
+  | 'ORDER_ALREADY_ADJUSTED';
 
 /**
  * The key of an order attempt's claim on its wallet, wherever holds are
@@ -39,6 +59,12 @@ export const holdKey = (orderNo: string, attempt: number) => `${orderNo}\u0000${
 
 /** A hold's key among every merchant's holds: the merchant's id, then the hold's key. */
 export const merchantHoldKey = (merchantId: string, hold: string) => `${merchantId}\u0000${hold}`;
+
+/** What an adjustment did, to tell the same adjustment again (changes nothing) from another one under its reference. */
+const adjustmentTerms = ({ direction, amount, reason, orderNo }: WalletAdjustment) => `${direction}\u0000${amount}\u0000${reason}\u0000${orderNo ?? ''}`;
+
+/** An order's correction for one reason: at most one of each. */
+const orderAdjustmentKey = (orderNo: string, reason: string) => `${orderNo}\u0000${reason}`;
 
 /** A wallet before its WalletOpened: it holds nothing and takes nothing but an OpenWallet command. */
 export interface UnopenedWallet {
@@ -57,6 +83,10 @@ export interface OpenedWallet {
   closedHolds: ForkableMap<'deducted' | 'released'>;
   /** Deposit references and their amounts, for idempotent deposits. */
   deposits: ForkableMap<Minor>;
+  /** Adjustment references and what each did, for idempotent adjustments. */
+  adjustments: ForkableMap<string>;
+  /** The orders corrected, for each reason, and the adjustment that did it. */
+  adjustedOrders: ForkableMap<string>;
 }
 
 export type WalletState = UnopenedWallet | OpenedWallet;
@@ -91,6 +121,8 @@ export function walletMovement(event: WalletEvent): { balance: Minor; frozen: Mi
       return { balance: -event.data.amount, frozen: -event.data.amount };
     case 'FrozenFundsReleased':
       return { balance: 0n, frozen: -event.data.amount };
+    case 'WalletAdjusted':
+      return { balance: event.data.direction === 'credit' ? event.data.amount : -event.data.amount, frozen: 0n };
     default:
       return assertNever(event);
   }
@@ -146,9 +178,34 @@ function decide(command: WalletCommand, state: WalletState): WalletDecision {
           })
         : accept({ type: 'FrozenFundsReleased', data: { orderNo, attempt, amount, reason: command.reason, at } });
     }
+    case 'AdjustWallet':
+      return decideAdjustment(command, state);
     default:
       return assertNever(command);
   }
+}
+
+function decideAdjustment(command: Extract<WalletCommand, { type: 'AdjustWallet' }>, state: OpenedWallet): WalletDecision {
+  const { type: _type, by, at, ...adjustment } = command;
+  if (adjustment.amount <= 0n) return refuse('INVALID_AMOUNT', 'an adjustment must be positive');
+  const earlier = state.adjustments.get(adjustment.reference);
+  if (earlier !== undefined) {
+    // The same adjustment again changes nothing; the same reference for another one is a mistake.
+    return earlier === adjustmentTerms(adjustment)
+      ? accept()
+      : refuse('ADJUSTMENT_REFERENCE_CONFLICT', `reference ${adjustment.reference} was used for another adjustment`);
+  }
+  if (adjustment.orderNo !== undefined) {
+    const by = state.adjustedOrders.get(orderAdjustmentKey(adjustment.orderNo, adjustment.reason));
+    if (by !== undefined) return refuse('ORDER_ALREADY_ADJUSTED', `order ${adjustment.orderNo} was already adjusted for ${adjustment.reason} (${by})`);
+  }
+  // A debit may take the available balance to zero, never below: frozen funds belong to orders in flight.
+  if (adjustment.direction === 'debit' && adjustment.amount > availableBalance(state)) {
+    return refuse('INSUFFICIENT_BALANCE', 'the available balance is lower than the debit');
+  }
+  const { orderNo, ...rest } = adjustment;
+  // No key for an absent order: the stored data, and the hash that covers it, hold what was decided.
+  return accept({ type: 'WalletAdjusted', data: orderNo === undefined ? { ...rest, by, at } : { ...rest, orderNo, by, at } });
 }
 
 /**
@@ -170,11 +227,13 @@ function evolve(state: WalletState, event: WalletEvent): OpenedWallet {
       holds: ForkableMap.empty(),
       closedHolds: ForkableMap.empty(),
       deposits: ForkableMap.empty(),
+      adjustments: ForkableMap.empty(),
+      adjustedOrders: ForkableMap.empty(),
     };
   }
   // A broken log, not a business refusal: decide never moves money in a wallet that is not open.
   if (state.status !== 'open') throw new Error(`${event.type} in a wallet that was never opened`);
-  let { holds, closedHolds, deposits } = state;
+  let { holds, closedHolds, deposits, adjustments, adjustedOrders } = state;
   switch (event.type) {
     case 'FundsDeposited':
       deposits = deposits.with(event.data.reference, event.data.amount);
@@ -187,6 +246,12 @@ function evolve(state: WalletState, event: WalletEvent): OpenedWallet {
       const key = holdKey(event.data.orderNo, event.data.attempt);
       holds = holds.without(key);
       closedHolds = closedHolds.with(key, event.type === 'FrozenFundsDeducted' ? 'deducted' : 'released');
+      break;
+    }
+    case 'WalletAdjusted': {
+      const { reference, orderNo, reason } = event.data;
+      adjustments = adjustments.with(reference, adjustmentTerms(event.data));
+      if (orderNo !== undefined) adjustedOrders = adjustedOrders.with(orderAdjustmentKey(orderNo, reason), reference);
       break;
     }
     default:
@@ -203,6 +268,8 @@ function evolve(state: WalletState, event: WalletEvent): OpenedWallet {
     holds,
     closedHolds,
     deposits,
+    adjustments,
+    adjustedOrders,
   };
 }
 
@@ -213,7 +280,14 @@ function evolve(state: WalletState, event: WalletEvent): OpenedWallet {
  */
 export function forkWallet(state: WalletState): WalletState {
   if (state.status !== 'open') return state;
-  return { ...state, holds: state.holds.fork(), closedHolds: state.closedHolds.fork(), deposits: state.deposits.fork() };
+  return {
+    ...state,
+    holds: state.holds.fork(),
+    closedHolds: state.closedHolds.fork(),
+    deposits: state.deposits.fork(),
+    adjustments: state.adjustments.fork(),
+    adjustedOrders: state.adjustedOrders.fork(),
+  };
 }
 
 /**
@@ -223,7 +297,14 @@ export function forkWallet(state: WalletState): WalletState {
  */
 export function settleWallet(state: WalletState): WalletState {
   if (state.status !== 'open') return state;
-  return { ...state, holds: state.holds.settled(), closedHolds: state.closedHolds.settled(), deposits: state.deposits.settled() };
+  return {
+    ...state,
+    holds: state.holds.settled(),
+    closedHolds: state.closedHolds.settled(),
+    deposits: state.deposits.settled(),
+    adjustments: state.adjustments.settled(),
+    adjustedOrders: state.adjustedOrders.settled(),
+  };
 }
 
 /** `satisfies`, not a type: a reader that folds events knows from `evolve` that the wallet is open. */
