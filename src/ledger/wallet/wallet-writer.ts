@@ -2,6 +2,7 @@ import { AppendResult, EventStore, LoadedEvent, NO_STREAM, StreamAppend, WrongEx
 import { Decision } from '../../shared/decider';
 import { Minor } from '../../shared/money';
 import { encodeEvent } from '../event-codec';
+import { LedgerInvariantError } from '../ledger-invariant.error';
 import { walletStream } from '../streams';
 import { settleWallet, WalletCommand, walletDecider, WalletEvent, WalletRefusalCode, WalletState } from './wallet.decider';
 import { BatchDecision, decideBatch } from './wallet-batch';
@@ -82,15 +83,17 @@ export class WalletWriter {
 
   execute(merchantId: string, command: WalletCommand, companion?: Companion): Promise<WalletOutcome> {
     if (companion && !this.takesCompanions) return Promise.reject(new Error('this event store cannot append a companion atomically'));
-    let slot = this.slots.get(merchantId);
-    if (!slot) {
-      slot = { queue: [], running: false };
-      this.slots.set(merchantId, slot);
-      this.evictIdle();
-    }
-    const promise = new Promise<WalletOutcome>((resolve, reject) => slot!.queue.push({ command, companion, resolve, reject }));
+    const slot = this.slots.get(merchantId) ?? this.newSlot(merchantId);
+    const promise = new Promise<WalletOutcome>((resolve, reject) => slot.queue.push({ command, companion, resolve, reject }));
     if (!slot.running) void this.drain(merchantId, slot);
     return promise;
+  }
+
+  private newSlot(merchantId: string): Slot {
+    const slot: Slot = { queue: [], running: false };
+    this.slots.set(merchantId, slot);
+    this.evictIdle();
+    return slot;
   }
 
   /**
@@ -208,10 +211,13 @@ export class WalletWriter {
     );
     const expected = revision < 0n ? NO_STREAM : revision;
     try {
+      const appendAtomically = this.store.appendAtomically?.bind(this.store);
+      // execute refuses companions for a store that cannot append them atomically: none reach here.
+      if (companions.length > 0 && !appendAtomically) throw new LedgerInvariantError('a companion for a store that appends one stream at a time');
       const [wallet, ...companionResults] =
-        companions.length === 0
+        companions.length === 0 || !appendAtomically
           ? [await this.store.append(streamId, chained, expected)]
-          : await this.store.appendAtomically!([{ streamId, events: chained, expected }, ...companions.map((c) => c.companion)], {
+          : await appendAtomically([{ streamId, events: chained, expected }, ...companions.map((c) => c.companion)], {
               // A freeze is a merchant's submit waiting for its reply.
               replyWaits: batch.some((pending) => pending.command.type === 'FreezeFunds'),
             });
