@@ -8,7 +8,7 @@ import { readRawBody } from '../infrastructure/http/raw-body';
 import { missingField } from '../infrastructure/http/request-errors';
 import { parseJsonObject } from '../infrastructure/http/strict-json';
 import { APP_CONFIG } from '../infrastructure/infrastructure.tokens';
-import { CONSOLE_ASSETS, CONSOLE_PAGE } from './console-assets';
+import { CONSOLE_PAGE, consoleAsset } from './console-assets';
 
 /**
  * Nothing but this origin: no inline script or style, no framing, forms and
@@ -50,8 +50,8 @@ export class ConsoleController {
   }
 
   @Get('assets/:file')
-  asset(@Param('file') file: string, @Res() response: Response) {
-    const asset = CONSOLE_ASSETS.get(file);
+  async asset(@Param('file') file: string, @Res() response: Response) {
+    const asset = await consoleAsset(file);
     if (!asset) throw new ApiError(404, 'NOT_FOUND', 'No such route');
     secureHeaders(response);
     response.type(asset.type).send(asset.body);
