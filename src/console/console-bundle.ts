@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** The console's source: the script that starts it, beside this module in src/console. */
-export const CONSOLE_ENTRY = join(__dirname, 'app', 'main.js');
+export const CONSOLE_ENTRY = join(__dirname, 'app', 'main.ts');
 
 /**
  * The console's script as the browser gets it: one ES module with everything
