@@ -8,6 +8,7 @@
  *                              each reached from outside only through its public files
  *   src/*.ts                   the entry points (main, app module, schema, start-up checks):
  *                              wire the capabilities together through those same public files
+ *   src/console/app            the console's browser script: only types from the service
  */
 const CAPABILITIES = [
   'api-docs',
@@ -98,6 +99,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/[^/]+\\.ts$' },
       to: { path: CAPABILITY, pathNot: PUBLIC_FILES },
+    },
+    {
+      name: 'console-app-imports-only-types-from-the-server',
+      comment:
+        "The console's script (src/console/app) runs in the browser, bundled by esbuild: of the service it imports only types (the replies it reads), which the bundle leaves out; no value, no node built-in, no package.",
+      severity: 'error',
+      from: { path: '^src/console/app/' },
+      to: { pathNot: '^src/console/app/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'no-circular',

@@ -57,7 +57,7 @@ const tablesRefusedIn = (file) =>
 const TABLE_USERS = [...new Set(Object.values(TABLE_OWNERS).flatMap(({ owner, alsoIn = {} }) => [owner, ...Object.keys(alsoIn)]))];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'coverage/', '.data/', 'examples/', 'src/console/assets/', '**/*.mjs', '**/*.js', '**/*.cjs'] },
+  { ignores: ['node_modules/', 'dist/', 'coverage/', '.data/', 'examples/', '**/*.mjs', '**/*.js', '**/*.cjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -94,6 +94,22 @@ export default tseslint.config(
         ...tablesRefusedIn(undefined),
         ...sqlSelectors("A controller holds no SQL: query through the slice's reader or repository."),
       ],
+    },
+  },
+  {
+    // The console shows text from the service (merchant names, notes, callback replies): it builds elements
+    // with h() (src/console/app/dom.ts), and nothing in it may hand a string to the browser's HTML parser.
+    files: ['src/console/**/*.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        ...['innerHTML', 'outerHTML', 'insertAdjacentHTML', 'createContextualFragment', 'setHTMLUnsafe', 'parseHTMLUnsafe'].map((property) => ({
+          property,
+          message: `${property} parses text as HTML: build the elements with h() from src/console/app/dom.ts, which makes strings text nodes.`,
+        })),
+        ...['write', 'writeln'].map((property) => ({ object: 'document', property, message: 'document.write parses text as HTML: use h().' })),
+      ],
+      'no-restricted-globals': ['error', { name: 'DOMParser', message: 'DOMParser parses text as HTML: build the elements with h().' }],
     },
   },
   {

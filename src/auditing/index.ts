@@ -11,4 +11,4 @@ export { verifyReadModels, WalletNotFoundError } from './verification/read-model
 export type { Cell, Difference, Row, VerificationReport, VerificationScope } from './verification/read-model-verifier';
 export { PostgresWalletSnapshots } from './wallet-snapshots.reader';
 export { balanceAsOf, openStatement, STATEMENT_PAGE_MAX, STATEMENT_PAGE_SIZE } from './wallet-statement';
-export type { StatementStream, StatementWindow } from './wallet-statement';
+export type { BalanceAsOf, Statement, StatementLine, StatementStream, StatementWindow } from './wallet-statement';

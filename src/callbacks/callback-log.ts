@@ -2,11 +2,35 @@ import { Pool } from 'pg';
 import { isoTimestamp } from '../shared/clock';
 import { deliveryLogOf, requestRedelivery } from '../../projections/callback-schedule.queries';
 
+/** One attempt to deliver an order's callback. */
+export interface CallbackAttemptView {
+  attempt: number;
+  kind: string;
+  at: string;
+  url: string | null;
+  /** Still being sent: no result yet, under a live lease. */
+  in_progress: boolean;
+  status_code: number | null;
+  latency_ms: number | null;
+  reply_excerpt: string | null;
+  acknowledged: boolean;
+  error: string | null;
+}
+
+/** An order's callback delivery: where it stands and every attempt, first to last. */
+export interface CallbackLogView {
+  order_no: string;
+  state: string;
+  attempts_made: number;
+  next_attempt_at: string | null;
+  attempts: CallbackAttemptView[];
+}
+
 /** What staff see of an order's callbacks, and the manual redelivery. */
 export class CallbackLog {
   constructor(private readonly pool: Pool) {}
 
-  async of(orderNo: string) {
+  async of(orderNo: string): Promise<CallbackLogView | undefined> {
     const { delivery, attempts } = await deliveryLogOf(this.pool, orderNo);
     if (!delivery) return undefined;
     return {

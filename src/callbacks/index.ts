@@ -4,5 +4,6 @@
  * delivery tables, which the schema (src/schema.ts) creates.
  */
 export { CallbackLog } from './callback-log';
+export type { CallbackAttemptView, CallbackLogView } from './callback-log';
 export { callbackMigrations } from './callbacks.migrations';
 export { refusedCallbackHost } from './delivery/address-policy';

@@ -8,7 +8,8 @@ import { readRawBody } from '../infrastructure/http/raw-body';
 import { missingField } from '../infrastructure/http/request-errors';
 import { parseJsonObject } from '../infrastructure/http/strict-json';
 import { APP_CONFIG } from '../infrastructure/infrastructure.tokens';
-import { CONSOLE_ASSETS, CONSOLE_PAGE } from './console-assets';
+import { CONSOLE_PAGE, consoleAsset } from './console-assets';
+import type { ConsoleSessionView } from './console-session.view';
 
 /**
  * Nothing but this origin: no inline script or style, no framing, forms and
@@ -50,8 +51,8 @@ export class ConsoleController {
   }
 
   @Get('assets/:file')
-  asset(@Param('file') file: string, @Res() response: Response) {
-    const asset = CONSOLE_ASSETS.get(file);
+  async asset(@Param('file') file: string, @Res() response: Response) {
+    const asset = await consoleAsset(file);
     if (!asset) throw new ApiError(404, 'NOT_FOUND', 'No such route');
     secureHeaders(response);
     response.type(asset.type).send(asset.body);
@@ -64,7 +65,12 @@ export class ConsoleController {
     const cookie = sessionCookie(request);
     const session = cookie === undefined ? undefined : await this.sessions.find(cookie);
     if (!session) throw new ApiError(401, 'UNAUTHORIZED', 'Not signed in');
-    return successEnvelope('OK', { staff_id: session.staff.staffId, name: session.name, role: session.staff.role, csrf_token: session.csrfToken });
+    return successEnvelope('OK', {
+      staff_id: session.staff.staffId,
+      name: session.name,
+      role: session.staff.role,
+      csrf_token: session.csrfToken,
+    } satisfies ConsoleSessionView);
   }
 
   /** Sign-in: the token travels once, in this body; the browser keeps only an HttpOnly cookie that names the session. */
@@ -83,7 +89,7 @@ export class ConsoleController {
     );
     response.setHeader('Cache-Control', 'no-store');
     const session = (await this.sessions.find(sessionId))!;
-    return successEnvelope('OK', { staff_id: staff.staffId, name: session.name, role: staff.role, csrf_token: session.csrfToken });
+    return successEnvelope('OK', { staff_id: staff.staffId, name: session.name, role: staff.role, csrf_token: session.csrfToken } satisfies ConsoleSessionView);
   }
 
   @Delete('session')

@@ -79,11 +79,14 @@ describe('the dependency rules (dependency-cruiser)', () => {
       'src/shared/limits.ts': `import { pool } from '../infrastructure/postgres/connection';\nexport const limits = pool;\n`,
       'src/schema.ts': `import { sessions } from './back-office/auth/console-sessions';\nexport const schema = sessions;\n`,
       'src/back-office/auth/console-sessions.ts': `export const sessions = 1;\n`,
+      'src/console/app/pages/merchants.ts': `import { BACK_OFFICE_ROUTES } from '../../../back-office/routes.public';\nexport const page = BACK_OFFICE_ROUTES;\n`,
+      'src/back-office/routes.public.ts': `export const BACK_OFFICE_ROUTES = {};\n`,
     });
     expect(broken(violations)).toEqual(
       [
         'capabilities-meet-through-public-files: src/merchant-api/submit/submit-order.controller.ts -> src/back-office/merchants/merchants.repository.ts',
         'config-is-the-bottom: src/config/config.ts -> src/infrastructure/postgres/connection.ts',
+        'console-app-imports-only-types-from-the-server: src/console/app/pages/merchants.ts -> src/back-office/routes.public.ts',
         'core-knows-no-capability: src/ledger/order/order-workflow.ts -> src/fulfilment/worker/fulfilment-worker.ts',
         'core-knows-no-infrastructure: src/ledger/ledger.module.ts -> src/config/config.ts',
         'core-knows-no-infrastructure: src/ledger/ledger.module.ts -> src/infrastructure/metrics/metrics.ts',
@@ -102,7 +105,7 @@ describe('the dependency rules (dependency-cruiser)', () => {
     );
   });
 
-  it('lets capabilities and the top-level files reach a capability through its public files, and the core through its ports', async () => {
+  it('lets capabilities and the top-level files reach a capability through its public files, the core through its ports, and the console the server’s types', async () => {
     const violations = await cruise({
       'src/merchant-directory/index.ts': `export { directory } from './merchant-directory';\n`,
       'src/merchant-directory/merchant-directory.ts': `export const directory = 1;\n`,
@@ -114,6 +117,11 @@ describe('the dependency rules (dependency-cruiser)', () => {
       'src/schema.ts': `import { directory } from './merchant-directory';\nimport { routes } from './merchant-api/routes.public';\nimport { gateway } from './merchant-api/merchant-api.module';\nexport const schema = [directory, routes, gateway];\n`,
       'src/merchant-api/routes.public.ts': `export const routes = 1;\n`,
       'src/merchant-api/merchant-api.module.ts': `export { gateway } from './gateway/gateway';\n`,
+      // The console's script takes the server's reply types, and only types.
+      'src/console/app/pages/merchants.ts': `import type { MerchantView } from '../../../back-office/replies.public';\nimport { h } from '../dom';\nexport const page = (m: MerchantView) => h(m.name);\n`,
+      'src/console/app/dom.ts': `export const h = (text: string) => text;\n`,
+      'src/console/app/replies.ts': `export type * from '../../back-office/replies.public';\n`,
+      'src/back-office/replies.public.ts': `export interface MerchantView {\n  name: string;\n}\n`,
     });
     expect(broken(violations)).toEqual([]);
   });
@@ -187,6 +195,31 @@ describe('the lint rules (ESLint)', () => {
       const label = "export const tables = ['rm_orders', 'fulfilment_jobs'];\nexport const report = { table: 'rm_wallet_holds' };\n";
       expect(await lint('src/auditing/verification/differences.ts', label)).toEqual([]);
     });
+  });
+
+  it('refuses in the console every way of parsing text as HTML', async () => {
+    const source = [
+      'export function show(el: Element, text: string) {',
+      '  el.innerHTML = text;',
+      "  el.insertAdjacentHTML('beforeend', text);",
+      "  el['outerHTML'] = text;",
+      '  document.write(text);',
+      "  return new DOMParser().parseFromString(text, 'text/html');",
+      '}',
+      '',
+    ].join('\n');
+    expect(await lint('src/console/app/pages/orders.ts', source)).toEqual([
+      'no-restricted-globals',
+      'no-restricted-properties',
+      'no-restricted-properties',
+      'no-restricted-properties',
+      'no-restricted-properties',
+    ]);
+    expect(await lint('src/console/console.controller.ts', 'export const page = (el: { innerHTML: string }) => el.innerHTML;\n')).toEqual([
+      'no-restricted-properties',
+    ]);
+    // Text is text: h() and textContent make text nodes.
+    expect(await lint('src/console/app/pages/orders.ts', 'export const show = (el: Element, text: string) => (el.textContent = text);\n')).toEqual([]);
   });
 
   it('allows one import statement per module', async () => {

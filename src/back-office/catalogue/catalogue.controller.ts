@@ -6,11 +6,11 @@ import { Roles } from '../auth/roles.decorator';
 import type { StaffMember } from '../auth/staff-member';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
-import { choiceParameter, decodeCursor, identifierParameter, page, pageSize, queryParameters, textParameter } from '../http/listing';
+import { choiceParameter, decodeCursor, identifierParameter, ListPage, page, pageSize, queryParameters, textParameter } from '../http/listing';
 import { BodyPipe } from '../http/back-office-body.pipe';
 import { DEFAULT_ROUTE, PutPriceDto, PutProductDto, PutSkuDto } from './catalogue.dto';
 import { CatalogueRepository } from './catalogue.repository';
-import { priceListView, priceView, productView, skuView } from './catalogue.view';
+import { PriceListView, priceListView, priceView, ProductView, productView, SkuView, skuView } from './catalogue.view';
 import { BACK_OFFICE_ROUTES } from '../routes.public';
 
 /** PUT creates or replaces: the same request twice leaves the same catalogue. */
@@ -25,7 +25,7 @@ export class CatalogueController {
     const limit = pageSize(q.limit);
     const rows = await this.catalogue.listProducts({ name: textParameter(q.name, 'name'), after: decodeCursor(q.cursor, 1)?.[0] }, limit);
     const { shown, next_cursor } = page(rows, limit, (r) => [r.product_id]);
-    return successEnvelope('OK', { products: shown.map(productView), next_cursor });
+    return successEnvelope('OK', { products: shown.map(productView), next_cursor } satisfies ListPage<'products', ProductView>);
   }
 
   @Get(BACK_OFFICE_ROUTES.skus)
@@ -43,7 +43,7 @@ export class CatalogueController {
       limit,
     );
     const { shown, next_cursor } = page(rows, limit, (r) => [r.sku_id]);
-    return successEnvelope('OK', { skus: shown.map(skuView), next_cursor });
+    return successEnvelope('OK', { skus: shown.map(skuView), next_cursor } satisfies ListPage<'skus', SkuView>);
   }
 
   @Get(BACK_OFFICE_ROUTES.prices)
@@ -53,7 +53,7 @@ export class CatalogueController {
     const rows = await this.catalogue.listPrices(merchantId, decodeCursor(q.cursor, 1)?.[0], limit);
     if (!rows) throw new ApiError(404, 'MERCHANT_NOT_FOUND', `No merchant ${merchantId}`);
     const { shown, next_cursor } = page(rows, limit, (r) => [r.sku_id]);
-    return successEnvelope('OK', { prices: shown.map(priceListView), next_cursor });
+    return successEnvelope('OK', { prices: shown.map(priceListView), next_cursor } satisfies ListPage<'prices', PriceListView>);
   }
 
   @Put(BACK_OFFICE_ROUTES.product)

@@ -23,9 +23,39 @@ export interface PriceRow {
   price: string;
 }
 
-export const productView = (row: ProductRow) => ({ product_id: row.product_id, name: row.name });
+export interface ProductView {
+  product_id: string;
+  name: string;
+}
 
-export const skuView = (row: SkuRow) => ({
+export interface SkuView {
+  sku_id: string;
+  product_id: string;
+  name: string;
+  required_account_fields: string[];
+  supports_account_check: boolean;
+  on_shelf: boolean;
+  route: string | null;
+}
+
+/** A merchant's price for a SKU, as a two-decimal string. */
+export interface PriceView {
+  merchant_id: string;
+  sku_id: string;
+  price: string;
+}
+
+/** A line of a merchant's price list: the price with the SKU's name and who set it when. */
+export interface PriceListView extends PriceView {
+  sku_name: string;
+  on_shelf: boolean;
+  updated_at: string;
+  updated_by: string;
+}
+
+export const productView = (row: ProductRow): ProductView => ({ product_id: row.product_id, name: row.name });
+
+export const skuView = (row: SkuRow): SkuView => ({
   sku_id: row.sku_id,
   product_id: row.product_id,
   name: row.name,
@@ -35,7 +65,7 @@ export const skuView = (row: SkuRow) => ({
   route: row.route,
 });
 
-export const priceView = (row: PriceRow) => ({ merchant_id: row.merchant_id, sku_id: row.sku_id, price: formatAmount(BigInt(row.price)) });
+export const priceView = (row: PriceRow): PriceView => ({ merchant_id: row.merchant_id, sku_id: row.sku_id, price: formatAmount(BigInt(row.price)) });
 
 export interface PriceListRow extends PriceRow {
   sku_name: string;
@@ -44,7 +74,7 @@ export interface PriceListRow extends PriceRow {
   updated_by: string;
 }
 
-export const priceListView = (row: PriceListRow) => ({
+export const priceListView = (row: PriceListRow): PriceListView => ({
   ...priceView(row),
   sku_name: row.sku_name,
   on_shelf: row.on_shelf,

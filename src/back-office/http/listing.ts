@@ -59,6 +59,9 @@ export function decodeCursor(raw: string | undefined, length: number): string[] 
   return key;
 }
 
+/** A page of a list as the reply holds it: the rows under their own name (`merchants`, `orders`, ...) and the cursor of the next page, null on the last. */
+export type ListPage<K extends string, T> = { [key in K]: T[] } & { next_cursor: string | null };
+
 /** Rows fetched one past the page size tell whether another page follows. */
 export function page<T>(rows: T[], limit: number, keyOf: (row: T) => readonly string[]) {
   const shown = rows.slice(0, limit);

@@ -29,7 +29,7 @@ export class DepositFundsService {
    * a deposit. No transaction is held across the append: it would hold a
    * pooled connection while the append waits for another one.
    */
-  async deposit(merchantId: string, reference: string, amount: Minor, staffId: string) {
+  async deposit(merchantId: string, reference: string, amount: Minor, staffId: string): Promise<DepositView> {
     const { rows } = await this.pool.query<{ currency: string }>('select currency from merchants where merchant_id = $1', [merchantId]);
     if (rows.length === 0) throw new ApiError(404, 'MERCHANT_NOT_FOUND', `No merchant ${merchantId}`);
     const wallet = await this.commands.execute(new DepositFunds(merchantId, reference, amount, staffId));
@@ -48,7 +48,16 @@ export class DepositFundsService {
   }
 }
 
-function walletView(wallet: WalletSnapshot, currency: string) {
+/** The wallet right after a deposit. */
+export interface DepositView {
+  merchant_id: string;
+  currency: string;
+  balance: string;
+  frozen_balance: string;
+  available_balance: string;
+}
+
+function walletView(wallet: WalletSnapshot, currency: string): DepositView {
   return {
     merchant_id: wallet.merchantId,
     currency,

@@ -22,7 +22,28 @@ export const MERCHANT_COLUMNS =
   'merchant_id, name, currency, api_key, callback_url, ip_whitelist, status, rate_limit_per_second, created_at, created_by, updated_at, updated_by, previous_app_secret_valid_until';
 
 /** The merchant as the back office shows it. The API key identifies; it is the app secret that signs, and that is never shown again. */
-export function merchantView(row: MerchantRow) {
+export interface MerchantView {
+  merchant_id: string;
+  name: string;
+  currency: string;
+  api_key: string;
+  callback_url: string | null;
+  ip_whitelist: string[];
+  status: MerchantStatus;
+  rate_limit_per_second: number;
+  created_at: string;
+  created_by: string;
+  updated_at: string;
+  updated_by: string;
+  previous_secret_valid_until: string | null;
+}
+
+/** A merchant just created, or whose secret was just rotated: the only replies that carry the app secret. */
+export interface MerchantWithSecretView extends MerchantView {
+  app_secret: string;
+}
+
+export function merchantView(row: MerchantRow): MerchantView {
   return {
     merchant_id: row.merchant_id,
     name: row.name,

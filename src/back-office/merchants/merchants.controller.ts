@@ -5,11 +5,11 @@ import { Roles } from '../auth/roles.decorator';
 import type { StaffMember } from '../auth/staff-member';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
-import { choiceParameter, decodeCursor, page, pageSize, queryParameters, textParameter } from '../http/listing';
+import { choiceParameter, decodeCursor, ListPage, page, pageSize, queryParameters, textParameter } from '../http/listing';
 import { BodyPipe } from '../http/back-office-body.pipe';
 import { newMerchantCredentials } from './merchant-credentials';
 import { CreateMerchantDto, MERCHANT_STATUSES, RotateAppSecretDto, UpdateMerchantDto } from './merchant.dto';
-import { merchantView } from './merchant.view';
+import { MerchantView, merchantView, MerchantWithSecretView } from './merchant.view';
 import { MerchantsRepository } from './merchants.repository';
 import { MerchantsService } from './merchants.service';
 import { requestFields } from '../../infrastructure/logging/request-context';
@@ -29,7 +29,7 @@ export class MerchantsController {
   @Post(BACK_OFFICE_ROUTES.merchants)
   async create(@Body(BodyPipe) body: CreateMerchantDto, @CurrentStaff() by: StaffMember, @Req() request: object) {
     const { row, appSecret, warnings } = await this.service.create(body, by.staffId, requestFields(request));
-    return successEnvelope('OK', { ...merchantView(row), app_secret: appSecret }, warnings);
+    return successEnvelope('OK', { ...merchantView(row), app_secret: appSecret } satisfies MerchantWithSecretView, warnings);
   }
 
   /** Newest first, `name` a case-insensitive substring. Every role may read merchants, to find the one a ticket or statement is about. */
@@ -43,7 +43,7 @@ export class MerchantsController {
       limit,
     );
     const { shown, next_cursor } = page(rows, limit, (r) => [r.sort_at, r.merchant_id]);
-    return successEnvelope('OK', { merchants: shown.map(merchantView), next_cursor });
+    return successEnvelope('OK', { merchants: shown.map(merchantView), next_cursor } satisfies ListPage<'merchants', MerchantView>);
   }
 
   @Get(BACK_OFFICE_ROUTES.merchant)
@@ -76,7 +76,7 @@ export class MerchantsController {
     const { appSecret } = newMerchantCredentials();
     const row = await this.merchants.rotateAppSecret(merchantId, appSecret, body.overlap_seconds, by.staffId);
     if (!row) throw notFound(merchantId);
-    return successEnvelope('OK', { ...merchantView(row), app_secret: appSecret });
+    return successEnvelope('OK', { ...merchantView(row), app_secret: appSecret } satisfies MerchantWithSecretView);
   }
 
   @Delete(BACK_OFFICE_ROUTES.previousAppSecret)

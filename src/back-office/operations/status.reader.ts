@@ -11,6 +11,28 @@ import { allCheckpointRows } from '../../../projections/checkpoints';
 /** Lag is counted event by event up to this many; beyond it the reply says "at least". */
 const LAG_COUNT_LIMIT = 10_000;
 
+/** A read model's place in the log and how far behind it is. */
+export interface ProjectionStatusView {
+  name: string;
+  position: string;
+  /** Counted up to LAG_COUNT_LIMIT; events_behind_at_least says the count stopped there. */
+  events_behind: number;
+  events_behind_at_least: boolean;
+  updated_at: string;
+}
+
+/** The service's state at a glance. */
+export interface StatusView {
+  at: string;
+  projections: ProjectionStatusView[];
+  fulfilment: { pending: number; retrying: number; oldest_due_at: string | null };
+  callbacks: { pending: number; exhausted: number; oldest_due_at: string | null };
+  reconciliation: {
+    unknown_result_orders: number;
+    oldest: { order_no: string; merchant_id: string; result_unknown_at: string; age_seconds: number } | null;
+  };
+}
+
 /**
  * What an operator checks first: is every read model keeping up with the
  * log, is work piling up (fulfilment, callbacks), and how long has the oldest
@@ -24,7 +46,7 @@ export class StatusReader {
     @Inject(EVENT_STORE) private readonly store: EventStore,
   ) {}
 
-  async current() {
+  async current(): Promise<StatusView> {
     const [checkpoints, fulfilment, callbacks, oldest] = await Promise.all([
       allCheckpointRows(this.pool),
       fulfilmentBacklog(this.pool),

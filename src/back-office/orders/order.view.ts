@@ -1,6 +1,6 @@
 import { formatAmount } from '../../shared/money';
 import { isoTimestamp } from '../../shared/clock';
-import { merchantStatus } from '../../ledger/order/order.decider';
+import { MerchantStatus, merchantStatus, OrderStage } from '../../ledger/order/order.decider';
 import type { OrderRow } from './orders.reader';
 
 /** Stored event fields that hold minor units; the back office shows them as two-decimal strings. */
@@ -22,7 +22,29 @@ export function eventDataView(data: Record<string, unknown>): Record<string, unk
 const time = (date: Date | null) => (date ? isoTimestamp(date) : null);
 
 /** One row of the order search: the merchant's view of the order plus its internal stage. */
-export const orderSummaryView = (row: OrderRow) => ({
+export interface OrderSummaryView {
+  order_no: string;
+  merchant_id: string;
+  out_trade_no: string;
+  /** What the merchant sees; null for a refused submit, which never became an order. */
+  status: MerchantStatus | null;
+  stage: OrderStage;
+  sku_id: string;
+  account_id: string;
+  account_fields: Record<string, string>;
+  amount: string;
+  currency: string;
+  refusal_code: string | null;
+  upstream_attempts: number;
+  fail_code: string | null;
+  fail_reason: string | null;
+  resolved_by: string | null;
+  created_at: string;
+  result_unknown_at: string | null;
+  completed_at: string | null;
+}
+
+export const orderSummaryView = (row: OrderRow): OrderSummaryView => ({
   order_no: row.order_no,
   merchant_id: row.merchant_id,
   out_trade_no: row.out_trade_no,

@@ -3,8 +3,8 @@ import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { OrderStage } from '../../ledger/order/order.decider';
 import { Roles } from '../auth/roles.decorator';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
-import { choiceParameter, decodeCursor, identifierParameter, instantParameter, page, pageSize, queryParameters } from '../http/listing';
-import { orderSummaryView } from './order.view';
+import { choiceParameter, decodeCursor, identifierParameter, instantParameter, ListPage, page, pageSize, queryParameters } from '../http/listing';
+import { OrderSummaryView, orderSummaryView } from './order.view';
 import { OrdersReader } from './orders.reader';
 import { BACK_OFFICE_ROUTES } from '../routes.public';
 
@@ -51,7 +51,7 @@ export class OrdersController {
       limit: limit + 1,
     });
     const { shown, next_cursor } = page(rows, limit, (r) => [r.sort_at, r.order_no]);
-    return successEnvelope('OK', { orders: shown.map(orderSummaryView), next_cursor });
+    return successEnvelope('OK', { orders: shown.map(orderSummaryView), next_cursor } satisfies ListPage<'orders', OrderSummaryView>);
   }
 }
 

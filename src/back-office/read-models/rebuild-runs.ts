@@ -15,6 +15,12 @@ export interface RebuildView {
   error?: string;
 }
 
+/** The reply to a rebuild's start: follow it at projections/rebuild/:rebuild_id. */
+export interface RebuildStartedView {
+  rebuild_id: string;
+  status: 'running';
+}
+
 interface RebuildRow {
   rebuild_id: string;
   status: RebuildView['status'];

@@ -11,7 +11,7 @@ import { validateBody } from '../../infrastructure/http/dto-body-validator';
 import { BACK_OFFICE_BODY } from '../http/back-office-body.pipe';
 import { Optional } from '../../infrastructure/http/field-rules';
 import { RebuildRunner } from './rebuild-runner';
-import { RebuildRuns } from './rebuild-runs';
+import { RebuildRuns, RebuildStartedView } from './rebuild-runs';
 import { BACK_OFFICE_ROUTES } from '../routes.public';
 
 const NAMES = allProjections.map((p) => p.name);
@@ -39,7 +39,7 @@ export class RebuildController {
     const chosen = allProjections.filter((p) => projection === undefined || p.name === projection);
     const outcome = await this.runner.start(chosen, by.staffId);
     if ('running' in outcome) throw new ApiError(409, 'REBUILD_RUNNING', `Rebuild ${outcome.running} is still running`);
-    return successEnvelope('ACCEPTED', { rebuild_id: outcome.started.rebuild_id, status: 'running' });
+    return successEnvelope('ACCEPTED', { rebuild_id: outcome.started.rebuild_id, status: 'running' } satisfies RebuildStartedView);
   }
 
   @Get(BACK_OFFICE_ROUTES.rebuildRun)

@@ -1,6 +1,6 @@
 import { Body, HttpCode, Logger, Post, Req } from '@nestjs/common';
 import { IsIn } from 'class-validator';
-import { Cell, Difference, ReadModelVerification, Row, VerificationScope, WalletNotFoundError } from '../../auditing';
+import { Cell, Difference, ReadModelVerification, Row, VerificationReport, VerificationScope, WalletNotFoundError } from '../../auditing';
 import { formatAmount } from '../../shared/money';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { Roles } from '../auth/roles.decorator';
@@ -55,7 +55,7 @@ export class VerificationController {
     };
     try {
       const report = await this.verification.verify({ merchantId, scope, onProgress });
-      return successEnvelope('OK', { ...report, differences: report.differences.map(differenceView) });
+      return successEnvelope('OK', { ...report, differences: report.differences.map(differenceView) } satisfies VerificationReport);
     } catch (error) {
       if (error instanceof WalletNotFoundError) throw new ApiError(404, 'WALLET_NOT_FOUND', error.message);
       throw error;

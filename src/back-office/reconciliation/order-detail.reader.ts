@@ -1,19 +1,59 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ApiError } from '../../infrastructure/http/api-error';
 import { loadAggregate } from '../../ledger/command-handling';
-import { failureOf, isFinal, merchantStatus, orderDecider } from '../../ledger/order/order.decider';
+import { failureOf, isFinal, MerchantStatus, merchantStatus, orderDecider, PlacedOrderState } from '../../ledger/order/order.decider';
 import { EVENT_STORE, EventStore, formatPosition } from '../../ledger/ports/event-store.port';
 import { orderStream } from '../../ledger/streams';
 import { isoTimestamp } from '../../shared/clock';
 import { formatAmount } from '../../shared/money';
 import { eventDataView } from '../orders/order.view';
 
+/** Who settled an unknown result, when and why. */
+export interface OrderResolutionView {
+  outcome: string;
+  resolved_by: string;
+  resolved_at: string;
+  note: string;
+}
+
+/** One event of an order's stream, its data as the back office shows it (eventDataView). */
+export interface OrderEventView {
+  revision: number;
+  position: string;
+  type: string;
+  recorded_at: string;
+  data: Record<string, unknown>;
+}
+
+/** One order as staff see it: its state and its whole history, from the event store. */
+export interface OrderDetailView {
+  order_no: string;
+  merchant_id: string;
+  out_trade_no: string;
+  stage: PlacedOrderState['stage'];
+  status: MerchantStatus | null;
+  sku_id: string;
+  account_id: string;
+  account_fields: Record<string, string>;
+  amount: string;
+  currency: string;
+  attempt: number;
+  upstream_attempts: number;
+  fail_code: string | null;
+  fail_reason: string | null;
+  created_at: string;
+  completed_at: string | null;
+  /** Null unless staff settled the order. */
+  resolution: OrderResolutionView | null;
+  history: OrderEventView[];
+}
+
 /** One order as staff see it: its state and its whole history, from the event store. */
 @Injectable()
 export class OrderDetailReader {
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
 
-  async detail(orderNo: string) {
+  async detail(orderNo: string): Promise<OrderDetailView> {
     const { state } = await loadAggregate(this.store, orderStream(orderNo), orderDecider);
     if (state.stage === 'none') throw new ApiError(404, 'ORDER_NOT_FOUND', `No order ${orderNo}`);
     const { order } = state;

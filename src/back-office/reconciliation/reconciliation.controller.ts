@@ -1,8 +1,6 @@
 import { Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { UPSTREAM, UpstreamProvider } from '../../fulfilment';
 import { successEnvelope } from '../../infrastructure/http/api-error';
-import { isoTimestamp } from '../../shared/clock';
-import { formatAmount } from '../../shared/money';
 import { Roles } from '../auth/roles.decorator';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
@@ -10,6 +8,7 @@ import { integerParameter } from '../http/listing';
 import { eventDataView } from '../orders/order.view';
 import { OrderDetailReader } from './order-detail.reader';
 import { ReconciliationQueueReader } from './reconciliation-queue.reader';
+import { QueuePageView, queuedOrderView, RequeryView } from './reconciliation.view';
 import { BACK_OFFICE_ROUTES } from '../routes.public';
 
 /**
@@ -31,25 +30,7 @@ export class ReconciliationController {
     const take = integerParameter(limit, 'limit', 0, 500) ?? 100;
     const skip = integerParameter(offset, 'offset', 0, 1_000_000_000) ?? 0;
     const { rows, total } = await this.queueReader.page(take, skip);
-    return successEnvelope('OK', {
-      total,
-      orders: rows.map((r) => ({
-        order_no: r.order_no,
-        merchant_id: r.merchant_id,
-        out_trade_no: r.out_trade_no,
-        sku_id: r.sku_id,
-        account_id: r.account_id,
-        account_fields: r.account_fields,
-        amount: formatAmount(BigInt(r.amount)),
-        currency: r.currency,
-        upstream_attempts: r.upstream_attempts,
-        reason: r.unknown_reason,
-        evidence: r.unknown_evidence,
-        created_at: isoTimestamp(r.created_at),
-        result_unknown_at: isoTimestamp(r.result_unknown_at),
-        age_seconds: r.age_seconds,
-      })),
-    });
+    return successEnvelope('OK', { total, orders: rows.map(queuedOrderView) } satisfies QueuePageView);
   }
 
   /** One order as staff see it: its state and its whole history from the event store. */
@@ -65,6 +46,10 @@ export class ReconciliationController {
   async requery(@Param(PathIdsPipe) { order_no: orderNo }: PathIds) {
     const detail = await this.orders.detail(orderNo);
     const { kind, ...said } = await this.upstream.status(orderNo);
-    return successEnvelope('OK', { order_no: orderNo, stage: detail.stage, upstream: { status: kind, ...eventDataView(said as Record<string, unknown>) } });
+    return successEnvelope('OK', {
+      order_no: orderNo,
+      stage: detail.stage,
+      upstream: { status: kind, ...eventDataView(said as Record<string, unknown>) },
+    } satisfies RequeryView);
   }
 }

@@ -5,10 +5,10 @@ import { Roles } from '../auth/roles.decorator';
 import { STAFF_ROLES, type StaffMember } from '../auth/staff-member';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
-import { choiceParameter, decodeCursor, page, pageSize, queryParameters } from '../http/listing';
+import { choiceParameter, decodeCursor, ListPage, page, pageSize, queryParameters } from '../http/listing';
 import { BodyPipe } from '../http/back-office-body.pipe';
 import { CreateStaffDto } from './staff.dto';
-import { STAFF_STATUSES, StaffRepository, staffView } from './staff.repository';
+import { CreatedStaffView, STAFF_STATUSES, StaffRepository, StaffView, staffView, StaffWithTokenView } from './staff.repository';
 import { BACK_OFFICE_ROUTES } from '../routes.public';
 
 @BackOfficeController()
@@ -20,7 +20,7 @@ export class StaffController {
   @Post(BACK_OFFICE_ROUTES.staff)
   async create(@Body(BodyPipe) body: CreateStaffDto, @CurrentStaff() by: StaffMember) {
     const created = await this.staff.create(body.name, body.role, by.staffId);
-    return successEnvelope('OK', { staff_id: created.staffId, name: created.name, role: created.role, token: created.token });
+    return successEnvelope('OK', { staff_id: created.staffId, name: created.name, role: created.role, token: created.token } satisfies CreatedStaffView);
   }
 
   /** Newest first. The built-in administrator (ADMIN_TOKEN) is not a row and is not listed. */
@@ -33,7 +33,7 @@ export class StaffController {
       limit,
     );
     const { shown, next_cursor } = page(rows, limit, (r) => [r.sort_at, r.staff_id]);
-    return successEnvelope('OK', { staff: shown.map(staffView), next_cursor });
+    return successEnvelope('OK', { staff: shown.map(staffView), next_cursor } satisfies ListPage<'staff', StaffView>);
   }
 
   /** Refusing to disable oneself keeps the last administrator from locking everyone out by a slip. */
@@ -48,6 +48,6 @@ export class StaffController {
   @HttpCode(200)
   async rotateToken(@Param(PathIdsPipe) { staff_id: staffId }: PathIds, @CurrentStaff() by: StaffMember) {
     const { row, token } = await this.staff.rotateToken(staffId, by.staffId);
-    return successEnvelope('OK', { ...staffView(row), token });
+    return successEnvelope('OK', { ...staffView(row), token } satisfies StaffWithTokenView);
   }
 }

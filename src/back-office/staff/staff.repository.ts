@@ -35,11 +35,36 @@ interface StaffRow {
 const STAFF_COLUMNS = 'staff_id, name, role, created_at, created_by, disabled_at, disabled_by, token_rotated_at, created_at::text as sort_at';
 
 /** A staff member as the back office shows it: never the token or its hash. */
-export const staffView = (row: StaffRow) => ({
+export interface StaffView {
+  staff_id: string;
+  name: string;
+  role: StaffRole;
+  status: StaffStatus;
+  created_at: string;
+  created_by: string;
+  disabled_at: string | null;
+  disabled_by: string | null;
+  token_rotated_at: string | null;
+}
+
+/** A member just created: the only reply, with a token rotation's, that carries their token. */
+export interface CreatedStaffView {
+  staff_id: string;
+  name: string;
+  role: StaffRole;
+  token: string;
+}
+
+/** A member whose token was just rotated, with the new token. */
+export interface StaffWithTokenView extends StaffView {
+  token: string;
+}
+
+export const staffView = (row: StaffRow): StaffView => ({
   staff_id: row.staff_id,
   name: row.name,
   role: row.role,
-  status: (row.disabled_at ? 'disabled' : 'active') as StaffStatus,
+  status: row.disabled_at ? 'disabled' : 'active',
   created_at: isoTimestamp(row.created_at),
   created_by: row.created_by,
   disabled_at: row.disabled_at && isoTimestamp(row.disabled_at),

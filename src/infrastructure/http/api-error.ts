@@ -30,8 +30,16 @@ export interface Warning {
   field?: string;
 }
 
+/** A success: the route's data, and warnings only when there are some. */
+export interface SuccessEnvelope<T> {
+  success: true;
+  code: 'OK' | 'ACCEPTED' | 'DUPLICATE';
+  data: T;
+  warnings?: Warning[];
+}
+
 /** `warnings` is in the envelope only when there are some. */
-export function successEnvelope<T>(code: 'OK' | 'ACCEPTED' | 'DUPLICATE', data: T, warnings: Warning[] = []) {
+export function successEnvelope<T>(code: SuccessEnvelope<T>['code'], data: T, warnings: Warning[] = []): SuccessEnvelope<T> {
   return warnings.length === 0 ? { success: true as const, code, data } : { success: true as const, code, data, warnings };
 }
 

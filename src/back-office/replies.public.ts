@@ -1,0 +1,21 @@
+/**
+ * What the back office's routes answer, as types: the `data` of each reply,
+ * and the envelopes around it. The controllers build their replies as these
+ * types; the console (src/console/app) reads them through type-only imports
+ * of this file, so a field renamed here breaks the build of both, not a
+ * page. Nothing here exists at run time.
+ */
+export type { FailureEnvelope, SuccessEnvelope, Warning } from '../infrastructure/http/api-error';
+export type { ListPage } from './http/listing';
+export type { StaffRole } from './auth/staff-member';
+export type { CreatedStaffView, StaffView, StaffWithTokenView } from './staff/staff.repository';
+export type { MerchantView, MerchantWithSecretView } from './merchants/merchant.view';
+export type { DepositView } from './merchants/deposit-funds.service';
+export type { PriceListView, PriceView, ProductView, SkuView } from './catalogue/catalogue.view';
+export type { OrderSummaryView } from './orders/order.view';
+export type { OrderDetailView, OrderEventView, OrderResolutionView } from './reconciliation/order-detail.reader';
+export type { QueuedOrderView, QueuePageView, RequeryView } from './reconciliation/reconciliation.view';
+export type { RebuildStartedView, RebuildView } from './read-models/rebuild-runs';
+export type { ProjectionStatusView, StatusView } from './operations/status.reader';
+export type { CallbackAttemptView, CallbackLogView } from '../callbacks';
+export type { BalanceAsOf, ChainStatus, Difference, Statement, StatementLine, VerificationReport } from '../auditing';

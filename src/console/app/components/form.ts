@@ -1,0 +1,92 @@
+import { h } from '../dom';
+
+/** A text-like input: what the browser offers for the type is what the field takes. */
+export interface InputField {
+  type?: 'text' | 'password' | 'url' | 'number' | 'datetime-local';
+  name: string;
+  label: string;
+  required?: boolean;
+  value?: string;
+  placeholder?: string;
+  size?: number;
+  autocomplete?: string;
+}
+
+export interface SelectField {
+  type: 'select';
+  name: string;
+  label: string;
+  /** [value, text] pairs, in order. */
+  options: readonly (readonly [value: string, text: string])[];
+  value?: string;
+}
+
+export interface TextAreaField {
+  type: 'textarea';
+  name: string;
+  label: string;
+  required?: boolean;
+  placeholder?: string;
+  value?: string;
+}
+
+export interface CheckboxField {
+  type: 'checkbox';
+  name: string;
+  label: string;
+  value?: boolean;
+}
+
+export type Field = InputField | SelectField | TextAreaField | CheckboxField;
+
+/** What was entered, by field name; an empty field is left out. */
+export type FormValues = Record<string, string | undefined>;
+/** The checkboxes, by name. */
+export type FormChecks = Record<string, boolean>;
+
+export type OnSubmit = (values: FormValues, form: HTMLFormElement, checks: FormChecks) => unknown;
+
+type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
+
+function control(f: Field): Control {
+  switch (f.type) {
+    case 'select':
+      return h('select', { name: f.name }, ...f.options.map(([value, text]) => h('option', { value, selected: value === f.value }, text)));
+    case 'textarea':
+      return h('textarea', { name: f.name, required: f.required, placeholder: f.placeholder }, f.value ?? '');
+    case 'checkbox':
+      return h('input', { type: 'checkbox', name: f.name, checked: f.value });
+    default:
+      return h('input', {
+        type: f.type ?? 'text',
+        name: f.name,
+        required: f.required,
+        value: f.value ?? '',
+        placeholder: f.placeholder,
+        size: f.size,
+        autocomplete: f.autocomplete ?? 'off',
+      });
+  }
+}
+
+/** A form of labelled fields and one submit button; submitting calls onSubmit with what was entered, and reloads nothing. */
+export function form(fields: readonly Field[], submitLabel: string, onSubmit: OnSubmit, { id }: { id?: string } = {}): HTMLFormElement {
+  const controls = fields.map((f) => [f, control(f)] as const);
+  const el = h(
+    'form',
+    { class: 'fields', id },
+    ...controls.map(([f, input]) => (f.type === 'checkbox' ? h('label', { class: 'check' }, input, f.label) : h('label', {}, f.label, input))),
+    h('button', { type: 'submit' }, submitLabel),
+  );
+  el.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const values: FormValues = {};
+    const checks: FormChecks = {};
+    for (const [f, input] of controls) {
+      if (f.type === 'checkbox') checks[f.name] = (input as HTMLInputElement).checked;
+      else if (input.value !== '') values[f.name] = input.value;
+    }
+    onSubmit(values, el, checks);
+  });
+  return el;
+}

@@ -1,0 +1,86 @@
+import { api, Reply, segment } from '../api';
+import { facts, link, pill, row } from '../components/bits';
+import { errorBox } from '../components/feedback';
+import { form } from '../components/form';
+import { time } from '../components/format';
+import { h } from '../dom';
+import { hashWith, refresh } from '../navigation';
+import type { BalanceAsOf, ListPage, MerchantView, PriceListView } from '../replies';
+import { may } from '../session';
+import { depositPanel, pricesPanel, secretPanel } from './merchant-panels';
+import { merchantBody } from './merchants';
+
+/** One merchant for an operator: its settings, suspension, the app secret's rotation, deposits and prices. */
+export async function merchantPage(main: HTMLElement, merchantId: string) {
+  const base = `/admin/v1/merchants/${segment(merchantId)}`;
+  const [reply, wallet, prices]: [Reply<MerchantView>, Reply<BalanceAsOf>, Reply<ListPage<'prices', PriceListView>>] = await Promise.all([
+    api<MerchantView>('GET', base),
+    api<BalanceAsOf>('GET', `/admin/v1/wallets/${segment(merchantId)}/balance`),
+    api<ListPage<'prices', PriceListView>>('GET', `${base}/prices?limit=200`),
+  ]);
+  main.append(h('h1', {}, reply.ok ? reply.data.name : merchantId));
+  if (!reply.ok) return main.append(errorBox(reply));
+  const m = reply.data;
+  const slot = h('div', { id: 'merchant-result' });
+  const toggleStatus = async () => {
+    const to = m.status === 'active' ? 'suspended' : 'active';
+    if (to === 'suspended' && !confirm(`Suspend ${m.name}? Its API requests are refused until it is reactivated.`)) return;
+    const r = await api<MerchantView>('PATCH', base, { status: to });
+    if (r.ok) await refresh();
+    else slot.replaceChildren(errorBox(r));
+  };
+  main.append(
+    h(
+      'section',
+      { class: 'card' },
+      facts([
+        ['Merchant id', m.merchant_id],
+        ['Status', pill(m.status)],
+        ['API key', h('span', { class: 'mono' }, m.api_key)],
+        ['Callback URL', m.callback_url],
+        ['IP whitelist', m.ip_whitelist.length ? m.ip_whitelist.join(', ') : 'any address'],
+        ['Rate limit', `${m.rate_limit_per_second} requests/s`],
+        ['Previous secret valid until', m.previous_secret_valid_until ? time(m.previous_secret_valid_until) : 'no overlap'],
+        wallet.ok && ['Wallet', `${wallet.data.balance} ${m.currency} (frozen ${wallet.data.frozen_balance}, available ${wallet.data.available_balance})`],
+        ['Updated', `${time(m.updated_at)} by ${m.updated_by}`],
+      ]),
+      row(
+        link(hashWith('orders', { merchant_id: m.merchant_id }), 'Orders'),
+        may('auditor') && link(hashWith('statement', { merchant_id: m.merchant_id }), 'Statement'),
+        h(
+          'button',
+          { type: 'button', class: m.status === 'active' ? 'danger' : undefined, id: 'toggle-status', onclick: toggleStatus },
+          m.status === 'active' ? 'Suspend' : 'Reactivate',
+        ),
+      ),
+      slot,
+    ),
+    h(
+      'section',
+      { class: 'card' },
+      h('h2', {}, 'Settings'),
+      form(
+        [
+          { name: 'callback_url', label: 'Callback URL (empty removes it)', type: 'url', value: m.callback_url ?? '', size: 40 },
+          { name: 'ip_whitelist', label: 'IP whitelist (comma-separated)', value: m.ip_whitelist.join(', '), size: 30 },
+          { name: 'rate_limit_per_second', label: 'Rate limit /s', type: 'number', value: String(m.rate_limit_per_second) },
+        ],
+        'Save',
+        async (values) => {
+          const body = merchantBody({
+            callback_url: values.callback_url ?? '',
+            ip_whitelist: values.ip_whitelist ?? '',
+            rate_limit_per_second: values.rate_limit_per_second,
+          });
+          const r = await api<MerchantView>('PATCH', base, body);
+          if (r.ok) await refresh();
+          else slot.replaceChildren(errorBox(r));
+        },
+        { id: 'merchant-settings' },
+      ),
+    ),
+    secretPanel(base, m),
+    depositPanel(merchantId),
+    pricesPanel(base, prices),
+  );
+}
