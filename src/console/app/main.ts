@@ -20,7 +20,7 @@ import { statusPage } from './pages/status';
 import { verifyPage } from './pages/verify';
 import type { ConsoleSessionView } from './replies';
 import { currentSession, setSession } from './session';
-import { landingPage, shell } from './shell';
+import { landingPage, pageTitle, shell } from './shell';
 
 /** A page draws itself into `main`; `arg` is what follows its name in the address (`#/order/T01J...`). */
 export type Page = (main: HTMLElement, arg: string) => Promise<unknown> | unknown;
@@ -43,6 +43,8 @@ const ROUTES: Record<string, Page> = {
 const NAV_PARENT: Record<string, string> = { order: 'orders', merchant: 'merchants' };
 
 const app = document.getElementById('app')!;
+/** Whether a page has been drawn since the document loaded: the sign-in page counts. */
+let drawn = false;
 
 async function route() {
   if (!currentSession()) {
@@ -50,16 +52,26 @@ async function route() {
     setSession(reply.ok ? reply.data : null);
   }
   const { path, arg } = currentPath();
-  if (!currentSession()) return app.replaceChildren(signInPage());
+  if (!currentSession()) {
+    document.title = 'Sign in · Top-up console';
+    drawn = true;
+    return app.replaceChildren(signInPage());
+  }
   if (path === 'sign-in' || path === '') return go(`#/${landingPage()}`);
   const page = Object.hasOwn(ROUTES, path) ? ROUTES[path] : undefined;
-  const main = h('main');
-  app.replaceChildren(shell(NAV_PARENT[path] ?? path), main);
-  if (!page) return main.append(h('p', { class: 'error' }, 'No such page.'));
+  // Focusable by script only: a page drawn after another takes the focus, which the link or button that led here has
+  // lost with the old page. The first page of a visit leaves it at the top, where Tab meets the skip link.
+  const main = h('main', { id: 'main', tabindex: -1 });
+  const current = NAV_PARENT[path] ?? path;
+  document.title = pageTitle(current);
+  app.replaceChildren(shell(current), main);
+  if (drawn) main.focus({ preventScroll: true });
+  drawn = true;
+  if (!page) return main.append(h('h1', {}, 'No such page'), h('p', { class: 'error', role: 'alert' }, 'No such page.'));
   try {
     await page(main, arg ?? '');
   } catch (error) {
-    main.append(h('p', { class: 'error' }, `The page failed: ${error instanceof Error ? error.message : String(error)}`));
+    main.append(h('p', { class: 'error', role: 'alert' }, `The page failed: ${error instanceof Error ? error.message : String(error)}`));
   }
 }
 

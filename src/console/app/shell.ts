@@ -26,18 +26,32 @@ async function signOut() {
   go('#/sign-in');
 }
 
-/** The header: the pages this role may see (the current one marked), who is signed in, and sign-out. */
+/** The tab's title: the page's name in the navigation, then the console's. */
+export const pageTitle = (current: string) => [PAGES.find(([path]) => path === current)?.[1], 'Top-up console'].filter(Boolean).join(' · ');
+
+/**
+ * Skips the header to the page's content. The address is the page's own
+ * fragment router's, so the link moves the focus itself rather than
+ * following `#main`, which would name a page.
+ */
+function skipToMain(event: Event) {
+  event.preventDefault();
+  document.getElementById('main')?.focus();
+}
+
+/** The header: a skip link, the pages this role may see (the current one marked), who is signed in, and sign-out. */
 export function shell(current: string): HTMLElement {
   const session = currentSession();
   const nav = PAGES.filter(([, , roles]) => may(...roles)).map(([path, title]) =>
-    h('a', { href: `#/${path}`, class: path === current ? 'current' : undefined }, title),
+    h('a', { href: `#/${path}`, class: path === current ? 'current' : undefined, 'aria-current': path === current && 'page' }, title),
   );
   return h(
     'header',
     {},
+    h('a', { class: 'skip', href: '#main', onclick: skipToMain }, 'Skip to the page’s content'),
     h('span', { class: 'brand' }, 'Top-up console'),
-    h('nav', {}, nav),
-    h('span', { class: 'who' }, session && `${session.name} · ${session.role}`),
+    h('nav', { 'aria-label': 'Pages' }, nav),
+    h('span', { class: 'who' }, session && [h('span', { class: 'visually-hidden' }, 'Signed in: '), `${session.name} · ${session.role}`]),
     h('button', { type: 'button', id: 'sign-out', onclick: signOut }, 'Sign out'),
   );
 }

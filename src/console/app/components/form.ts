@@ -48,17 +48,22 @@ export type OnSubmit = (values: FormValues, form: HTMLFormElement, checks: FormC
 
 type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 
+/** Each control's id, for its label's `for` (the label holds it too): unique however many forms on a page name a field alike. */
+let controlsMade = 0;
+
 function control(f: Field): Control {
+  const id = `field-${++controlsMade}-${f.name}`;
   switch (f.type) {
     case 'select':
-      return h('select', { name: f.name }, ...f.options.map(([value, text]) => h('option', { value, selected: value === f.value }, text)));
+      return h('select', { id, name: f.name }, ...f.options.map(([value, text]) => h('option', { value, selected: value === f.value }, text)));
     case 'textarea':
-      return h('textarea', { name: f.name, required: f.required, placeholder: f.placeholder }, f.value ?? '');
+      return h('textarea', { id, name: f.name, required: f.required, placeholder: f.placeholder }, f.value ?? '');
     case 'checkbox':
-      return h('input', { type: 'checkbox', name: f.name, checked: f.value });
+      return h('input', { type: 'checkbox', id, name: f.name, checked: f.value });
     default:
       return h('input', {
         type: f.type ?? 'text',
+        id,
         name: f.name,
         required: f.required,
         value: f.value ?? '',
@@ -75,7 +80,9 @@ export function form(fields: readonly Field[], submitLabel: string, onSubmit: On
   const el = h(
     'form',
     { class: 'fields', id },
-    ...controls.map(([f, input]) => (f.type === 'checkbox' ? h('label', { class: 'check' }, input, f.label) : h('label', {}, f.label, input))),
+    ...controls.map(([f, input]) =>
+      f.type === 'checkbox' ? h('label', { class: 'check', for: input.id }, input, f.label) : h('label', { for: input.id }, f.label, input),
+    ),
     h('button', { type: 'submit' }, submitLabel),
   );
   el.addEventListener('submit', (event) => {

@@ -9,7 +9,7 @@ export function table<T>(columns: readonly Column<T>[], rows: readonly T[], empt
   return h(
     'table',
     {},
-    h('thead', {}, h('tr', {}, ...columns.map(([title, , cls]) => h('th', { class: cls }, title)))),
+    h('thead', {}, h('tr', {}, ...columns.map(([title, , cls]) => h('th', { class: cls, scope: 'col' }, title)))),
     h('tbody', {}, ...rows.map((row) => h('tr', {}, ...columns.map(([, cell, cls]) => h('td', { class: cls }, cell(row)))))),
   );
 }
