@@ -33,9 +33,9 @@ export function resolvePanel(order: OrderDetailView): HTMLElement {
         { name: 'note', label: 'Note (required: what shows the outcome)', type: 'textarea', required: true },
       ],
       'Resolve…',
-      (values) => {
+      (values, resolveForm) => {
         const note = values.note;
-        if (!note?.trim()) return confirmSlot.replaceChildren(h('div', { class: 'error' }, 'A note is required.'));
+        if (!note?.trim()) return confirmSlot.replaceChildren(h('div', { class: 'error', role: 'alert' }, 'A note is required.'));
         const chosen = values.outcome;
         const result = h('div');
         const resolve = async () => {
@@ -46,25 +46,33 @@ export function resolvePanel(order: OrderDetailView): HTMLElement {
         confirmSlot.replaceChildren(
           h(
             'div',
-            { class: 'confirm', role: 'alertdialog' },
+            // Takes the focus, so a screen reader reads the question and what it does; Tab goes on to the buttons.
+            { class: 'confirm', role: 'alertdialog', 'aria-labelledby': 'confirm-question', 'aria-describedby': 'confirm-effect', tabindex: -1 },
             h(
               'p',
-              {},
-              h('strong', {}, `Resolve ${order.order_no} as ${chosen}?`),
+              { id: 'confirm-effect' },
+              h('strong', { id: 'confirm-question' }, `Resolve ${order.order_no} as ${chosen}?`),
               ` ${order.amount} ${order.currency} will be ${chosen === 'success' ? 'deducted from' : 'released to'} merchant ${order.merchant_id}. This cannot be undone.`,
             ),
             h('p', {}, `Note: ${note}`),
             row(
               h('button', { type: 'button', class: 'danger', id: 'confirm-resolve', onclick: resolve }, `Confirm: resolve as ${chosen}`),
-              h('button', { type: 'button', class: 'secondary', onclick: () => confirmSlot.replaceChildren() }, 'Cancel'),
+              h('button', { type: 'button', class: 'secondary', onclick: () => cancel(confirmSlot, resolveForm) }, 'Cancel'),
             ),
             result,
           ),
         );
+        confirmSlot.querySelector<HTMLElement>('.confirm')?.focus();
       },
       { id: 'resolve-form' },
     ),
     confirmSlot,
   );
   return panel;
+}
+
+/** Takes the confirmation away, and gives the focus back to the button that asked for it. */
+function cancel(confirmSlot: HTMLElement, resolveForm: HTMLFormElement) {
+  confirmSlot.replaceChildren();
+  resolveForm.querySelector<HTMLElement>('button[type=submit]')?.focus();
 }

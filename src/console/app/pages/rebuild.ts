@@ -1,6 +1,6 @@
 import { api, segment } from '../api';
 import { pill } from '../components/bits';
-import { errorBox } from '../components/feedback';
+import { announce, errorBox } from '../components/feedback';
 import { form } from '../components/form';
 import { time } from '../components/format';
 import { table } from '../components/table';
@@ -50,7 +50,7 @@ async function follow(slot: HTMLElement, id: string) {
           ` started ${time(r.started_at)} by ${r.requested_by}`,
           r.finished_at ? `, finished ${time(r.finished_at)}` : '',
         ),
-        r.error && h('p', { class: 'error' }, r.error),
+        r.error && h('p', { class: 'error', role: 'alert' }, r.error),
         table(
           [
             ['Projection', (p) => p.name],
@@ -61,7 +61,8 @@ async function follow(slot: HTMLElement, id: string) {
         ),
       ),
     );
-    if (r.status !== 'running' || !location.hash.includes(id)) return;
+    if (r.status !== 'running') return announce(`Rebuild ${r.status}.`);
+    if (!location.hash.includes(id)) return;
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
 }

@@ -40,6 +40,7 @@ export async function staffPage(main: HTMLElement) {
         {
           type: 'button',
           class: 'secondary',
+          'aria-label': `Rotate token of ${s.name}`,
           onclick: act<StaffWithTokenView>(s, 'token', `Give ${s.name} a new token? The old one stops working at once.`, (d) =>
             shownOnce(`New token for ${d.name}`, d.token),
           ),
@@ -51,8 +52,9 @@ export async function staffPage(main: HTMLElement) {
         {
           type: 'button',
           class: 'danger',
+          'aria-label': `Disable ${s.name}`,
           onclick: act<StaffView>(s, 'disable', `Disable ${s.name}? Their token and sessions stop working at once.`, (d) =>
-            h('p', { class: 'ok' }, `${d.name} is disabled.`),
+            h('p', { class: 'ok', role: 'status' }, `${d.name} is disabled.`),
           ),
         },
         'Disable',
@@ -67,7 +69,7 @@ export async function staffPage(main: HTMLElement) {
         ['Status', (s) => pill(s.status)],
         ['Created', (s) => `${time(s.created_at)} by ${s.created_by}`],
         ['Token rotated', (s) => time(s.token_rotated_at)],
-        ['', actions],
+        ['Actions', actions],
       ],
       reply.data.staff,
       'No staff member yet (the built-in administrator is not listed).',
