@@ -17,5 +17,6 @@ export type { OrderDetailView, OrderEventView, OrderResolutionView } from './rec
 export type { QueuedOrderView, QueuePageView, RequeryView } from './reconciliation/reconciliation.view';
 export type { RebuildStartedView, RebuildView } from './read-models/rebuild-runs';
 export type { ProjectionStatusView, StatusView } from './operations/status.reader';
+export type { DashboardNowView, DashboardPointView, DashboardView, LowBalanceMerchantView } from './operations/dashboard.view';
 export type { CallbackAttemptView, CallbackLogView } from '../callbacks';
 export type { BalanceAsOf, ChainStatus, Difference, Statement, StatementLine, VerificationReport } from '../auditing';

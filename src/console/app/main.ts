@@ -7,6 +7,7 @@ import { api } from './api';
 import { h } from './dom';
 import { currentPath, go, onNavigate } from './navigation';
 import { cataloguePage } from './pages/catalogue';
+import { dashboardPage } from './pages/dashboard';
 import { merchantPage } from './pages/merchant';
 import { merchantsPage } from './pages/merchants';
 import { orderPage } from './pages/order';
@@ -26,6 +27,7 @@ import { landingPage, pageTitle, shell } from './shell';
 export type Page = (main: HTMLElement, arg: string) => Promise<unknown> | unknown;
 
 const ROUTES: Record<string, Page> = {
+  dashboard: dashboardPage,
   queue: queuePage,
   orders: ordersPage,
   order: orderPage,

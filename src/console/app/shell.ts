@@ -6,6 +6,7 @@ import { currentSession, may, setSession } from './session';
 
 /** The pages in the navigation, with the roles besides admin that see each. */
 export const PAGES: readonly (readonly [path: string, title: string, roles: readonly StaffRole[]])[] = [
+  ['dashboard', 'Dashboard', []],
   ['queue', 'Reconciliation queue', ['reconciler']],
   ['orders', 'Orders', ['reconciler', 'auditor']],
   ['statement', 'Statements', ['auditor']],
