@@ -29,8 +29,8 @@ export async function dashboardPage(main: HTMLElement) {
       'div',
       { class: 'row dash-controls' },
       h(
-        'nav',
-        { 'aria-label': 'Window', class: 'dash-window' },
+        'div',
+        { role: 'group', 'aria-label': 'Window', class: 'dash-window' },
         WINDOWS.map(([w, label]) =>
           h('a', { href: hashWith('dashboard', { window: w }), class: w === window ? 'current' : undefined, 'aria-current': w === window && 'true' }, label),
         ),
