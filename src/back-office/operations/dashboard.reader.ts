@@ -18,6 +18,7 @@ import { FULFILMENT_BACKLOG_COLUMNS, FulfilmentBacklogColumns } from '../../../p
 import { UNKNOWN_QUEUE_COLUMNS, UnknownQueueColumns } from '../../../projections/orders.queries';
 import { lowBalanceMerchants } from '../../../projections/wallets.queries';
 import { DashboardWindow, windowSlots } from './dashboard-window';
+import type { DashboardView } from './dashboard.view';
 import { emptyHistogram, latencyQuantile } from './latency-percentiles';
 
 /** Lag is counted event by event up to this many, as the metrics count it. */
@@ -43,7 +44,7 @@ export class DashboardReader {
     @Inject(EVENT_STORE) private readonly store: EventStore,
   ) {}
 
-  async read(window: DashboardWindow, now = new Date()) {
+  async read(window: DashboardWindow, now = new Date()): Promise<DashboardView> {
     const slots = windowSlots(window, now);
     const { from, to, stepSeconds } = slots;
     const [minutes, latency, callbacks, queues, lowBalance, lags] = await Promise.all([
