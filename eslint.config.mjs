@@ -33,7 +33,11 @@ const TABLE_OWNERS = {
   rm_wallet_snapshots: { owner: 'projections/wallets.queries.ts' },
   callback_deliveries: { owner: 'projections/callback-schedule.queries.ts' },
   callback_attempts: { owner: 'projections/callback-schedule.queries.ts', alsoIn: { 'src/callbacks/callbacks.migrations.ts': 'creates it' } },
+  callback_attempt_minutes: { owner: 'projections/callback-schedule.queries.ts', alsoIn: { 'src/callbacks/callbacks.migrations.ts': 'creates it' } },
   fulfilment_jobs: { owner: 'projections/fulfilment-jobs.queries.ts' },
+  rm_order_minutes: { owner: 'projections/order-minutes.queries.ts' },
+  rm_upstream_latency: { owner: 'projections/order-minutes.queries.ts' },
+  rm_upstream_sends: { owner: 'projections/order-minutes.queries.ts' },
   projection_checkpoints: { owner: 'projections/checkpoints.ts', alsoIn: { 'projections/checkpoints.migrations.ts': 'creates it' } },
 };
 

@@ -1,11 +1,12 @@
 import { callbackScheduleProjection } from './callback-schedule.projection';
 import { fulfilmentJobsProjection } from './fulfilment-jobs.projection';
+import { orderMinutesProjection } from './order-minutes.projection';
 import { ordersProjection } from './orders.projection';
 import { Projection } from './projection';
 import { walletsProjection } from './wallets.projection';
 
 /** The read models: rebuilt from the log on demand, verified against it. */
-export const allProjections: readonly Projection[] = [ordersProjection, walletsProjection];
+export const allProjections: readonly Projection[] = [ordersProjection, walletsProjection, orderMinutesProjection];
 
 /**
  * Everything fed from the log, the workflow queues (fulfilment jobs, callback

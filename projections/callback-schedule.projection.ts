@@ -33,6 +33,12 @@ export const callbackScheduleProjection: Projection<Tables> = {
     );
     create index on ${t.callback_deliveries} (due_at) where state = 'pending';`,
     },
+    // The deliveries that ran out of attempts, counted by the operations dashboard without reading the others.
+    {
+      id: 'projections/callback-schedule/002-exhausted',
+      sql: (t) => `
+    create index on ${t.callback_deliveries} (created_at) where state = 'exhausted';`,
+    },
   ],
   apply: (event, t) => scheduleCallbacks([event], t),
   applyAll: scheduleCallbacks,

@@ -4,10 +4,11 @@ import { inOneSnapshot } from '../src/infrastructure/postgres/transactions';
 
 /**
  * Every read and write of the callback schedule (callback_deliveries, and
- * callback_attempts beside it) outside the projection that schedules the
- * deliveries: the workers' claims, attempts and hand-backs, the delivery log
- * and manual redelivery staff see, and the backlog the status page and the
- * metrics report.
+ * callback_attempts and callback_attempt_minutes beside it) outside the
+ * projection that schedules the deliveries: the workers' claims, attempts
+ * and hand-backs, the delivery log and manual redelivery staff see, the
+ * backlog the status page and the metrics report, and the results over time
+ * the operations dashboard shows.
  */
 
 // ---------------------------------------------------------------------------
@@ -243,12 +244,31 @@ export async function startAttempts(pool: Pool, instanceId: string, starts: read
   return starts.map((start) => held.has(start.order_no));
 }
 
-/** The attempts' results and their deliveries' next states, in one statement and one commit. */
+/**
+ * The attempts' results and their deliveries' next states, in one statement
+ * and one commit; and the results counted, by the minute each attempt
+ * started, in this instance's row of callback_attempt_minutes (one row per
+ * minute and sender, so instances never wait on each other's counts). An
+ * attempt is counted when its result is first recorded: a statement sent
+ * again after a lost connection counts nothing twice.
+ */
 export async function recordAttemptResults(pool: Pool, instanceId: string, results: readonly AttemptResult[]): Promise<void[]> {
   await pool.query(
     `with outcome as (select * from jsonb_to_recordset($1::jsonb)
                         as r(order_no text, attempt int, next text, delay_ms float8, status_code int, latency_ms int,
                              reply_excerpt text, acknowledged boolean, error text)),
+     unrecorded as (
+       select a.order_no, a.attempt, a.started_at, r.acknowledged from callback_attempts a join outcome r on a.order_no = r.order_no and a.attempt = r.attempt
+       where a.order_no = any($3::text[]) and a.acknowledged is null
+     ),
+     counted as (
+       insert into callback_attempt_minutes as m (minute, sent_by, acknowledged, not_acknowledged)
+       select date_bin('1 minute', started_at, timestamptz '1970-01-01 00:00:00+00'), $2, count(*) filter (where acknowledged),
+              count(*) filter (where not acknowledged)
+       from unrecorded group by 1 order by 1
+       on conflict (minute, sent_by) do update
+         set acknowledged = m.acknowledged + excluded.acknowledged, not_acknowledged = m.not_acknowledged + excluded.not_acknowledged
+     ),
      result as (
        update callback_attempts a set status_code = r.status_code, latency_ms = r.latency_ms, reply_excerpt = r.reply_excerpt,
          acknowledged = r.acknowledged, error = r.error
@@ -357,4 +377,41 @@ export const CALLBACK_BACKLOG_COLUMNS = `(select count(*) from callback_deliveri
 export interface CallbackBacklogColumns {
   callbacks: string;
   callbacks_age: number | null;
+}
+
+/**
+ * The deliveries that ran out of attempts (callbacks_exhausted), from their
+ * partial index: a scalar subquery for the operations dashboard's statement
+ * of the queues.
+ */
+export const CALLBACK_EXHAUSTED_COLUMN = `(select count(*) from callback_deliveries where state = 'exhausted') as callbacks_exhausted`;
+
+export interface CallbackExhaustedColumn {
+  callbacks_exhausted: string;
+}
+
+// ---------------------------------------------------------------------------
+// The attempts' results over time.
+
+/**
+ * The results of the attempts started in [from, to), by slot of
+ * `stepSeconds` aligned on the Unix epoch (slots without any left out): how
+ * many the merchants acknowledged and how many they did not. An attempt
+ * still in flight, or whose sender stopped before its result, is neither.
+ * Read from the per-minute counts (callback_attempt_minutes) by their key:
+ * a row per minute and sending instance, whatever the number of attempts.
+ */
+export async function callbackAttemptSlots(
+  pool: Pool,
+  from: Date,
+  to: Date,
+  stepSeconds: number,
+): Promise<{ slot: Date; acknowledged: number; not_acknowledged: number }[]> {
+  const { rows } = await pool.query<{ slot: Date; acknowledged: number; not_acknowledged: number }>(
+    `select date_bin(make_interval(secs => $3), minute, timestamptz '1970-01-01 00:00:00+00') as slot,
+            sum(acknowledged)::int as acknowledged, sum(not_acknowledged)::int as not_acknowledged
+     from callback_attempt_minutes where minute >= $1 and minute < $2 group by 1 order by 1`,
+    [from, to, stepSeconds],
+  );
+  return rows;
 }

@@ -83,6 +83,12 @@ export const ordersProjection: Projection<Tables> = {
     create index on ${t.rm_orders} (out_trade_no);
     create index on ${t.rm_orders} (account_id);`,
     },
+    // The reconciliation queue in its order: its oldest order, and its size, without reading each waiting order's row.
+    {
+      id: 'projections/orders/004',
+      sql: (t) => `
+    create index on ${t.rm_orders} (result_unknown_at, order_no) where stage = 'unknown';`,
+    },
   ],
   apply: (event, t) => writeOrders([event], t),
   applyAll: writeOrders,

@@ -110,6 +110,22 @@ export async function oldestUnknownResult(
   return rows[0];
 }
 
+/**
+ * The reconciliation queue's size, the age in seconds of its oldest order and
+ * that order (unknown_orders, unknown_oldest_age, unknown_oldest_no), from the
+ * queue's own index: scalar subqueries for the operations dashboard's
+ * statement of the queues.
+ */
+export const UNKNOWN_QUEUE_COLUMNS = `(select count(*) from rm_orders where stage = 'unknown') as unknown_orders,
+              (select extract(epoch from now() - min(result_unknown_at))::float8 from rm_orders where stage = 'unknown') as unknown_oldest_age,
+              (select order_no from rm_orders where stage = 'unknown' order by result_unknown_at, order_no limit 1) as unknown_oldest_no`;
+
+export interface UnknownQueueColumns {
+  unknown_orders: string;
+  unknown_oldest_age: number | null;
+  unknown_oldest_no: string | null;
+}
+
 // ---------------------------------------------------------------------------
 // The process manager.
 

@@ -6,7 +6,8 @@ import { WALLET_STREAM_PREFIX } from '../src/ledger/streams';
  * Every read of the wallets read model (rm_wallets, rm_wallet_holds,
  * rm_statement_lines, rm_wallet_snapshots) outside the projection that
  * writes it: the balance endpoint, the audits' snapshots, the start-up
- * warm-up, the process manager's stray holds and the verification's rows.
+ * warm-up, the process manager's stray holds, the low balances the
+ * operations dashboard and the metrics report, and the verification's rows.
  */
 
 /** A wallet's amounts and the revision they are as of, as text (undefined: the projection has not seen the wallet). */
@@ -41,6 +42,45 @@ export async function strayHoldRows(pool: Pool, graceMs: number, limit: number):
          and h.frozen_at < now() - make_interval(secs => $1::float8 / 1000)
        limit $2`,
     [graceMs, limit],
+  );
+  return rows;
+}
+
+// ---------------------------------------------------------------------------
+// Low balances: the wallets of merchants with a low-balance threshold (merchants.low_balance_threshold, minor units).
+
+export interface LowBalanceRow {
+  merchant_id: string;
+  name: string;
+  currency: string;
+  /** Minor units, as text. */
+  available: string;
+  threshold: string;
+}
+
+/**
+ * The merchants whose available balance is under their threshold, the
+ * furthest under it (in proportion) first, at most `limit`, and how many
+ * there are in all. Only the merchants with a threshold are read, each
+ * wallet by its key.
+ */
+export async function lowBalanceMerchants(pool: Pool, limit: number): Promise<{ total: number; rows: LowBalanceRow[] }> {
+  const { rows } = await pool.query<LowBalanceRow & { total: number }>(
+    `select m.merchant_id, m.name, m.currency, w.available::text as available, m.low_balance_threshold::text as threshold, count(*) over ()::int as total
+     from merchants m join rm_wallets w using (merchant_id)
+     where m.low_balance_threshold is not null and w.available < m.low_balance_threshold
+     order by w.available::numeric / m.low_balance_threshold, m.merchant_id
+     limit $1`,
+    [limit],
+  );
+  return { total: rows[0]?.total ?? 0, rows: rows.map(({ total: _total, ...row }) => row) };
+}
+
+/** Every merchant with a threshold and an open wallet, and whether its available balance is under the threshold: the gauge's samples. */
+export async function lowBalanceFlags(pool: Pool): Promise<{ merchant_id: string; low: boolean }[]> {
+  const { rows } = await pool.query<{ merchant_id: string; low: boolean }>(
+    `select m.merchant_id, w.available < m.low_balance_threshold as low
+     from merchants m join rm_wallets w using (merchant_id) where m.low_balance_threshold is not null`,
   );
   return rows;
 }

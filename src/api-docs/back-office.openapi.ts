@@ -3,7 +3,7 @@ import { rebuild, rebuildPaths, statement, statementLine, verificationPaths, wal
 import { callbackLog, callbackPaths } from './back-office/callbacks.openapi';
 import { catalogueChanges, catalogueListings } from './back-office/catalogue.openapi';
 import { merchant, merchantPaths } from './back-office/merchants.openapi';
-import { probePaths, statusPaths } from './back-office/operations.openapi';
+import { dashboard, dashboardPaths, probePaths, statusPaths } from './back-office/operations.openapi';
 import { orderSearchPaths } from './back-office/orders.openapi';
 import { orderDetail, reconciliationPaths } from './back-office/reconciliation.openapi';
 import { staffMember, staffPaths } from './back-office/staff.openapi';
@@ -32,6 +32,7 @@ export function backOfficeDocument() {
       ...catalogueListings(),
       ...orderSearchPaths(),
       ...statusPaths(),
+      ...dashboardPaths(),
       ...catalogueChanges(),
       ...reconciliationPaths(),
       ...callbackPaths(),
@@ -49,6 +50,7 @@ export function backOfficeDocument() {
         Statement: statement,
         StatementLine: statementLine,
         Rebuild: rebuild,
+        Dashboard: dashboard,
       },
       headers: { 'X-Request-Id': requestIdHeader },
       securitySchemes: {

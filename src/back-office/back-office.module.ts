@@ -22,6 +22,8 @@ import { DepositFundsService } from './merchants/deposit-funds.service';
 import { MerchantsController } from './merchants/merchants.controller';
 import { MerchantsRepository } from './merchants/merchants.repository';
 import { MerchantsService } from './merchants/merchants.service';
+import { DashboardController } from './operations/dashboard.controller';
+import { DashboardReader } from './operations/dashboard.reader';
 import { StatusController } from './operations/status.controller';
 import { StatusReader } from './operations/status.reader';
 import { OrdersController } from './orders/orders.controller';
@@ -50,6 +52,7 @@ import { StaffRepository } from './staff/staff.repository';
     RebuildController,
     OrdersController,
     StatusController,
+    DashboardController,
   ],
   providers: [
     ConsoleSessions,
@@ -67,6 +70,7 @@ import { StaffRepository } from './staff/staff.repository';
     RebuildRuns,
     AuditTrail,
     StatusReader,
+    DashboardReader,
     OrdersReader,
     RebuildRunner,
   ],

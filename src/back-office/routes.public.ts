@@ -25,6 +25,7 @@ export const BACK_OFFICE_ROUTES = {
   orderCallbacks: 'orders/:order_no/callbacks',
   redeliverCallback: 'orders/:order_no/callbacks/redeliver',
   status: 'status',
+  operationsDashboard: 'operations/dashboard',
   reconciliationQueue: 'reconciliation/orders',
   resolveOrder: 'reconciliation/orders/:order_no/resolve',
   requeryOrder: 'reconciliation/orders/:order_no/requery',

@@ -1,6 +1,6 @@
 import { Migration } from '../infrastructure/postgres/migrations';
 
-/** The log of callback attempts, one row per attempt number. */
+/** The log of callback attempts, one row per attempt number, and their results counted per minute. */
 export const callbackMigrations: readonly Migration[] = [
   {
     id: 'callbacks/001-attempts',
@@ -20,6 +20,20 @@ export const callbackMigrations: readonly Migration[] = [
         sent_by       text        not null,
         -- One row per attempt number: two senders can never both make attempt n.
         primary key (order_no, attempt)
+      );`,
+  },
+  {
+    id: 'callbacks/002-attempt-minutes',
+    // The attempts' results counted by the minute each started, a row per
+    // minute and sending instance (see recordAttemptResults): the operations
+    // dashboard reads a day of them by key, not the attempts themselves.
+    sql: `
+      create table callback_attempt_minutes (
+        minute           timestamptz not null,
+        sent_by          text        not null,
+        acknowledged     int         not null default 0,
+        not_acknowledged int         not null default 0,
+        primary key (minute, sent_by)
       );`,
   },
 ];

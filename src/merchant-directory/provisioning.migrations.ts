@@ -116,4 +116,14 @@ export const provisioningMigrations: readonly Migration[] = [
         for each statement execute function catalogue_revised();
     `,
   },
+  {
+    id: 'provisioning/005-low-balance-threshold',
+    sql: `
+      -- Minor units in the merchant's currency; null: no alert. The operations
+      -- dashboard and the topup_merchant_low_balance gauge read the merchants
+      -- that have one, and only those, through the partial index.
+      alter table merchants add column low_balance_threshold bigint check (low_balance_threshold > 0);
+      create index on merchants (merchant_id) where low_balance_threshold is not null;
+    `,
+  },
 ];

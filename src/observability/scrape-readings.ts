@@ -4,13 +4,15 @@ import { Metrics } from '../infrastructure/metrics/metrics';
 import { projectionLags } from './projection-lag';
 import { CALLBACK_BACKLOG_COLUMNS, CallbackBacklogColumns } from '../../projections/callback-schedule.queries';
 import { FULFILMENT_BACKLOG_COLUMNS, FulfilmentBacklogColumns } from '../../projections/fulfilment-jobs.queries';
+import { lowBalanceFlags } from '../../projections/wallets.queries';
 
 /** Projection lag is counted up to this many events: enough to tell a hiccup from an outage, cheap to read. */
 const LAG_COUNT_LIMIT = 10_000;
 
 /**
  * The gauges read from Postgres when /metrics is scraped: two indexed counts
- * of unfinished work and one read of the log per distinct checkpoint.
+ * of unfinished work, one read of the log per distinct checkpoint, and the
+ * wallets of the merchants with a low-balance threshold.
  */
 export function registerScrapeReadings(metrics: Metrics, pool: Pool, store: EventStore, projections: readonly string[]): void {
   metrics.readAtScrape(async () => {
@@ -20,6 +22,12 @@ export function registerScrapeReadings(metrics: Metrics, pool: Pool, store: Even
     metrics.fulfilmentOldestAge.set(Math.max(0, row.jobs_age ?? 0));
     metrics.callbackBacklog.set(Number(row.callbacks));
     metrics.callbackOldestAge.set(Math.max(0, row.callbacks_age ?? 0));
+  });
+  metrics.readAtScrape(async () => {
+    const flags = await lowBalanceFlags(pool);
+    // A merchant whose threshold was removed leaves the gauge, rather than keeping its last value.
+    metrics.merchantLowBalance.reset();
+    for (const { merchant_id, low } of flags) metrics.merchantLowBalance.set({ merchant_id }, low ? 1 : 0);
   });
   metrics.readAtScrape(async () => {
     for (const lag of await projectionLags(pool, store, projections, LAG_COUNT_LIMIT)) {

@@ -93,7 +93,7 @@ describe('OpenAPI documents (/docs)', () => {
     expect((await admin('PUT', '/admin/v1/skus/orphan', { ...SKU, product_id: 'nope' })).status).toBe(404);
     const auditor = (await admin('POST', '/admin/v1/staff', { name: 'Ada', role: 'auditor' })).body.data.token as string;
     const reconciler = (await admin('POST', '/admin/v1/staff', { name: 'Rita', role: 'reconciler' })).body.data.token as string;
-    const merchant = await newMerchant({ ip_whitelist: [] });
+    const merchant = await newMerchant({ ip_whitelist: [], low_balance_threshold: '100.00' });
     const id = merchant.merchantId;
     expect((await admin('PUT', `/admin/v1/merchants/${id}/prices/no-route`, { price: '1.00' })).status).toBe(200);
     expect((await admin('PUT', `/admin/v1/merchants/${id}/prices/off-shelf`, { price: '1.00' })).status).toBe(200);
@@ -110,6 +110,9 @@ describe('OpenAPI documents (/docs)', () => {
     expect((await admin('GET', '/admin/v1/merchants/bad%20id')).status).toBe(422);
     expect((await admin('GET', '/admin/v1/merchants/%ED%A0%80')).status).toBe(400);
     expect((await admin('PATCH', `/admin/v1/merchants/${id}`, { rate_limit_per_second: 500 })).status).toBe(200);
+    expect((await admin('PATCH', `/admin/v1/merchants/${id}`, { low_balance_threshold: null })).status).toBe(200);
+    expect((await admin('PATCH', `/admin/v1/merchants/${id}`, { low_balance_threshold: '100' })).status).toBe(200);
+    expect((await admin('PATCH', `/admin/v1/merchants/${id}`, { low_balance_threshold: 100 })).status).toBe(422);
     expect((await admin('PATCH', `/admin/v1/merchants/${id}`, { callback_url: 'http://127.0.0.1:1/x' })).body.warnings).toBeUndefined();
     expect((await admin('PATCH', `/admin/v1/merchants/${id}`, { callback_url: endpoint.url })).status).toBe(200);
     expect((await admin('PATCH', `/admin/v1/merchants/${id}`, {})).status).toBe(422);
@@ -161,6 +164,15 @@ describe('OpenAPI documents (/docs)', () => {
     );
     expect((await admin('POST', `/admin/v1/orders/${delivered}/callbacks/redeliver`, undefined, reconciler)).status).toBe(202);
     expect((await admin('GET', '/admin/v1/orders/T00000000000000000000000000/callbacks', undefined, reconciler)).status).toBe(404);
+
+    // The operations dashboard, the orders above in its series and the first merchant under its threshold.
+    const dashboard = await admin('GET', '/admin/v1/operations/dashboard');
+    expect(dashboard.status).toBe(200);
+    expect(dashboard.body.data.now.low_balance.total).toBeGreaterThanOrEqual(1);
+    expect(dashboard.body.data.series.some((point: { orders: { accepted: number } }) => point.orders.accepted > 0)).toBe(true);
+    expect((await admin('GET', '/admin/v1/operations/dashboard?window=24h')).status).toBe(200);
+    expect((await admin('GET', '/admin/v1/operations/dashboard?window=7d')).status).toBe(422);
+    expect((await admin('GET', '/admin/v1/operations/dashboard', undefined, reconciler)).status).toBe(403);
 
     // Audit.
     const wallet = `/admin/v1/wallets/${buyer.merchantId}`;

@@ -181,7 +181,7 @@ describe("the operators' and auditors' CLI (src/cli/main.ts), as a child process
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(/rebuild orders: \d+ events \(\d+ events\/s\)/);
     expect(run.stderr).toMatch(/rebuild wallets: \d+ events in [\d.]+ s \(\d+ events\/s\); swapped in at \d+\/\d+/);
-    expect(JSON.parse(run.stdout).map((r: { projection: string }) => r.projection)).toEqual(['orders', 'wallets']);
+    expect(JSON.parse(run.stdout).map((r: { projection: string }) => r.projection)).toEqual(['orders', 'wallets', 'order-minutes']);
     expect((await signedFetch(service, merchant, { path: '/api/v2/balance' })).status).toBe(200);
     expect((await cli(['verify'], env)).code).toBe(0);
   });

@@ -33,6 +33,7 @@ describe('back office: merchants', () => {
           ip_whitelist: [],
           status: 'active',
           rate_limit_per_second: 100,
+          low_balance_threshold: null,
           created_at: expect.stringMatching(ISO),
           created_by: 'admin',
           updated_at: expect.stringMatching(ISO),
@@ -53,13 +54,17 @@ describe('back office: merchants', () => {
         callback_url: 'https://shop.example/topup/callback?x=1',
         ip_whitelist: ['127.0.0.1', '10.0.0.0/8', '2001:db8::/32', '::1'],
         rate_limit_per_second: 5,
+        low_balance_threshold: '250.5',
       });
       expect(data).toMatchObject({
         currency: 'EUR',
         callback_url: 'https://shop.example/topup/callback?x=1',
         ip_whitelist: ['127.0.0.1', '10.0.0.0/8', '2001:db8::/32', '::1'],
         rate_limit_per_second: 5,
+        low_balance_threshold: '250.50',
       });
+      const { rows } = await env.db.pool.query('select low_balance_threshold::text as minor from merchants where merchant_id = $1', [data.merchant_id]);
+      expect(rows).toEqual([{ minor: '25050' }]);
     });
 
     it('hands out different ids and credentials every time', async () => {
@@ -104,7 +109,14 @@ describe('back office: merchants', () => {
           staff_id: 'admin',
           action: 'merchant.created',
           target: `merchant:${data.merchant_id}`,
-          details: { name: 'Audited', currency: 'USD', callback_url: null, ip_whitelist: ['192.168.1.0/24'], rate_limit_per_second: 100 },
+          details: {
+            name: 'Audited',
+            currency: 'USD',
+            callback_url: null,
+            ip_whitelist: ['192.168.1.0/24'],
+            rate_limit_per_second: 100,
+            low_balance_threshold: null,
+          },
         },
       ]);
       const other = await env.db.pool.query('select staff_id from back_office_audit where target = $1', [`merchant:${byStaff.body.data.merchant_id}`]);
@@ -169,6 +181,24 @@ describe('back office: merchants', () => {
             },
           },
         },
+      ]);
+    });
+
+    it('sets, changes and removes the low-balance threshold, auditing each change as money', async () => {
+      const created = await admin.createMerchant({ low_balance_threshold: '10' });
+      expect(created.low_balance_threshold).toBe('10.00');
+      const path = `/admin/v1/merchants/${created.merchant_id}`;
+      const raised = await admin('PATCH', path, { low_balance_threshold: '1000.05' });
+      expect(raised.status).toBe(200);
+      expect(raised.body.data).toMatchObject({ low_balance_threshold: '1000.05', rate_limit_per_second: 100, status: 'active' });
+      const removed = await admin('PATCH', path, { low_balance_threshold: null });
+      expect(removed.body.data.low_balance_threshold).toBeNull();
+      expect((await admin('GET', path)).body.data.low_balance_threshold).toBeNull();
+      const { rows } = await env.db.pool.query(`select details from back_office_audit where target = $1 order by id`, [`merchant:${created.merchant_id}`]);
+      expect(rows.map((row) => row.details)).toEqual([
+        expect.objectContaining({ low_balance_threshold: '10.00' }),
+        { changes: { low_balance_threshold: { from: '10.00', to: '1000.05' } } },
+        { changes: { low_balance_threshold: { from: '1000.05', to: null } } },
       ]);
     });
 

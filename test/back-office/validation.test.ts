@@ -153,6 +153,13 @@ describe('back office: request validation', () => {
         ['a fractional rate limit', { rate_limit_per_second: 1.5 }, 422, 'VALIDATION_FAILED', 'rate_limit_per_second'],
         ['a string rate limit', { rate_limit_per_second: '100' }, 422, 'VALIDATION_FAILED', 'rate_limit_per_second'],
         ['a null rate limit', { rate_limit_per_second: null }, 422, 'VALIDATION_FAILED', 'rate_limit_per_second'],
+        ['a JSON number threshold', { low_balance_threshold: 100 }, 422, 'VALIDATION_FAILED', 'low_balance_threshold'],
+        ['a zero threshold', { low_balance_threshold: '0.00' }, 422, 'VALIDATION_FAILED', 'low_balance_threshold'],
+        ['a negative threshold', { low_balance_threshold: '-1.00' }, 422, 'VALIDATION_FAILED', 'low_balance_threshold'],
+        ['a threshold with three decimals', { low_balance_threshold: '1.001' }, 422, 'VALIDATION_FAILED', 'low_balance_threshold'],
+        ['a threshold over MAX_AMOUNT', { low_balance_threshold: '10000000000000.01' }, 422, 'VALIDATION_FAILED', 'low_balance_threshold'],
+        ['an empty threshold', { low_balance_threshold: '' }, 422, 'VALIDATION_FAILED', 'low_balance_threshold'],
+        ['a threshold with a currency', { low_balance_threshold: 'USD 100' }, 422, 'VALIDATION_FAILED', 'low_balance_threshold'],
         ['status on creation', { status: 'suspended' }, 422, 'VALIDATION_FAILED', 'status'],
         ['a chosen api key', { api_key: 'ak_mine' }, 422, 'VALIDATION_FAILED', 'api_key'],
       ],
@@ -171,6 +178,9 @@ describe('back office: request validation', () => {
         ['a bad callback URL', { callback_url: 'javascript:alert(1)' }, 422, 'VALIDATION_FAILED', 'callback_url'],
         ['a bad CIDR', { ip_whitelist: ['192.168.0.0/40'] }, 422, 'VALIDATION_FAILED', 'ip_whitelist'],
         ['a bad rate limit', { rate_limit_per_second: -5 }, 422, 'VALIDATION_FAILED', 'rate_limit_per_second'],
+        ['a JSON number threshold', { low_balance_threshold: 50 }, 422, 'VALIDATION_FAILED', 'low_balance_threshold'],
+        ['a zero threshold', { low_balance_threshold: '0' }, 422, 'VALIDATION_FAILED', 'low_balance_threshold'],
+        ['a threshold with an exponent', { low_balance_threshold: '1e3' }, 422, 'VALIDATION_FAILED', 'low_balance_threshold'],
       ],
     ],
     [
@@ -271,12 +281,19 @@ describe('back office: request validation', () => {
       rate_limit_per_second: 100_000,
       ip_whitelist: [...Array.from({ length: 98 }, (_, i) => `10.0.${i}.0/24`), '0.0.0.0/0', '::/0'],
       callback_url: null,
+      low_balance_threshold: '10000000000000.00',
     });
     expect(edges.status).toBe(201);
-    expect(edges.body.data).toMatchObject({ rate_limit_per_second: 100_000, callback_url: null });
+    expect(edges.body.data).toMatchObject({ rate_limit_per_second: 100_000, callback_url: null, low_balance_threshold: '10000000000000.00' });
     expect(edges.body.data.ip_whitelist).toHaveLength(100);
-    const one = await admin('PATCH', `/admin/v1/merchants/${edges.body.data.merchant_id}`, { rate_limit_per_second: 1, ip_whitelist: [] });
-    expect(one.body.data).toMatchObject({ rate_limit_per_second: 1, ip_whitelist: [] });
+    const one = await admin('PATCH', `/admin/v1/merchants/${edges.body.data.merchant_id}`, {
+      rate_limit_per_second: 1,
+      ip_whitelist: [],
+      low_balance_threshold: '0.01',
+    });
+    expect(one.body.data).toMatchObject({ rate_limit_per_second: 1, ip_whitelist: [], low_balance_threshold: '0.01' });
+    const none = await admin('POST', '/admin/v1/merchants', { name: 'No alert', low_balance_threshold: null });
+    expect(none.body.data).toMatchObject({ low_balance_threshold: null });
     const reference = await admin('POST', `/admin/v1/merchants/${merchantId}/deposits`, { amount: '0.01', reference: ` ~${long(126, '!')}` });
     expect(reference.status).toBe(201);
     const fields = await admin('PUT', '/admin/v1/skus/s-edges', {

@@ -1,4 +1,4 @@
-import { AttemptStart, recordAttemptResults, startAttempts } from '../../projections/callback-schedule.queries';
+import { AttemptResult, AttemptStart, recordAttemptResults, startAttempts } from '../../projections/callback-schedule.queries';
 import { migrate } from '../../src/infrastructure/postgres/migrations';
 import { allMigrations } from '../../src/schema';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
@@ -87,5 +87,31 @@ describe('callback attempts and expired leases', () => {
     const { rows } = await db.pool.query('select acknowledged, status_code from callback_attempts where order_no = $1', ['T-result']);
     expect(rows).toEqual([{ acknowledged: true, status_code: 200 }]);
     expect(await deliveryRow('T-result')).toMatchObject({ state: 'pending', leased_by: 'instance-b' });
+  });
+
+  it('counts each result once, in the sender’s row of the minute the attempt started', async () => {
+    await delivery('T-count-ack', 'instance-count');
+    await delivery('T-count-refused', 'instance-count');
+    expect(await startAttempts(db.pool, 'instance-count', [start('T-count-ack', 1), start('T-count-refused', 1)])).toEqual([true, true]);
+    const result = (orderNo: string, acknowledged: boolean): AttemptResult => ({
+      order_no: orderNo,
+      attempt: 1,
+      next: acknowledged ? 'acknowledged' : 'pending',
+      delay_ms: 100,
+      status_code: acknowledged ? 200 : 500,
+      latency_ms: 7,
+      reply_excerpt: acknowledged ? 'SUCCESS' : '',
+      acknowledged,
+      error: null,
+    });
+    const results = [result('T-count-ack', true), result('T-count-refused', false)];
+    await recordAttemptResults(db.pool, 'instance-count', results);
+    // The same statement again (sent again after a lost connection, say) counts nothing more.
+    await recordAttemptResults(db.pool, 'instance-count', results);
+    const { rows } = await db.pool.query(
+      `select m.minute = date_bin('1 minute', a.started_at, timestamptz '1970-01-01 00:00:00+00') as started_then, m.acknowledged, m.not_acknowledged
+       from callback_attempt_minutes m, callback_attempts a where m.sent_by = 'instance-count' and a.order_no = 'T-count-ack'`,
+    );
+    expect(rows).toEqual([{ started_then: true, acknowledged: 1, not_acknowledged: 1 }]);
   });
 });

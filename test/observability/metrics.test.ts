@@ -71,7 +71,7 @@ describe('GET /metrics', () => {
       expect(sample(after, 'pg_pool_connections', { pool: 'main', state: 'idle' })).toBeGreaterThan(0);
       expect(after.has('pg_pool_connections{pool="admission",state="waiting"}')).toBe(true);
       expect(after.has('process_cpu_seconds_total')).toBe(true);
-      for (const projection of ['orders', 'wallets', 'fulfilment-jobs', 'callback-schedule']) {
+      for (const projection of ['orders', 'wallets', 'order-minutes', 'fulfilment-jobs', 'callback-schedule']) {
         expect(after.has(`projection_lag_events{projection="${projection}"}`)).toBe(true);
         expect(after.has(`projection_lag_seconds{projection="${projection}"}`)).toBe(true);
       }

@@ -46,7 +46,7 @@ describe('health probes: /health/live, /health/ready (on a Postgres server of it
           postgres: passed(),
           event_store: passed(),
           migrations: passed({ applied: expect.any(Number) }),
-          projections: passed({ max_lag_ms: MAX_LAG_MS, lag_ms: { orders: 0, wallets: 0, 'fulfilment-jobs': 0, 'callback-schedule': 0 } }),
+          projections: passed({ max_lag_ms: MAX_LAG_MS, lag_ms: { orders: 0, wallets: 0, 'order-minutes': 0, 'fulfilment-jobs': 0, 'callback-schedule': 0 } }),
           // A new database has no wallets to load at start-up.
           wallets: passed({ state: 'done', wanted: 0, loaded: 0, events: 0, ms: expect.any(Number) }),
         },
@@ -93,7 +93,9 @@ describe('health probes: /health/live, /health/ready (on a Postgres server of it
       await new Promise((r) => setTimeout(r, MAX_LAG_MS + 200));
       const behind = await ready(service);
       expect(behind.status).toBe(503);
-      expect(behind.body.message).toMatch(/^Not ready: projections: orders, wallets, fulfilment-jobs, callback-schedule more than 1000 ms behind the log$/);
+      expect(behind.body.message).toMatch(
+        /^Not ready: projections: orders, wallets, order-minutes, fulfilment-jobs, callback-schedule more than 1000 ms behind the log$/,
+      );
       expect(behind.body.checks.projections.detail.lag_ms.wallets).toBeGreaterThan(MAX_LAG_MS);
       expect(behind.body.checks.postgres.ok).toBe(true);
     } finally {

@@ -113,7 +113,9 @@ describe('projections on a thread of their own', () => {
       const { lines, logger } = collectingLogger();
       const runner = new ThreadedProjectionRunner(fedProjections, config(db.config), logger);
       await runner.start();
-      expect(lines).toEqual([{ level: 'log', message: 'applying orders, wallets, fulfilment-jobs, callback-schedule on a thread of their own' }]);
+      expect(lines).toEqual([
+        { level: 'log', message: 'applying orders, wallets, order-minutes, fulfilment-jobs, callback-schedule on a thread of their own' },
+      ]);
       expect(await threadConnections(db.pool)).toBeGreaterThan(0);
       await runner.stop();
       expect(

@@ -21,7 +21,7 @@ function expectHealthy({ status, body }: { status: number; body: Health }) {
   expect(body.status).toBe('ok');
   expect(body.event_store).toBe('postgres');
   expect(body.projections).toEqual(expect.any(Object));
-  expect(Object.keys(body.projections).sort()).toEqual(['callback-schedule', 'fulfilment-jobs', 'orders', 'wallets']);
+  expect(Object.keys(body.projections).sort()).toEqual(['callback-schedule', 'fulfilment-jobs', 'order-minutes', 'orders', 'wallets']);
 }
 
 /** Starts services at once; stops the ones that came up if any did not, then rethrows. */

@@ -5,6 +5,9 @@ import { displayName, listOf, listParameters, merchantId, ok, operation, PathIte
 const ipWhitelist = array(string(), { maxItems: 100 });
 const rateLimit = integer({ minimum: 1, maximum: 100_000 });
 const callbackUrl = nullable(string({ maxLength: 2048, format: 'uri' }));
+const lowBalanceThreshold = nullable(
+  string({ pattern: '^\\d+(\\.\\d{1,2})?$', description: "A positive amount in the merchant's currency; null for no low-balance alert" }),
+);
 
 export const merchant: Schema = closed(
   {
@@ -16,6 +19,7 @@ export const merchant: Schema = closed(
     ip_whitelist: array(string()),
     status: { enum: ['active', 'suspended'] },
     rate_limit_per_second: integer(),
+    low_balance_threshold: nullable(money),
     previous_secret_valid_until: nullable(timestamp),
     created_at: timestamp,
     created_by: string(),
@@ -52,8 +56,9 @@ export function merchantPaths(): PathItems {
             callback_url: callbackUrl,
             ip_whitelist: ipWhitelist,
             rate_limit_per_second: rateLimit,
+            low_balance_threshold: lowBalanceThreshold,
           },
-          ['currency', 'callback_url', 'ip_whitelist', 'rate_limit_per_second'],
+          ['currency', 'callback_url', 'ip_whitelist', 'rate_limit_per_second', 'low_balance_threshold'],
         ),
         responses: { 201: ok('The merchant, with its app secret', ref('Merchant')), ...refusals({}, { body: true }) },
       }),
@@ -67,15 +72,20 @@ export function merchantPaths(): PathItems {
       }),
       patch: operation({
         summary: 'Change a merchant',
-        description: 'Any of callback_url (null removes it), ip_whitelist (replaces the list), status and rate_limit_per_second.',
+        description:
+          'Any of callback_url (null removes it), ip_whitelist (replaces the list), status, rate_limit_per_second and low_balance_threshold (null removes it).',
         roles: ['admin'],
         parameters: [merchantId],
-        body: closed({ callback_url: callbackUrl, ip_whitelist: ipWhitelist, status: { enum: ['active', 'suspended'] }, rate_limit_per_second: rateLimit }, [
-          'callback_url',
-          'ip_whitelist',
-          'status',
-          'rate_limit_per_second',
-        ]),
+        body: closed(
+          {
+            callback_url: callbackUrl,
+            ip_whitelist: ipWhitelist,
+            status: { enum: ['active', 'suspended'] },
+            rate_limit_per_second: rateLimit,
+            low_balance_threshold: lowBalanceThreshold,
+          },
+          ['callback_url', 'ip_whitelist', 'status', 'rate_limit_per_second', 'low_balance_threshold'],
+        ),
         responses: {
           200: ok('The merchant as changed', ref('Merchant')),
           ...refusals({ 404: { codes: ['MERCHANT_NOT_FOUND'], description: 'no such merchant' } }, { body: true }),

@@ -1,6 +1,6 @@
 import { BACK_OFFICE_ROUTES, documentedPath } from '../../back-office/routes.public';
-import { anyObject, array, boolean, closed, integer, nullable, open, position, response, string, success, timestamp } from '../schema-kit';
-import { ok, operation, PathItems, refusals } from './route-kit';
+import { anyObject, array, boolean, closed, integer, money, nullable, open, position, ref, response, Schema, string, success, timestamp } from '../schema-kit';
+import { ok, operation, PathItems, query, refusals } from './route-kit';
 
 /** Whether the service keeps up, for staff. */
 export function statusPaths(): PathItems {
@@ -22,6 +22,65 @@ export function statusPaths(): PathItems {
           ),
           ...refusals({}),
         },
+      }),
+    },
+  };
+}
+
+const count = integer({ minimum: 0 });
+const counts = (...names: string[]) => Object.fromEntries(names.map((name) => [name, count]));
+const seconds = nullable(integer({ minimum: 0 }));
+const milliseconds = nullable({ type: 'number', minimum: 0 });
+
+/** One point of the dashboard's series: what happened in the slot that starts at `at`. */
+const dashboardPoint = closed({
+  at: timestamp,
+  orders: closed(counts('accepted', 'success', 'failed', 'unknown', 'refused', 'resolved')),
+  upstream: closed({
+    ...counts('sent', 'delivered', 'refused', 'unknown', 'retried'),
+    latency_ms: closed({ p50: milliseconds, p99: milliseconds }),
+  }),
+  callbacks: closed({
+    ...counts('acknowledged', 'not_acknowledged'),
+    acknowledged_ratio: nullable({ type: 'number', minimum: 0, maximum: 1 }),
+  }),
+});
+
+/** The operations dashboard's reply; later versions may add series or figures. */
+export const dashboard: Schema = open({
+  at: timestamp,
+  window: { enum: ['1h', '24h'] },
+  step_seconds: { enum: [60, 900] },
+  from: timestamp,
+  to: timestamp,
+  series: array(dashboardPoint, { minItems: 60, maxItems: 96 }),
+  now: open({
+    projections: array(closed({ name: string(), events_behind: count, events_behind_at_least: boolean, lag_seconds: { type: 'number', minimum: 0 } })),
+    fulfilment: closed({ pending: count, oldest_age_seconds: seconds }),
+    callbacks: closed({ pending: count, exhausted: count, oldest_pending_age_seconds: seconds }),
+    reconciliation: closed({ unknown_result_orders: count, oldest_age_seconds: seconds, oldest_order_no: nullable(string()) }),
+    low_balance: closed({
+      total: count,
+      merchants: array(closed({ merchant_id: string(), name: string(), currency: string(), available_balance: money, low_balance_threshold: money }), {
+        maxItems: 100,
+      }),
+    }),
+  }),
+});
+
+/** How the service has been doing over the last hour or day, for operators. */
+export function dashboardPaths(): PathItems {
+  return {
+    [documentedPath(BACK_OFFICE_ROUTES.operationsDashboard)]: {
+      get: operation({
+        summary: 'The operations dashboard: orders, the upstream and callbacks over time, and the queues now',
+        description:
+          'Series a point a minute over the last hour (window=1h, the default: 60 points) or a point every 15 minutes over the last 24 hours ' +
+          '(window=24h: 96 points), in UTC slots aligned on the epoch, the last one the slot now is in; and the queues, the projections and ' +
+          'the merchants under their low-balance threshold as they are now. Read from per-minute rollups and indexes, never the orders or the log whole.',
+        roles: ['admin'],
+        parameters: [query('window', '1h (default) or 24h; anything else, an empty value or the parameter twice is refused', { enum: ['1h', '24h'] })],
+        responses: { 200: ok('The dashboard', ref('Dashboard')), ...refusals({}) },
       }),
     },
   };

@@ -1,6 +1,6 @@
 import { IsIn, IsInt, Matches, Max, Min } from 'class-validator';
 import { Optional, OptionalNullable, Rules } from '../../infrastructure/http/field-rules';
-import { IsDisplayName, IsHttpUrl, IsIpWhitelist } from '../http/validators';
+import { IsDisplayName, IsHttpUrl, IsIpWhitelist, IsPositiveAmount } from '../http/validators';
 
 export const MERCHANT_STATUSES = ['active', 'suspended'] as const;
 export type MerchantStatus = (typeof MERCHANT_STATUSES)[number];
@@ -12,6 +12,8 @@ const MAX_RATE_LIMIT = 100_000;
 const CallbackUrl = () => Rules(OptionalNullable(), IsHttpUrl());
 const IpWhitelist = () => Rules(Optional(), IsIpWhitelist());
 const RateLimitPerSecond = () => Rules(Optional(), IsInt({ message: 'rate_limit_per_second must be an integer' }), Min(1), Max(MAX_RATE_LIMIT));
+/** An amount in the merchant's currency; null for no alert. */
+const LowBalanceThreshold = () => Rules(OptionalNullable(), IsPositiveAmount());
 
 // Decorators run bottom-up: the type check is written first so that its message wins.
 export class CreateMerchantDto {
@@ -30,6 +32,9 @@ export class CreateMerchantDto {
 
   @RateLimitPerSecond()
   rate_limit_per_second?: number;
+
+  @LowBalanceThreshold()
+  low_balance_threshold?: string | null;
 }
 
 export class UpdateMerchantDto {
@@ -45,6 +50,9 @@ export class UpdateMerchantDto {
 
   @RateLimitPerSecond()
   rate_limit_per_second?: number;
+
+  @LowBalanceThreshold()
+  low_balance_threshold?: string | null;
 }
 
 /** At most 30 days: long enough for any merchant's deployment, short enough that a forgotten overlap ends. */

@@ -1,4 +1,5 @@
 import { isoTimestamp } from '../../shared/clock';
+import { formatAmount } from '../../shared/money';
 import { MerchantStatus } from './merchant.dto';
 
 export interface MerchantRow {
@@ -10,6 +11,8 @@ export interface MerchantRow {
   ip_whitelist: string[];
   status: MerchantStatus;
   rate_limit_per_second: number;
+  /** Minor units, as Postgres returns a bigint; null: no low-balance alert. */
+  low_balance_threshold: string | null;
   created_at: Date;
   created_by: string;
   updated_at: Date;
@@ -19,7 +22,7 @@ export interface MerchantRow {
 
 /** Every column but the encrypted secret, which never leaves the service after creation. */
 export const MERCHANT_COLUMNS =
-  'merchant_id, name, currency, api_key, callback_url, ip_whitelist, status, rate_limit_per_second, created_at, created_by, updated_at, updated_by, previous_app_secret_valid_until';
+  'merchant_id, name, currency, api_key, callback_url, ip_whitelist, status, rate_limit_per_second, low_balance_threshold, created_at, created_by, updated_at, updated_by, previous_app_secret_valid_until';
 
 /** The merchant as the back office shows it. The API key identifies; it is the app secret that signs, and that is never shown again. */
 export interface MerchantView {
@@ -53,6 +56,8 @@ export function merchantView(row: MerchantRow): MerchantView {
     ip_whitelist: row.ip_whitelist,
     status: row.status,
     rate_limit_per_second: row.rate_limit_per_second,
+    // Under this available balance the merchant is listed on the operations dashboard and its gauge reads 1.
+    low_balance_threshold: thresholdText(row.low_balance_threshold),
     created_at: isoTimestamp(row.created_at),
     created_by: row.created_by,
     updated_at: isoTimestamp(row.updated_at),
@@ -65,3 +70,6 @@ export function merchantView(row: MerchantRow): MerchantView {
 function stillValid(until: Date | null): string | null {
   return until && until.getTime() > Date.now() ? isoTimestamp(until) : null;
 }
+
+/** A threshold in minor units (as stored) as the API writes money; null stays null. */
+export const thresholdText = (minor: string | bigint | null): string | null => (minor === null ? null : formatAmount(BigInt(minor)));

@@ -62,7 +62,7 @@ export class MerchantsController {
     @Req() request: object,
   ) {
     if (Object.keys(body).length === 0) {
-      throw new ApiError(422, 'VALIDATION_FAILED', 'Name at least one of callback_url, ip_whitelist, status, rate_limit_per_second');
+      throw new ApiError(422, 'VALIDATION_FAILED', 'Name at least one of callback_url, ip_whitelist, status, rate_limit_per_second, low_balance_threshold');
     }
     const changed = await this.service.update(merchantId, body, by.staffId, requestFields(request));
     if (!changed) throw notFound(merchantId);

@@ -7,7 +7,7 @@ import { inTransaction } from '../../infrastructure/postgres/transactions';
 import { Conditions, containing } from '../http/listing';
 import { MerchantCredentials } from './merchant-credentials';
 import { MerchantStatus } from './merchant.dto';
-import { MERCHANT_COLUMNS, MerchantRow } from './merchant.view';
+import { MERCHANT_COLUMNS, MerchantRow, thresholdText } from './merchant.view';
 
 export interface NewMerchant {
   name: string;
@@ -15,6 +15,8 @@ export interface NewMerchant {
   callbackUrl: string | null;
   ipWhitelist: string[];
   rateLimitPerSecond: number;
+  /** Minor units; null for no low-balance alert. */
+  lowBalanceThreshold: bigint | null;
 }
 
 export interface MerchantChanges {
@@ -22,10 +24,20 @@ export interface MerchantChanges {
   ip_whitelist?: string[];
   status?: MerchantStatus;
   rate_limit_per_second?: number;
+  /** Minor units; null removes the threshold. */
+  low_balance_threshold?: bigint | null;
 }
 
 /** The columns a PATCH may set: the SET clause is built from this list only. */
-const CHANGEABLE: readonly (keyof MerchantChanges)[] = ['callback_url', 'ip_whitelist', 'status', 'rate_limit_per_second'];
+const CHANGEABLE: readonly (keyof MerchantChanges)[] = ['callback_url', 'ip_whitelist', 'status', 'rate_limit_per_second', 'low_balance_threshold'];
+
+/** A change as the statement sends it: minor units as text, the rest as given. */
+const columnValue = (value: unknown) => (typeof value === 'bigint' ? value.toString() : value);
+
+/** A column's value as the audit trail records it: money as the API writes it, the rest as stored. */
+function audited(field: keyof MerchantChanges, value: unknown): unknown {
+  return field === 'low_balance_threshold' ? thresholdText(value as string | bigint | null) : value;
+}
 
 @Injectable()
 export class MerchantsRepository {
@@ -38,8 +50,9 @@ export class MerchantsRepository {
   async create(merchant: NewMerchant, credentials: MerchantCredentials, createdBy: string): Promise<MerchantRow> {
     return inTransaction(this.pool, async (client) => {
       const { rows } = await client.query<MerchantRow>(
-        `insert into merchants (merchant_id, name, currency, api_key, app_secret_enc, callback_url, ip_whitelist, rate_limit_per_second, created_by, updated_by)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
+        `insert into merchants (merchant_id, name, currency, api_key, app_secret_enc, callback_url, ip_whitelist, rate_limit_per_second,
+                                low_balance_threshold, created_by, updated_by)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
          returning ${MERCHANT_COLUMNS}`,
         [
           credentials.merchantId,
@@ -50,6 +63,7 @@ export class MerchantsRepository {
           merchant.callbackUrl,
           merchant.ipWhitelist,
           merchant.rateLimitPerSecond,
+          merchant.lowBalanceThreshold?.toString() ?? null,
           createdBy,
         ],
       );
@@ -63,6 +77,7 @@ export class MerchantsRepository {
           callback_url: merchant.callbackUrl,
           ip_whitelist: merchant.ipWhitelist,
           rate_limit_per_second: merchant.rateLimitPerSecond,
+          low_balance_threshold: thresholdText(merchant.lowBalanceThreshold),
         },
       });
       return rows[0];
@@ -96,13 +111,15 @@ export class MerchantsRepository {
       const { rows } = await client.query<MerchantRow>(
         `update merchants set ${[...assignments, 'updated_at = now()', 'updated_by = $2'].join(', ')}
          where merchant_id = $1 returning ${MERCHANT_COLUMNS}`,
-        [merchantId, updatedBy, ...fields.map((field) => changes[field])],
+        [merchantId, updatedBy, ...fields.map((field) => columnValue(changes[field]))],
       );
       await recordAudit(client, {
         staffId: updatedBy,
         action: 'merchant.updated',
         target: `merchant:${merchantId}`,
-        details: { changes: Object.fromEntries(fields.map((field) => [field, { from: before[field], to: changes[field] }])) },
+        details: {
+          changes: Object.fromEntries(fields.map((field) => [field, { from: audited(field, before[field]), to: audited(field, changes[field]) }])),
+        },
       });
       return rows[0];
     });

@@ -7,7 +7,8 @@ import { APP_CONFIG } from '../../infrastructure/infrastructure.tokens';
 import { newMerchantCredentials } from './merchant-credentials';
 import { CreateMerchantDto, DEFAULT_RATE_LIMIT, UpdateMerchantDto } from './merchant.dto';
 import { MerchantRow } from './merchant.view';
-import { MerchantsRepository } from './merchants.repository';
+import { MerchantChanges, MerchantsRepository } from './merchants.repository';
+import { parseAmount } from '../../shared/money';
 import { OpenWallet } from '../../ledger/commands/open-wallet/open-wallet.command';
 
 /** A change to a merchant, and what staff should know about it. */
@@ -42,6 +43,7 @@ export class MerchantsService {
       callbackUrl: body.callback_url ?? null,
       ipWhitelist: body.ip_whitelist ?? [],
       rateLimitPerSecond: body.rate_limit_per_second ?? DEFAULT_RATE_LIMIT,
+      lowBalanceThreshold: minorUnits(body.low_balance_threshold) ?? null,
     };
     await this.commands.execute(new OpenWallet(credentials.merchantId, merchant.currency));
     const row = await this.merchants.create(merchant, credentials, staffId);
@@ -49,7 +51,9 @@ export class MerchantsService {
   }
 
   async update(merchantId: string, body: UpdateMerchantDto, staffId: string, logFields: object): Promise<MerchantChange | undefined> {
-    const row = await this.merchants.update(merchantId, body, staffId);
+    const { low_balance_threshold: threshold, ...settings } = body;
+    const changes: MerchantChanges = threshold === undefined ? settings : { ...settings, low_balance_threshold: minorUnits(threshold) };
+    const row = await this.merchants.update(merchantId, changes, staffId);
     return row && { row, warnings: this.callbackWarnings(merchantId, body.callback_url, logFields) };
   }
 
@@ -66,4 +70,9 @@ export class MerchantsService {
     this.logger.warn({ message: `merchant ${merchantId}: ${message}`, ...logFields });
     return [{ code: 'CALLBACK_URL_NOT_PUBLIC', field: 'callback_url', message }];
   }
+}
+
+/** A threshold as the body gives it (validated: a positive amount) in minor units; null and absent stay as they are. */
+function minorUnits(amount: string | null | undefined): bigint | null | undefined {
+  return typeof amount === 'string' ? parseAmount(amount) : amount;
 }

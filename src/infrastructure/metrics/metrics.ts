@@ -95,6 +95,11 @@ export class Metrics {
   readonly projectionLagSeconds = this.gauge('projection_lag_seconds', 'Age of the oldest event a projection has not applied yet (0 when it is caught up)', [
     'projection',
   ]);
+  readonly merchantLowBalance = this.gauge(
+    'topup_merchant_low_balance',
+    "Merchants with a low-balance threshold: 1 while the wallet's available balance is under it, else 0",
+    ['merchant_id'],
+  );
   readonly scrapeErrors = new Counter({
     name: 'metrics_scrape_errors_total',
     help: 'Scrape-time readings that failed (the gauges they feed keep their last value)',

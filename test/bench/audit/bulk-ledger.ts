@@ -12,6 +12,7 @@
 import { Pool } from 'pg';
 import { callbackScheduleProjection } from '../../../projections/callback-schedule.projection';
 import { fulfilmentJobsProjection } from '../../../projections/fulfilment-jobs.projection';
+import { orderMinutesProjection, UPSTREAM_LATENCY_BOUNDS_MS } from '../../../projections/order-minutes.projection';
 import { ordersProjection } from '../../../projections/orders.projection';
 import { WALLET_SNAPSHOT_INTERVAL, walletsProjection } from '../../../projections/wallets.projection';
 import { deriveOrderNo } from '../../../src/ledger/order/order-number';
@@ -231,7 +232,7 @@ export async function buildLedger(pool: Pool, shape: LedgerShape, onProgress: (e
   };
 }
 
-/** What the orders and wallets projections would hold after applying the whole log. */
+/** What the orders, wallets and order-minutes projections would hold after applying the whole log. */
 async function deriveReadModels(pool: Pool): Promise<void> {
   await pool.query(`
     insert into rm_statement_lines (merchant_id, revision, position_commit, position_prepare, entry_type, order_no, attempt,
@@ -281,6 +282,25 @@ async function deriveReadModels(pool: Pool): Promise<void> {
           order by stream_id, stream_revision desc) l using (stream_id)
     left join (select stream_id, (data->>'at')::timestamptz as at from es_events where event_type = 'OrderAccepted') a using (stream_id)
     where p.stream_id like 'order-%' and p.stream_revision = 0`);
+  // Every order here is sent once and answered at once: no retried sends, none left open.
+  const minute = (at: string) => `date_bin('1 minute', (${at})::timestamptz, timestamptz '1970-01-01 00:00:00+00')`;
+  await pool.query(`
+    insert into rm_order_minutes (minute, accepted, refused, unknown, resolved, succeeded, failed, sent,
+      answered_delivered, answered_refused, answered_unknown, answered_retried)
+    select ${minute("data->>'at'")}, count(*) filter (where event_type = 'OrderAccepted'), count(*) filter (where event_type = 'OrderRefused'),
+      count(*) filter (where event_type = 'OrderResultUnknown'), count(*) filter (where event_type = 'OrderResolved'),
+      count(*) filter (where event_type = 'OrderSucceeded'), count(*) filter (where event_type = 'OrderFailed'),
+      count(*) filter (where event_type = 'OrderSentUpstream'), count(*) filter (where event_type = 'OrderDeliveryConfirmed'),
+      count(*) filter (where event_type = 'OrderDeliveryFailed'), count(*) filter (where event_type = 'OrderResultUnknown'), 0
+    from es_events where stream_id like 'order-%' and event_type <> 'OrderPlaced' group by 1`);
+  await pool.query(`
+    insert into rm_upstream_latency (minute, bucket, answers)
+    select ${minute('a.at')}, width_bucket(extract(epoch from (a.at)::timestamptz - (s.at)::timestamptz)::float8 * 1000,
+                                           '{${UPSTREAM_LATENCY_BOUNDS_MS.join(',')}}'::float8[]), count(*)
+    from (select stream_id, data->>'at' as at from es_events
+          where event_type in ('OrderDeliveryConfirmed', 'OrderDeliveryFailed', 'OrderResultUnknown')) a
+    join (select stream_id, data->>'at' as at from es_events where event_type = 'OrderSentUpstream') s using (stream_id)
+    group by 1, 2`);
   // The read models are at the last event. The workflow feeds (fulfilment jobs, callbacks)
   // start after it too: nothing in a built ledger is to be sent anywhere.
   await pool.query(
@@ -289,7 +309,7 @@ async function deriveReadModels(pool: Pool): Promise<void> {
      from (select transaction_id, global_position from es_events order by transaction_id desc, global_position desc limit 1) last,
        unnest($1::text[]) as name
      on conflict (name) do update set position_commit = excluded.position_commit, position_prepare = excluded.position_prepare`,
-    [[ordersProjection, walletsProjection, fulfilmentJobsProjection, callbackScheduleProjection].map((p) => p.name)],
+    [[ordersProjection, walletsProjection, orderMinutesProjection, fulfilmentJobsProjection, callbackScheduleProjection].map((p) => p.name)],
   );
   await pool.query('vacuum analyze');
 }
