@@ -34,6 +34,8 @@ export interface MerchantView {
   ip_whitelist: string[];
   status: MerchantStatus;
   rate_limit_per_second: number;
+  /** Money in the wallet's currency; null when none is set. */
+  low_balance_threshold: string | null;
   created_at: string;
   created_by: string;
   updated_at: string;
