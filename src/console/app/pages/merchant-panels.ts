@@ -3,6 +3,7 @@ import { row } from '../components/bits';
 import { errorBox, outcome, shownOnce } from '../components/feedback';
 import { form } from '../components/form';
 import { age, time, toLocalInput } from '../components/format';
+import { named } from '../components/names';
 import { table } from '../components/table';
 import { append, h } from '../dom';
 import { refresh } from '../navigation';
@@ -102,7 +103,7 @@ export function pricesPanel(base: string, prices: Reply<ListPage<'prices', Price
             ['Name', (p) => p.sku_name],
             ['Price', (p) => p.price, 'num'],
             ['On shelf', (p) => (p.on_shelf ? 'yes' : 'no')],
-            ['Updated', (p) => `${time(p.updated_at)} by ${p.updated_by}`],
+            ['Updated', (p) => h('span', {}, `${time(p.updated_at)} by `, named(p.updated_by_name, p.updated_by))],
           ],
           prices.data.prices,
           'No price: the merchant can order nothing yet.',

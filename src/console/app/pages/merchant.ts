@@ -3,6 +3,7 @@ import { facts, link, pill, row } from '../components/bits';
 import { errorBox } from '../components/feedback';
 import { form } from '../components/form';
 import { time } from '../components/format';
+import { named } from '../components/names';
 import { h } from '../dom';
 import { hashWith, refresh } from '../navigation';
 import type { BalanceAsOf, ListPage, MerchantView, PriceListView } from '../replies';
@@ -42,7 +43,7 @@ export async function merchantPage(main: HTMLElement, merchantId: string) {
         ['Rate limit', `${m.rate_limit_per_second} requests/s`],
         ['Previous secret valid until', m.previous_secret_valid_until ? time(m.previous_secret_valid_until) : 'no overlap'],
         wallet.ok && ['Wallet', `${wallet.data.balance} ${m.currency} (frozen ${wallet.data.frozen_balance}, available ${wallet.data.available_balance})`],
-        ['Updated', `${time(m.updated_at)} by ${m.updated_by}`],
+        ['Updated', h('span', {}, `${time(m.updated_at)} by `, named(m.updated_by_name, m.updated_by))],
       ]),
       row(
         link(hashWith('orders', { merchant_id: m.merchant_id }), 'Orders'),

@@ -51,7 +51,7 @@ export function resolvePanel(order: OrderDetailView): HTMLElement {
               'p',
               {},
               h('strong', {}, `Resolve ${order.order_no} as ${chosen}?`),
-              ` ${order.amount} ${order.currency} will be ${chosen === 'success' ? 'deducted from' : 'released to'} merchant ${order.merchant_id}. This cannot be undone.`,
+              ` ${order.amount} ${order.currency} will be ${chosen === 'success' ? 'deducted from' : 'released to'} merchant ${order.merchant_name ?? order.merchant_id}. This cannot be undone.`,
             ),
             h('p', {}, `Note: ${note}`),
             row(

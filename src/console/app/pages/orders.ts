@@ -3,6 +3,7 @@ import { link, pill, row } from '../components/bits';
 import { errorBox } from '../components/feedback';
 import { form } from '../components/form';
 import { money, time, toInstant, toLocalInput } from '../components/format';
+import { named } from '../components/names';
 import { table } from '../components/table';
 import { append, h } from '../dom';
 import { go, hashWith, params } from '../navigation';
@@ -62,7 +63,7 @@ export async function ordersPage(main: HTMLElement) {
       [
         ['Order', (o) => link(`#/order/${o.order_no}`, o.order_no)],
         ['Out trade no', (o) => o.out_trade_no],
-        ['Merchant', (o) => o.merchant_id],
+        ['Merchant', (o) => named(o.merchant_name, o.merchant_id)],
         ['Account', (o) => o.account_id],
         ['Amount', (o) => money(o.amount, o.currency), 'num'],
         ['Status', (o) => o.status ?? '—'],

@@ -3,6 +3,7 @@ import { pill } from '../components/bits';
 import { errorBox } from '../components/feedback';
 import { form } from '../components/form';
 import { time } from '../components/format';
+import { named } from '../components/names';
 import { table } from '../components/table';
 import { h } from '../dom';
 import { go, hashWith, params } from '../navigation';
@@ -47,7 +48,8 @@ async function follow(slot: HTMLElement, id: string) {
           {},
           `Rebuild ${r.rebuild_id}: `,
           pill(r.status),
-          ` started ${time(r.started_at)} by ${r.requested_by}`,
+          ` started ${time(r.started_at)} by `,
+          named(r.requested_by_name, r.requested_by),
           r.finished_at ? `, finished ${time(r.finished_at)}` : '',
         ),
         r.error && h('p', { class: 'error' }, r.error),

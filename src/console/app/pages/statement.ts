@@ -1,6 +1,7 @@
 import { api, segment } from '../api';
 import { facts, link, row } from '../components/bits';
 import { balanceChart } from '../components/chart';
+import { eventCell, walletLineWords } from '../components/events';
 import { errorBox, outcome } from '../components/feedback';
 import { form } from '../components/form';
 import { time, toInstant, toLocalInput } from '../components/format';
@@ -61,7 +62,7 @@ export async function statementPage(main: HTMLElement) {
       [
         ['Rev', (l) => String(l.revision), 'num'],
         ['Recorded', (l) => time(l.recorded_at)],
-        ['Event', (l) => l.type],
+        ['Event', (l) => eventCell(walletLineWords(l), l.type, l.data)],
         ['Order / reference', (l) => (l.order_no ? link(`#/order/${l.order_no}`, l.order_no) : (l.reference ?? ''))],
         ['Amount', (l) => l.amount ?? '', 'num'],
         ['Balance', (l) => l.balance_after, 'num'],

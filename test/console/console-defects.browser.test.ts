@@ -1,0 +1,207 @@
+import { Browser, BrowserContext, BrowserContextOptions, chromium, Page } from 'playwright-core';
+import type { OrderDetailView } from '../../src/back-office/replies.public';
+import { AdjustWallet } from '../../src/ledger/commands/adjust-wallet/adjust-wallet.command';
+import { startUpstreamSimulator, UpstreamSimulator } from '../../src/fulfilment/simulator/upstream-simulator';
+import { adminClient } from '../back-office/admin-client';
+import { FULFILMENT_ENV } from '../support/fulfilment';
+import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
+import { RunningService, startService, TEST_ENV } from '../support/service';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { findChromium } = require('../support/chromium') as { findChromium(): { path?: string; reason?: string } };
+
+const CHROMIUM = findChromium();
+const inBrowser = CHROMIUM.path ? describe : describe.skip;
+
+/**
+ * The defects staff found when they used the console as each role would,
+ * each with the test that failed while it was there. Same set-up as
+ * console.browser.test.ts: Debian's Chromium, headless, against the real
+ * service on a real database.
+ */
+inBrowser('the defects staff found in the console', () => {
+  let db: TestDatabase;
+  let simulator: UpstreamSimulator;
+  let service: RunningService;
+  let browser: Browser;
+  let merchant: TestMerchant;
+  let clerk: { staff_id: string; token: string };
+  let auditor: { staff_id: string; token: string };
+  let admin: ReturnType<typeof adminClient>;
+  let seq = 0;
+  const contexts: BrowserContext[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    simulator = await startUpstreamSimulator({ deliveryDelayMs: 10 });
+    service = await startService(db, { ...FULFILMENT_ENV, UPSTREAM_URL: simulator.url, UPSTREAM_TIMEOUT_MS: '200' });
+    merchant = await provisionMerchant(service);
+    await service.pool.query(`update merchants set name = 'Acme Games' where merchant_id = $1`, [merchant.merchantId]);
+    admin = adminClient(service.url);
+    clerk = await admin.createStaff('reconciler', 'Rita Reconciler');
+    auditor = await admin.createStaff('auditor', 'Aldo Auditor');
+    browser = await chromium.launch({ executablePath: CHROMIUM.path, headless: true, args: ['--no-sandbox'] });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+    await simulator?.stop();
+    await db?.drop();
+  });
+
+  afterEach(async () => {
+    for (const context of contexts.splice(0)) await context.close();
+  });
+
+  /** A browser of its own; `problems` collects every console message, uncaught error and failed or refused request of its pages. */
+  async function newBrowser(options: BrowserContextOptions = {}): Promise<{ page: Page; problems: string[] }> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
+    contexts.push(context);
+    const problems: string[] = [];
+    const page = await context.newPage();
+    // Every message the page logs; Chromium's own hints about the markup ("[DOM] ...", level verbose) are the accessibility checks' to judge.
+    page.on('console', (message) => (message.type() as string) !== 'verbose' && problems.push(`console ${message.type()}: ${message.text()}`));
+    page.on('pageerror', (error) => problems.push(`error: ${error.message}`));
+    page.on('requestfailed', (request) => problems.push(`failed: ${request.url()} ${request.failure()?.errorText}`));
+    page.on('response', (response) => response.status() >= 400 && problems.push(`${response.status()}: ${response.url()}`));
+    page.on('dialog', (dialog) => dialog.accept());
+    return { page, problems };
+  }
+
+  async function signIn(token: string, options: BrowserContextOptions = {}) {
+    const opened = await newBrowser(options);
+    await opened.page.goto(`${service.url}/console`);
+    await opened.page.fill('input[name=token]', token);
+    await opened.page.click('button[type=submit]');
+    await opened.page.waitForSelector('#sign-out');
+    return opened;
+  }
+
+  async function go(page: Page, hash: string, selector: string) {
+    await page.goto(`${service.url}/console#/${hash}`);
+    await page.waitForSelector(selector);
+  }
+
+  async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000) {
+    const end = Date.now() + timeoutMs;
+    while (!(await check())) {
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  const stage = async (orderNo: string) => (await service.pool.query('select stage from rm_orders where order_no = $1', [orderNo])).rows[0]?.stage;
+  const text = (page: Page, selector: string) => page.locator(selector).innerText();
+  /** The value beside a label in a list of facts. */
+  const fact = (page: Page, label: string, within = 'main') => text(page, `${within} dl.facts dt:text-is("${label}") + dd`);
+
+  /** An order whose upstream result is unknown: the simulator takes account ids ending 999 and never answers. */
+  async function unknownResultOrder(): Promise<string> {
+    const reply = await signedFetch(service, merchant, {
+      path: '/api/v2/topup/submit',
+      body: JSON.stringify({ out_trade_no: `DEFECT-${++seq}`, sku_id: 'mlbb-86', account_id: `5${seq}000999`, account_fields: { server_id: '7' } }),
+    });
+    expect(reply.status).toBe(202);
+    const orderNo = reply.body.data.order_no as string;
+    await until(`${orderNo} to reach the queue`, async () => (await stage(orderNo)) === 'unknown');
+    return orderNo;
+  }
+
+  /** Resolved through the API with the clerk's token, then carried to its final stage. */
+  async function resolvedOrder(outcome: 'success' | 'failed', note: string): Promise<string> {
+    const orderNo = await unknownResultOrder();
+    const reply = await admin('POST', `/admin/v1/reconciliation/orders/${orderNo}/resolve`, { outcome, note }, { token: clerk.token });
+    expect(reply.status).toBe(200);
+    const final = outcome === 'success' ? 'succeeded' : 'failed';
+    await until(`${orderNo} to be ${final}`, async () => (await stage(orderNo)) === final);
+    return orderNo;
+  }
+
+  it('staff are shown by name, to every role, and the replies keep their ids beside the names', async () => {
+    const orderNo = await resolvedOrder('success', 'Provider statement line 7 shows it delivered');
+    for (const token of [clerk.token, auditor.token]) {
+      const { page } = await signIn(token);
+      await go(page, `order/${orderNo}`, '#resolution');
+      expect(await fact(page, 'Resolved by', '#resolution')).toBe(`Rita Reconciler (${clerk.staff_id})`);
+      expect(await text(page, 'main table')).toContain('Resolved as success by Rita Reconciler: Provider statement line 7 shows it delivered');
+      // The id is said once, beside the name, where an investigation needs it; nowhere alone.
+      expect(await text(page, 'main')).not.toMatch(new RegExp(`${clerk.staff_id}(?!\\))`));
+      const detail = await page.evaluate(
+        async (path) => ((await (await fetch(path, { headers: { 'x-console': '1' } })).json()) as { data: OrderDetailView }).data,
+        `/admin/v1/orders/${orderNo}`,
+      );
+      expect(detail.resolution).toMatchObject({ resolved_by: clerk.staff_id, resolved_by_name: 'Rita Reconciler' });
+      expect(detail.history.find((e) => e.type === 'OrderResolved')).toMatchObject({ data: { resolved_by: clerk.staff_id }, staff_name: 'Rita Reconciler' });
+    }
+    const summary = await admin('GET', `/admin/v1/orders?order_no=${orderNo}`, undefined, { token: auditor.token });
+    expect(summary.body.data.orders[0]).toMatchObject({ resolved_by: clerk.staff_id, resolved_by_name: 'Rita Reconciler' });
+
+    // The operator's pages: who created a member, who last changed a merchant.
+    const { page } = await signIn(TEST_ENV.ADMIN_TOKEN);
+    await go(page, 'staff', 'main table');
+    expect(await page.locator(`main tr:has-text("${clerk.staff_id}") td:nth-child(5)`).innerText()).toMatch(/ by Administrator \(ADMIN_TOKEN\)$/);
+    await go(page, `merchant/${merchant.merchantId}`, '#merchant-settings');
+    await page.fill('#merchant-settings input[name=rate_limit_per_second]', '9000');
+    await page.click('#merchant-settings button[type=submit]');
+    await page.waitForSelector('text=by Administrator (ADMIN_TOKEN)');
+    expect(await fact(page, 'Updated')).toMatch(/ by Administrator \(ADMIN_TOKEN\)$/);
+    expect((await admin('GET', `/admin/v1/merchants/${merchant.merchantId}`)).body.data).toMatchObject({
+      updated_by: 'admin',
+      updated_by_name: 'Administrator (ADMIN_TOKEN)',
+    });
+  });
+
+  it('merchants are shown by name on orders and queues, and the replies keep merchant_id', async () => {
+    const orderNo = await unknownResultOrder();
+    const { page } = await signIn(clerk.token);
+    await go(page, 'queue', `main tbody tr:has-text("${orderNo}")`);
+    expect(await page.locator(`main tbody tr:has-text("${orderNo}") td:nth-child(2)`).innerText()).toBe('Acme Games');
+    await go(page, `orders?order_no=${orderNo}`, 'main tbody tr');
+    expect(await page.locator('main tbody tr td:nth-child(3)').innerText()).toBe('Acme Games');
+    await go(page, `order/${orderNo}`, '#resolve-form');
+    expect(await fact(page, 'Merchant')).toBe(`Acme Games (${merchant.merchantId})`);
+    const queue = await admin('GET', '/admin/v1/reconciliation/orders', undefined, { token: clerk.token });
+    expect(queue.body.data.orders.find((o: { order_no: string }) => o.order_no === orderNo)).toMatchObject({
+      merchant_id: merchant.merchantId,
+      merchant_name: 'Acme Games',
+    });
+    const detail = await admin('GET', `/admin/v1/orders/${orderNo}`, undefined, { token: clerk.token });
+    expect(detail.body.data).toMatchObject({ merchant_id: merchant.merchantId, merchant_name: 'Acme Games' });
+  });
+
+  it('the timeline says what happened in words and amounts, with each event one click away', async () => {
+    const orderNo = await resolvedOrder('success', 'Seen on the provider portal');
+    await service.commands.execute(
+      new AdjustWallet(
+        merchant.merchantId,
+        { reference: 'adj-42', direction: 'credit', amount: 250n, reason: 'GOODWILL', note: 'Ticket 42, a late top-up' },
+        'admin',
+      ),
+    );
+    const { page } = await signIn(auditor.token);
+    await go(page, `order/${orderNo}`, 'main table');
+    const words = await page.locator('main table tbody tr td:nth-child(4) .event > span').allInnerTexts();
+    expect(words).toEqual([
+      expect.stringMatching(/^Placed: 1\.20 USD to 5\d+000999 \[server_id 7\] \(attempt 1\)$/),
+      'Accepted (attempt 1)',
+      'Sent upstream (attempt 1)',
+      expect.stringMatching(/^Result unknown: /),
+      'Resolved as success by Rita Reconciler: Seen on the provider portal',
+      'Succeeded',
+    ]);
+    expect(await text(page, 'main table')).not.toContain('{');
+    await page.click('main table tbody tr:first-child details summary');
+    expect(await text(page, 'main table tbody tr:first-child details pre')).toContain('"type": "OrderPlaced"');
+
+    await go(page, `statement?merchant_id=${merchant.merchantId}`, 'main table');
+    const lines = await page.locator('main table tbody tr td:nth-child(3) .event > span').allInnerTexts();
+    expect(lines).toEqual(expect.arrayContaining(['Opened, in USD', 'Deposited 100.00', 'Adjusted: credit of 2.50, GOODWILL: Ticket 42, a late top-up']));
+    // The order's own lines: its number is in the line's column beside the words.
+    const ofOrder = await page.locator(`main table tbody tr:has(a[href="#/order/${orderNo}"]) td:nth-child(3) .event > span`).allInnerTexts();
+    expect(ofOrder).toEqual(['Frozen 1.20 (attempt 1)', 'Deducted 1.20 (RESOLVED_SUCCESS)']);
+    await page.click('main table tbody tr:first-child details summary');
+    expect(await text(page, 'main table tbody tr:first-child details')).toMatch(/^WalletOpened\s+\{/);
+  });
+});
