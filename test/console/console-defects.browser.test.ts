@@ -1,4 +1,5 @@
 import { Browser, BrowserContext, BrowserContextOptions, chromium, Page } from 'playwright-core';
+import { allProjections } from '../../projections/all-projections';
 import type { OrderDetailView } from '../../src/back-office/replies.public';
 import { AdjustWallet } from '../../src/ledger/commands/adjust-wallet/adjust-wallet.command';
 import { startUpstreamSimulator, UpstreamSimulator } from '../../src/fulfilment/simulator/upstream-simulator';
@@ -118,6 +119,20 @@ inBrowser('the defects staff found in the console', () => {
     await until(`${orderNo} to be ${final}`, async () => (await stage(orderNo)) === final);
     return orderNo;
   }
+
+  it('the rebuild page offers exactly the read models the API rebuilds, and "all" rebuilds all of them', async () => {
+    const rebuildable = allProjections.map((p) => p.name);
+    const { page } = await signIn(TEST_ENV.ADMIN_TOKEN);
+    await go(page, 'rebuild', '#start-rebuild');
+    const offered = await page.locator('#start-rebuild select[name=projection] option').evaluateAll((options) => options.map((o) => o.getAttribute('value')));
+    expect(offered).toEqual(['', ...rebuildable]);
+    expect((await admin('POST', '/admin/v1/projections/rebuild', { projection: 'callback-schedule' })).status).toBe(422);
+    await page.selectOption('#start-rebuild select[name=projection]', '');
+    await page.click('#start-rebuild button[type=submit]');
+    await page.waitForSelector('#rebuild-progress .pill.done', { timeout: 30_000 });
+    const rebuilt = await page.locator('#rebuild-progress tbody tr td:first-child').allInnerTexts();
+    expect(rebuilt).toEqual(rebuildable);
+  });
 
   it('staff are shown by name, to every role, and the replies keep their ids beside the names', async () => {
     const orderNo = await resolvedOrder('success', 'Provider statement line 7 shows it delivered');
