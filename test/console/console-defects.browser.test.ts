@@ -120,6 +120,42 @@ inBrowser('the defects staff found in the console', () => {
     return orderNo;
   }
 
+  it('instants are typed and shown in UTC to the second, whatever the browser’s time zone', async () => {
+    // Half an hour off the hour, so that neither the hours nor the minutes could be right by chance.
+    const { page } = await signIn(auditor.token, { timezoneId: 'Asia/Kolkata' });
+    const statement = await admin('GET', `/admin/v1/wallets/${merchant.merchantId}/statement?limit=1000`);
+    const lines = statement.body.data.lines as { recorded_at: string; balance_after: string }[];
+    // A second after the last deposit was recorded: the balance then is that of the last line recorded by that instant.
+    const at = new Date(Math.floor(Date.parse(lines[lines.length - 1].recorded_at) / 1000) * 1000 + 1000).toISOString().replace('.000Z', 'Z');
+    const expected = lines.filter((l) => Date.parse(l.recorded_at) <= Date.parse(at)).at(-1)!.balance_after;
+
+    await go(page, `statement?merchant_id=${merchant.merchantId}`, '#balance-form');
+    expect(await text(page, '#balance-form label')).toContain('UTC');
+    await page.fill('#balance-form input[name=at]', at);
+    const [request] = await Promise.all([page.waitForRequest((r) => r.url().includes('/balance?')), page.click('#balance-form button[type=submit]')]);
+    expect(new URL(request.url()).searchParams.get('at')).toBe(at);
+    await page.waitForSelector('#balance-form + div dl');
+    expect(await fact(page, 'As of', '#balance-form + div')).toBe(`${at.replace('T', ' ').replace('Z', '')} UTC`);
+    expect(await fact(page, 'Balance', '#balance-form + div')).toBe(expected);
+
+    // The statement's window and the order search take the same instants, and show them as they were typed.
+    await page.fill('#statement-form input[name=from]', '2026-01-02 03:04:05');
+    await page.click('#statement-form button[type=submit]');
+    await page.waitForSelector('text=Window: 2026-01-02 03:04:05 UTC to now');
+    expect(await page.inputValue('#statement-form input[name=from]')).toBe('2026-01-02T03:04:05Z');
+    await go(page, 'orders', '#order-search');
+    await page.fill('#order-search input[name=created_from]', '2026-01-02T03:04:05+05:30');
+    await page.click('#order-search button[type=submit]');
+    await page.waitForURL(/created_from=2026-01-01T21%3A34%3A05Z/);
+    await page.waitForSelector('main h2');
+    expect(await page.inputValue('#order-search input[name=created_from]')).toBe('2026-01-01T21:34:05Z');
+    // What is no instant is refused on the page, before any request.
+    await page.fill('#order-search input[name=created_from]', '2026-02-30T10:00:00Z');
+    await page.click('#order-search button[type=submit]');
+    expect(await page.locator('#order-search input[name=created_from]:invalid').count()).toBe(1);
+    expect(page.url()).toContain('created_from=2026-01-01T21%3A34%3A05Z');
+  });
+
   it('the rebuild page offers exactly the read models the API rebuilds, and "all" rebuilds all of them', async () => {
     const rebuildable = allProjections.map((p) => p.name);
     const { page } = await signIn(TEST_ENV.ADMIN_TOKEN);

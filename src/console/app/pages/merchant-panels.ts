@@ -2,7 +2,7 @@ import { api, Reply, segment } from '../api';
 import { row } from '../components/bits';
 import { errorBox, outcome, shownOnce } from '../components/feedback';
 import { form } from '../components/form';
-import { age, time, toLocalInput } from '../components/format';
+import { age, instantText, time } from '../components/format';
 import { named } from '../components/names';
 import { table } from '../components/table';
 import { append, h } from '../dom';
@@ -30,9 +30,9 @@ export function secretPanel(base: string, m: MerchantView): HTMLElement {
       [
         {
           name: 'until',
-          label: 'The old secret keeps working until',
-          type: 'datetime-local',
-          value: toLocalInput(new Date(Date.now() + 86_400_000).toISOString()),
+          label: 'The old secret keeps working until (UTC)',
+          type: 'instant',
+          value: instantText(new Date(Math.floor(Date.now() / 1000) * 1000 + 86_400_000).toISOString()),
         },
         { name: 'now', label: 'Stop the old secret at once (it leaked)', type: 'checkbox' },
       ],

@@ -2,7 +2,7 @@ import { api } from '../api';
 import { link, pill, row } from '../components/bits';
 import { errorBox } from '../components/feedback';
 import { form } from '../components/form';
-import { money, time, toInstant, toLocalInput } from '../components/format';
+import { instantText, money, time } from '../components/format';
 import { named } from '../components/names';
 import { table } from '../components/table';
 import { append, h } from '../dom';
@@ -43,11 +43,11 @@ export async function ordersPage(main: HTMLElement) {
           value: chosen.stage ?? '',
           options: [['', 'any'], ...STAGES.map((s): [string, string] => [s, s === 'unknown' ? 'unknown result' : s])],
         },
-        { name: 'created_from', label: 'Created from', type: 'datetime-local', value: toLocalInput(chosen.created_from) },
-        { name: 'created_to', label: 'Created before', type: 'datetime-local', value: toLocalInput(chosen.created_to) },
+        { name: 'created_from', label: 'Created from (UTC)', type: 'instant', value: instantText(chosen.created_from) },
+        { name: 'created_to', label: 'Created before (UTC)', type: 'instant', value: instantText(chosen.created_to) },
       ],
       'Search',
-      (values) => go(hashWith('orders', { ...values, created_from: toInstant(values.created_from), created_to: toInstant(values.created_to) })),
+      (values) => go(hashWith('orders', values)),
       { id: 'order-search' },
     ),
   );

@@ -4,7 +4,7 @@ import { balanceChart } from '../components/chart';
 import { eventCell, walletLineWords } from '../components/events';
 import { errorBox, outcome } from '../components/feedback';
 import { form } from '../components/form';
-import { time, toInstant, toLocalInput } from '../components/format';
+import { instantText, time } from '../components/format';
 import { table } from '../components/table';
 import { h } from '../dom';
 import { merchantChoice, merchantOptions } from '../lookups';
@@ -23,11 +23,11 @@ export async function statementPage(main: HTMLElement) {
     form(
       [
         { name: 'merchant_id', label: 'Merchant', type: 'select', value: merchantId, options: [['', 'choose…'], ...merchants.map(merchantChoice)] },
-        { name: 'from', label: 'From', type: 'datetime-local', value: toLocalInput(from) },
-        { name: 'to', label: 'Before', type: 'datetime-local', value: toLocalInput(to) },
+        { name: 'from', label: 'From (UTC)', type: 'instant', value: instantText(from) },
+        { name: 'to', label: 'Before (UTC)', type: 'instant', value: instantText(to) },
       ],
       'Show',
-      (values) => go(hashWith('statement', { merchant_id: values.merchant_id, from: toInstant(values.from), to: toInstant(values.to) })),
+      (values) => go(hashWith('statement', { merchant_id: values.merchant_id, from: values.from, to: values.to })),
       { id: 'statement-form' },
     ),
   );
@@ -98,10 +98,10 @@ function balanceAsOfPanel(base: string): HTMLElement {
     { class: 'card' },
     h('h2', {}, 'Balance as of an instant'),
     form(
-      [{ name: 'at', label: 'At', type: 'datetime-local', required: true }],
+      [{ name: 'at', label: 'At (UTC, to the second)', type: 'instant', required: true }],
       'Show balance',
       async (values) =>
-        outcome(slot, await api<BalanceAsOf>('GET', `${base}/balance?at=${encodeURIComponent(toInstant(values.at) ?? '')}`), (b) =>
+        outcome(slot, await api<BalanceAsOf>('GET', `${base}/balance?at=${encodeURIComponent(values.at ?? '')}`), (b) =>
           facts([
             ['As of', time(b.as_of?.at)],
             ['Balance', b.balance],
