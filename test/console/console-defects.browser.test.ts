@@ -120,6 +120,21 @@ inBrowser('the defects staff found in the console', () => {
     return orderNo;
   }
 
+  it('after a deposit the merchant page shows one balance, the new one', async () => {
+    const { page } = await signIn(TEST_ENV.ADMIN_TOKEN);
+    await go(page, `merchant/${merchant.merchantId}`, '#deposit');
+    const before = await fact(page, 'Wallet');
+    await page.fill('#deposit input[name=amount]', '5.00');
+    await page.fill('#deposit input[name=reference]', 'defect-deposit-1');
+    await page.click('#deposit button[type=submit]');
+    await page.waitForSelector('#deposit + div .ok');
+    const deposited = (await text(page, '#deposit + div .ok')).match(/Balance (\d+\.\d\d) USD, available (\d+\.\d\d)/);
+    expect(deposited).not.toBeNull();
+    const [, balance, available] = deposited!;
+    expect(await fact(page, 'Wallet')).toMatch(new RegExp(`^${balance} USD \\(frozen \\d+\\.\\d\\d, available ${available}\\)$`));
+    expect(await fact(page, 'Wallet')).not.toBe(before);
+  });
+
   it('instants are typed and shown in UTC to the second, whatever the browser’s time zone', async () => {
     // Half an hour off the hour, so that neither the hours nor the minutes could be right by chance.
     const { page } = await signIn(auditor.token, { timezoneId: 'Asia/Kolkata' });

@@ -63,8 +63,8 @@ export function secretPanel(base: string, m: MerchantView): HTMLElement {
   return panel;
 }
 
-/** Money in: a deposit with the bank transfer's reference, which makes a repeated request harmless. */
-export function depositPanel(merchantId: string): HTMLElement {
+/** Money in: a deposit with the bank transfer's reference, which makes a repeated request harmless; `deposited` shows the wallet after it. */
+export function depositPanel(merchantId: string, deposited: (wallet: DepositView) => void): HTMLElement {
   const slot = h('div');
   return h(
     'section',
@@ -80,6 +80,7 @@ export function depositPanel(merchantId: string): HTMLElement {
         const reply = await api<DepositView>('POST', `/admin/v1/merchants/${segment(merchantId)}/deposits`, values);
         outcome(slot, reply, (w) => {
           f.reset();
+          deposited(w);
           return h('p', { class: 'ok' }, `Deposited. Balance ${w.balance} ${w.currency}, available ${w.available_balance}.`);
         });
       },
