@@ -120,6 +120,21 @@ inBrowser('the defects staff found in the console', () => {
     return orderNo;
   }
 
+  it('list pages print no `null` under the table when there is no next page', async () => {
+    const { page } = await signIn(TEST_ENV.ADMIN_TOKEN);
+    for (const [hash, selector] of [
+      ['merchants', 'main table'],
+      ['orders', 'main h2'],
+      ['staff', 'main table'],
+      ['catalogue', '#put-sku'],
+      ['queue', 'main p.muted'],
+    ]) {
+      await go(page, hash, selector);
+      const shown = await text(page, 'main');
+      expect({ hash, null: /\bnull\b/.test(shown), next: shown.includes('Next') }).toEqual({ hash, null: false, next: false });
+    }
+  });
+
   it('after a deposit the merchant page shows one balance, the new one', async () => {
     const { page } = await signIn(TEST_ENV.ADMIN_TOKEN);
     await go(page, `merchant/${merchant.merchantId}`, '#deposit');
@@ -269,5 +284,17 @@ inBrowser('the defects staff found in the console', () => {
     expect(ofOrder).toEqual(['Frozen 1.20 (attempt 1)', 'Deducted 1.20 (RESOLVED_SUCCESS)']);
     await page.click('main table tbody tr:first-child details summary');
     expect(await text(page, 'main table tbody tr:first-child details')).toMatch(/^WalletOpened\s+\{/);
+  });
+
+  it('after creating a merchant the list shows it, and the form keeps its currency and rate limit', async () => {
+    const { page } = await signIn(TEST_ENV.ADMIN_TOKEN);
+    await go(page, 'merchants', '#create-merchant');
+    await page.fill('#create-merchant input[name=name]', 'Contoso Credits');
+    await page.click('#create-merchant button[type=submit]');
+    await page.waitForSelector('#created .secret code.once');
+    expect(await text(page, 'main table')).toContain('Contoso Credits');
+    expect(await page.inputValue('#create-merchant input[name=currency]')).toBe('USD');
+    expect(await page.inputValue('#create-merchant input[name=rate_limit_per_second]')).toBe('100');
+    expect(await page.inputValue('#create-merchant input[name=name]')).toBe('');
   });
 });
