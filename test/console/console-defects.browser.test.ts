@@ -200,6 +200,22 @@ inBrowser('the defects staff found in the console', () => {
     expect(rebuilt).toEqual(rebuildable);
   });
 
+  it('the outcome of a resolution has no default: the form refuses to go on until one is chosen', async () => {
+    const orderNo = await unknownResultOrder();
+    const { page } = await signIn(clerk.token);
+    await go(page, `order/${orderNo}`, '#resolve-form');
+    expect(await page.inputValue('#resolve-form select[name=outcome]')).toBe('');
+    await page.fill('#resolve-form textarea[name=note]', 'Provider says pending still');
+    await page.click('#resolve-form button[type=submit]');
+    expect(await page.locator('#resolve-form select[name=outcome]:invalid').count()).toBe(1);
+    expect(await page.locator('#confirm-resolve').count()).toBe(0);
+    await page.selectOption('#resolve-form select[name=outcome]', 'failed');
+    await page.click('#resolve-form button[type=submit]');
+    await page.waitForSelector('#confirm-resolve');
+    expect(await text(page, '.confirm')).toContain('will be released to merchant Acme Games');
+    expect(await stage(orderNo)).toBe('unknown');
+  });
+
   it('staff are shown by name, to every role, and the replies keep their ids beside the names', async () => {
     const orderNo = await resolvedOrder('success', 'Provider statement line 7 shows it delivered');
     for (const token of [clerk.token, auditor.token]) {

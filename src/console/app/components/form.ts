@@ -24,6 +24,8 @@ export interface SelectField {
   /** [value, text] pairs, in order. */
   options: readonly (readonly [value: string, text: string])[];
   value?: string;
+  /** The browser refuses to submit while the chosen option's value is empty. */
+  required?: boolean;
 }
 
 export interface TextAreaField {
@@ -56,7 +58,11 @@ type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 function control(f: Field): Control {
   switch (f.type) {
     case 'select':
-      return h('select', { name: f.name }, ...f.options.map(([value, text]) => h('option', { value, selected: value === f.value }, text)));
+      return h(
+        'select',
+        { name: f.name, required: f.required },
+        ...f.options.map(([value, text]) => h('option', { value, selected: value === f.value }, text)),
+      );
     case 'textarea':
       return h('textarea', { name: f.name, required: f.required, placeholder: f.placeholder }, f.value ?? '');
     case 'checkbox':

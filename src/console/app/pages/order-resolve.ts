@@ -25,7 +25,10 @@ export function resolvePanel(order: OrderDetailView): HTMLElement {
           name: 'outcome',
           label: 'Outcome',
           type: 'select',
+          // Either choice moves the money: none is made for the clerk.
+          required: true,
           options: [
+            ['', 'choose…'],
             ['success', 'Delivered: success (deducts the money)'],
             ['failed', 'Not delivered: failed (releases the money)'],
           ],
