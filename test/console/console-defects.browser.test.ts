@@ -313,4 +313,50 @@ inBrowser('the defects staff found in the console', () => {
     expect(await page.inputValue('#create-merchant input[name=rate_limit_per_second]')).toBe('100');
     expect(await page.inputValue('#create-merchant input[name=name]')).toBe('');
   });
+
+  it('no page logs an error or fails a request: sign-in, every role’s pages, orders final or not', async () => {
+    const pending = await unknownResultOrder();
+    const final = await resolvedOrder('failed', 'Provider refunded it');
+    const problems: string[] = [];
+    const seen = (where: string, found: string[]) => problems.push(...found.splice(0).map((p) => `${where}: ${p}`));
+
+    // The sign-in page, in a browser that never signed in (the browser asks for the icon by itself).
+    const fresh = await newBrowser();
+    await fresh.page.goto(`${service.url}/console`);
+    await fresh.page.waitForSelector('input[name=token]');
+    await fresh.page.waitForLoadState('networkidle');
+    seen('sign-in', fresh.problems);
+
+    const visits: [token: string, hash: string, selector: string][] = [
+      [clerk.token, 'queue', 'main table'],
+      [clerk.token, 'orders', 'main table'],
+      [clerk.token, `order/${pending}`, 'main h2:has-text("Callbacks") + p'],
+      [clerk.token, `order/${final}`, 'main h2:has-text("Callbacks") + p'],
+      [auditor.token, `statement?merchant_id=${merchant.merchantId}`, '#chain .ok, #chain .error'],
+      [auditor.token, 'verify', '#verify-form'],
+      [auditor.token, `order/${final}`, 'main table'],
+      [TEST_ENV.ADMIN_TOKEN, 'merchants', 'main table'],
+      [TEST_ENV.ADMIN_TOKEN, `merchant/${merchant.merchantId}`, '#set-price'],
+      [TEST_ENV.ADMIN_TOKEN, 'catalogue', '#put-sku'],
+      [TEST_ENV.ADMIN_TOKEN, 'staff', 'main table'],
+      [TEST_ENV.ADMIN_TOKEN, 'rebuild', '#start-rebuild'],
+      [TEST_ENV.ADMIN_TOKEN, 'status', 'main table'],
+    ];
+    const signedIn = new Map<string, Awaited<ReturnType<typeof signIn>>>();
+    for (const [token, hash, selector] of visits) {
+      if (!signedIn.has(token)) signedIn.set(token, await signIn(token));
+      const { page, problems: found } = signedIn.get(token)!;
+      await go(page, hash, selector);
+      await page.waitForLoadState('networkidle');
+      seen(hash, found);
+    }
+    const { page: verify, problems: found } = signedIn.get(auditor.token)!;
+    await go(verify, 'verify', '#verify-form');
+    await verify.click('#verify-form button[type=submit]');
+    await verify.waitForSelector('#verification .ok, #verification .bad');
+    seen('verification', found);
+    // Chromium asks for /favicon.ico on its own, outside the page's requests: asked here the same way.
+    const icon = await fresh.page.request.get(`${service.url}/favicon.ico`);
+    expect({ problems, icon: [icon.status(), icon.headers()['content-type']] }).toEqual({ problems: [], icon: [200, 'image/x-icon'] });
+  });
 });

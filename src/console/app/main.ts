@@ -46,7 +46,7 @@ const app = document.getElementById('app')!;
 
 async function route() {
   if (!currentSession()) {
-    const reply = await api<ConsoleSessionView>('GET', '/console/session');
+    const reply = await api<ConsoleSessionView | null>('GET', '/console/session');
     setSession(reply.ok ? reply.data : null);
   }
   const { path, arg } = currentPath();

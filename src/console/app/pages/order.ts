@@ -69,5 +69,5 @@ export async function orderPage(main: HTMLElement, orderNo: string) {
       o.history,
     ),
   );
-  if (may('reconciler')) await callbacksPanel(main, orderNo);
+  if (may('reconciler')) await callbacksPanel(main, o);
 }
