@@ -359,4 +359,70 @@ inBrowser('the defects staff found in the console', () => {
     const icon = await fresh.page.request.get(`${service.url}/favicon.ico`);
     expect({ problems, icon: [icon.status(), icon.headers()['content-type']] }).toEqual({ problems: [], icon: [200, 'image/x-icon'] });
   });
+
+  it('the statement names the command to check it without literal backticks', async () => {
+    const { page } = await signIn(auditor.token);
+    await go(page, `statement?merchant_id=${merchant.merchantId}`, '#download-csv');
+    expect(await text(page, 'main')).not.toContain('`');
+    expect(await text(page, 'main code')).toBe('npm run verify-statement');
+  });
+
+  it('an intact hash chain is said in a green box, not in an amber warning', async () => {
+    const { page } = await signIn(auditor.token);
+    await go(page, `statement?merchant_id=${merchant.merchantId}`, '#chain .ok');
+    expect(await page.locator('#chain .notice').count()).toBe(0);
+    const box = await page.locator('#chain .ok').evaluate((ok) => {
+      const style = ok.ownerDocument.defaultView!.getComputedStyle(ok.parentElement!);
+      return { className: ok.parentElement!.className, background: style.backgroundColor };
+    });
+    expect(box.className).toBe('passed');
+    // Green dominates the box's background.
+    const [red, green, blue] = box.background.match(/\d+/g)!.map(Number);
+    expect(green).toBeGreaterThan(red);
+    expect(green).toBeGreaterThan(blue);
+  });
+
+  it('a final order’s status and stage are said once: `failed`, not `failed failed`', async () => {
+    const failed = await resolvedOrder('failed', 'Provider refunded it');
+    const succeeded = await resolvedOrder('success', 'Provider delivered it');
+    const pending = await unknownResultOrder();
+    const { page } = await signIn(auditor.token);
+    for (const [orderNo, status] of [
+      [failed, 'failed'],
+      [succeeded, 'success'],
+      [pending, 'processing unknown'],
+    ]) {
+      await go(page, `order/${orderNo}`, 'main dl.facts');
+      expect({ orderNo, status: await fact(page, 'Status') }).toEqual({ orderNo, status });
+    }
+  });
+
+  it('at 1280 px the administrator’s navigation fits on one line', async () => {
+    const { page } = await signIn(TEST_ENV.ADMIN_TOKEN);
+    await go(page, 'status', 'main table');
+    const tops = await page.locator('header nav a').evaluateAll((links) => links.map((a) => Math.round(a.getBoundingClientRect().top)));
+    expect(tops).toHaveLength(9);
+    expect(new Set(tops).size).toBe(1);
+  });
+
+  it('amounts stay on one line inside their cells, however narrow the window', async () => {
+    const { page } = await signIn(TEST_ENV.ADMIN_TOKEN, { viewport: { width: 560, height: 900 } });
+    for (const [hash, selector] of [
+      ['orders', 'main table td.num'],
+      ['queue', 'main table td.num'],
+      [`statement?merchant_id=${merchant.merchantId}`, 'main table td.num'],
+    ]) {
+      await go(page, hash, selector);
+      const broken = await page.locator('main table td.num').evaluateAll((cells) =>
+        cells
+          .filter((cell) => {
+            const range = cell.ownerDocument.createRange();
+            range.selectNodeContents(cell);
+            return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1;
+          })
+          .map((cell) => cell.textContent),
+      );
+      expect({ hash, broken }).toEqual({ hash, broken: [] });
+    }
+  });
 });

@@ -22,7 +22,7 @@ export async function orderPage(main: HTMLElement, orderNo: string) {
       'section',
       { class: 'card' },
       facts([
-        ['Status', h('span', {}, o.status ?? '—', ' ', pill(o.stage))],
+        ['Status', statusAndStage(o)],
         ['Merchant', namedWithId(o.merchant_name, o.merchant_id)],
         ['Out trade no', o.out_trade_no],
         ['SKU', o.sku_id],
@@ -70,4 +70,10 @@ export async function orderPage(main: HTMLElement, orderNo: string) {
     ),
   );
   if (may('reconciler')) await callbacksPanel(main, o);
+}
+
+/** The merchant's status and, while it is processing, the internal stage that says more; a final order's status once (`failed`, not `failed failed`). */
+function statusAndStage(o: OrderDetailView) {
+  if (o.status === 'success' || o.status === 'failed') return pill(o.status);
+  return h('span', {}, o.status ?? '—', ' ', pill(o.stage));
 }

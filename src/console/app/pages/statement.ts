@@ -46,7 +46,10 @@ export async function statementPage(main: HTMLElement) {
       `Download ${format.toUpperCase()}`,
     );
   const chainSlot = h('div', { id: 'chain' }, h('p', { class: 'muted' }, 'Checking the hash chain…'));
-  main.append(row(download('csv'), download('json'), h('span', { class: 'muted' }, 'The whole window, as `npm run verify-statement` checks it.')), chainSlot);
+  main.append(
+    row(download('csv'), download('json'), h('span', { class: 'muted' }, 'The whole window, as ', h('code', {}, 'npm run verify-statement'), ' checks it.')),
+    chainSlot,
+  );
   const query = new URLSearchParams(windowQuery);
   const after = p.get('after_revision');
   if (after) query.set('after_revision', after);
@@ -83,7 +86,7 @@ export async function statementPage(main: HTMLElement) {
   outcome(chainSlot, chain, (c) =>
     h(
       'div',
-      { class: c.intact ? 'notice' : 'error' },
+      { class: c.intact ? 'passed' : 'error' },
       c.intact
         ? h('span', { class: 'ok' }, `Hash chain intact: ${c.events_checked} events, last hash ${(c.last_hash ?? '—').slice(0, 16)}…`)
         : `Hash chain BROKEN at revision ${c.first_break?.revision}: ${c.first_break?.problem}`,
