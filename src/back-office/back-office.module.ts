@@ -17,6 +17,7 @@ import { CallbacksController } from './callbacks/callbacks.controller';
 import { CatalogueController } from './catalogue/catalogue.controller';
 import { CatalogueRepository } from './catalogue/catalogue.repository';
 import { JsonBodyInterceptor } from './http/json-body.interceptor';
+import { DisplayNames } from './display-names/display-names';
 import { DepositFundsController } from './merchants/deposit-funds.controller';
 import { DepositFundsService } from './merchants/deposit-funds.service';
 import { MerchantsController } from './merchants/merchants.controller';
@@ -73,6 +74,7 @@ import { StaffRepository } from './staff/staff.repository';
     DashboardReader,
     OrdersReader,
     RebuildRunner,
+    DisplayNames,
   ],
   exports: [ConsoleSessions, StaffAuthenticator],
 })

@@ -20,3 +20,10 @@ export type { ProjectionStatusView, StatusView } from './operations/status.reade
 export type { DashboardNowView, DashboardPointView, DashboardView, LowBalanceMerchantView } from './operations/dashboard.view';
 export type { CallbackAttemptView, CallbackLogView } from '../callbacks';
 export type { BalanceAsOf, ChainStatus, Difference, Statement, StatementLine, VerificationReport } from '../auditing';
+
+import type { OrderEvent } from '../ledger/order/order.decider';
+import type { WalletEvent } from '../ledger/wallet/wallet.decider';
+
+/** The type of each event an order's timeline shows (OrderEventView.type), and of each line of a wallet's statement. */
+export type OrderEventType = OrderEvent['type'];
+export type WalletEventType = WalletEvent['type'];

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * The console's files: the page and the stylesheet from the assets folder
+ * The console's files: the page, the stylesheet and the icon from the assets folder
  * beside this module, and the script, bundled from app/ by esbuild. A fixed
  * map: a request can name only these files, never a path.
  *
@@ -24,7 +24,10 @@ export interface ConsoleAsset {
 
 const script = (body: Buffer): ConsoleAsset => ({ type: 'text/javascript; charset=utf-8', body });
 
-const STATIC = new Map<string, ConsoleAsset>([['console.css', { type: 'text/css; charset=utf-8', body: readFileSync(join(DIR, 'console.css')) }]]);
+const STATIC = new Map<string, ConsoleAsset>([
+  ['console.css', { type: 'text/css; charset=utf-8', body: readFileSync(join(DIR, 'console.css')) }],
+  ['favicon.ico', { type: 'image/x-icon', body: readFileSync(join(DIR, 'favicon.ico')) }],
+]);
 
 function prebuiltScript(): ConsoleAsset {
   const file = join(DIR, SCRIPT);

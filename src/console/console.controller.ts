@@ -58,13 +58,22 @@ export class ConsoleController {
     response.type(asset.type).send(asset.body);
   }
 
-  /** Who is signed in, with the CSRF token the page must send with every change. */
+  /**
+   * Who is signed in, with the CSRF token the page must send with every
+   * change. Without a session cookie nobody is, which is no error: null,
+   * so that the sign-in page loads without a failed request. A cookie whose
+   * session ended is refused, and cleared.
+   */
   @Get('session')
   async current(@Req() request: Request, @Res({ passthrough: true }) response: Response) {
     response.setHeader('Cache-Control', 'no-store');
     const cookie = sessionCookie(request);
-    const session = cookie === undefined ? undefined : await this.sessions.find(cookie);
-    if (!session) throw new ApiError(401, 'UNAUTHORIZED', 'Not signed in');
+    if (cookie === undefined) return successEnvelope('OK', null);
+    const session = await this.sessions.find(cookie);
+    if (!session) {
+      response.setHeader('Set-Cookie', sessionCookieHeader('', { secure: arrivedOverTls(request, this.config.trustProxy), maxAgeSeconds: 0 }));
+      throw new ApiError(401, 'UNAUTHORIZED', 'Not signed in');
+    }
     return successEnvelope('OK', {
       staff_id: session.staff.staffId,
       name: session.name,
@@ -115,5 +124,20 @@ export class ConsoleController {
     if (request.headers[CONSOLE_HEADER] !== '1' || !sameOrigin) {
       throw new ApiError(403, 'CSRF_TOKEN_INVALID', 'Sign in from the console page');
     }
+  }
+}
+
+/**
+ * Browsers ask every origin for /favicon.ico, whatever the page links: the
+ * console's icon answers, so that no page logs a 404 for it.
+ */
+@Controller()
+export class FaviconController {
+  @Get('favicon.ico')
+  async icon(@Res() response: Response) {
+    const icon = await consoleAsset('favicon.ico');
+    if (!icon) throw new ApiError(404, 'NOT_FOUND', 'No such route');
+    secureHeaders(response);
+    response.type(icon.type).send(icon.body);
   }
 }

@@ -135,6 +135,8 @@ describe('back office: lists with filters and cursors, order search, staff lifec
           on_shelf: true,
           updated_at: expect.stringMatching(/\+00:00$/),
           updated_by: 'test',
+          // The fixture's stamp names no one.
+          updated_by_name: null,
         },
         expect.objectContaining({ sku_id: 'plain-10', price: '10.00' }),
       ]);
@@ -175,6 +177,7 @@ describe('back office: lists with filters and cursors, order search, staff lifec
           {
             order_no: delivered,
             merchant_id: merchant.merchantId,
+            merchant_name: 'Test merchant',
             out_trade_no: 'TICKET-1',
             status: 'success',
             stage: 'succeeded',
@@ -188,6 +191,7 @@ describe('back office: lists with filters and cursors, order search, staff lifec
             fail_code: null,
             fail_reason: null,
             resolved_by: null,
+            resolved_by_name: null,
             created_at: expect.stringMatching(/\+00:00$/),
             result_unknown_at: null,
             completed_at: expect.stringMatching(/\+00:00$/),
@@ -258,8 +262,10 @@ describe('back office: lists with filters and cursors, order search, staff lifec
         status: 'active',
         created_at: expect.stringMatching(/\+00:00$/),
         created_by: 'admin',
+        created_by_name: 'Administrator (ADMIN_TOKEN)',
         disabled_at: null,
         disabled_by: null,
+        disabled_by_name: null,
         token_rotated_at: null,
       });
       expect((await admin('GET', '/admin/v1/staff?role=reconciler')).body.data.staff.map((s: { name: string }) => s.name)).toEqual(['Rita']);
@@ -289,7 +295,7 @@ describe('back office: lists with filters and cursors, order search, staff lifec
       const member = await admin.createStaff('reconciler', 'Dora');
       const other = await admin.createStaff('admin', 'Ops');
       const disabled = await admin('POST', `/admin/v1/staff/${member.staff_id}/disable`, undefined, { token: other.token });
-      expect(disabled.body.data).toMatchObject({ status: 'disabled', disabled_by: other.staff_id, disabled_at: expect.any(String) });
+      expect(disabled.body.data).toMatchObject({ status: 'disabled', disabled_by: other.staff_id, disabled_by_name: 'Ops', disabled_at: expect.any(String) });
       expect((await admin('GET', '/admin/v1/reconciliation/orders', undefined, { token: member.token })).body).toEqual(failure('UNAUTHORIZED'));
       // Disabling twice changes nothing more.
       expect((await admin('POST', `/admin/v1/staff/${member.staff_id}/disable`)).body.data.disabled_by).toBe(other.staff_id);

@@ -36,8 +36,10 @@ describe('back office: merchants', () => {
           low_balance_threshold: null,
           created_at: expect.stringMatching(ISO),
           created_by: 'admin',
+          created_by_name: 'Administrator (ADMIN_TOKEN)',
           updated_at: expect.stringMatching(ISO),
           updated_by: 'admin',
+          updated_by_name: 'Administrator (ADMIN_TOKEN)',
           previous_secret_valid_until: null,
         },
       });
@@ -164,6 +166,7 @@ describe('back office: merchants', () => {
         rate_limit_per_second: 7,
         updated_at: expect.stringMatching(ISO),
         updated_by: staff.staff_id,
+        updated_by_name: staff.name,
       });
       expect(reply.body.data.updated_at >= created.updated_at).toBe(true);
       const { rows } = await env.db.pool.query(`select staff_id, details from back_office_audit where target = $1 and action = 'merchant.updated'`, [

@@ -106,6 +106,7 @@ describe('reconciliation: unknown upstream results wait for staff', () => {
     expect(reply.body.data.resolution).toEqual({
       outcome: 'success',
       resolved_by: reconciler.staff_id,
+      resolved_by_name: 'Rita',
       resolved_at: resolved.data.at,
       note: 'provider statement line 42',
     });

@@ -127,6 +127,17 @@ describe('console sessions: sign-in, cookie, CSRF, and the page headers', () => 
     expect((await call('GET', '/console/session', { cookie: third.cookie })).body).toEqual(failure('UNAUTHORIZED'));
   });
 
+  it('answers null to a browser that never signed in, and refuses and clears the cookie of a session that ended', async () => {
+    const nobody = await fetch(`${service.url}/console/session`);
+    expect({ status: nobody.status, body: await nobody.json() }).toEqual({ status: 200, body: { success: true, code: 'OK', data: null } });
+    const staff = await admin.createStaff('auditor', 'Ada');
+    const { cookie } = await signIn(staff.token);
+    await admin('POST', `/admin/v1/staff/${staff.staff_id}/disable`);
+    const ended = await fetch(`${service.url}/console/session`, { headers: { cookie } });
+    expect({ status: ended.status, body: await ended.json() }).toEqual({ status: 401, body: failure('UNAUTHORIZED') });
+    expect(ended.headers.get('set-cookie')).toMatch(/^topup_console=; .*Max-Age=0/);
+  });
+
   it('ends the built-in administrator’s sessions when ADMIN_TOKEN changes', async () => {
     const { cookie } = await signIn(TEST_ENV.ADMIN_TOKEN);
     expect((await call('GET', '/admin/v1/status', { cookie })).status).toBe(200);
@@ -139,7 +150,7 @@ describe('console sessions: sign-in, cookie, CSRF, and the page headers', () => 
     }
   });
 
-  it('serves the page and its two files with a strict Content-Security-Policy, and nothing else under /console/assets', async () => {
+  it('serves the page, its two files and its icon with a strict Content-Security-Policy, and nothing else under /console/assets', async () => {
     for (const path of ['/console', '/console/assets/console.js', '/console/assets/console.css']) {
       const response = await fetch(`${service.url}${path}`);
       expect({ path, status: response.status }).toEqual({ path, status: 200 });
@@ -152,6 +163,11 @@ describe('console sessions: sign-in, cookie, CSRF, and the page headers', () => 
     // Nothing from outside the service: every URL in the page is a path on it.
     expect(page.match(/(?:src|href)="([^"]+)"/g)).toEqual(['href="/console/assets/console.css"', 'src="/console/assets/console.js"']);
     expect(page).not.toMatch(/<script>|style=/);
+    // The icon browsers ask every origin for, whatever the page links.
+    for (const path of ['/favicon.ico', '/console/assets/favicon.ico']) {
+      const response = await fetch(`${service.url}${path}`);
+      expect({ path, status: response.status, type: response.headers.get('content-type') }).toEqual({ path, status: 200, type: 'image/x-icon' });
+    }
     for (const path of ['/console/assets/index.html', '/console/assets/..%2Fconsole.controller.ts', '/console/assets/nothing.js']) {
       const response = await fetch(`${service.url}${path}`);
       expect({ path, status: response.status }).toEqual({ path, status: 404 });

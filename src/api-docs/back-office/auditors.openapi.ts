@@ -17,7 +17,7 @@ import {
   success,
   timestamp,
 } from '../schema-kit';
-import { merchantId, ok, operation, PathItems, pathId, query, refusals } from './route-kit';
+import { merchantId, ok, operation, PathItems, pathId, query, refusals, staffName } from './route-kit';
 
 export const statementLine: Schema = closed({
   revision: integer(),
@@ -49,6 +49,7 @@ export const rebuild: Schema = closed(
     rebuild_id: string({ pattern: '^rb_[0-9a-f]{16}$' }),
     status: { enum: ['running', 'done', 'failed'] },
     requested_by: string(),
+    requested_by_name: staffName('requested_by'),
     started_at: timestamp,
     finished_at: nullable(timestamp),
     projections: array(closed({ name: string(), events: integer(), position: nullable(position) })),

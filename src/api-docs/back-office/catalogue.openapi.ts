@@ -1,6 +1,6 @@
 import { BACK_OFFICE_ROUTES, documentedPath } from '../../back-office/routes.public';
 import { array, boolean, closed, identifier, money, nullable, Schema, string, timestamp } from '../schema-kit';
-import { displayName, listOf, listParameters, merchantId, ok, operation, PathItems, pathId, refusals } from './route-kit';
+import { displayName, listOf, listParameters, merchantId, ok, operation, PathItems, pathId, refusals, staffName } from './route-kit';
 
 const sku: Schema = closed({
   sku_id: string(),
@@ -53,6 +53,7 @@ export function catalogueListings(): PathItems {
                 on_shelf: boolean,
                 updated_at: timestamp,
                 updated_by: string(),
+                updated_by_name: staffName('updated_by'),
               }),
             ),
           ),

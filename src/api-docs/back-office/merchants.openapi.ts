@@ -1,6 +1,6 @@
 import { BACK_OFFICE_ROUTES, documentedPath } from '../../back-office/routes.public';
 import { array, closed, integer, money, nullable, ref, Schema, string, timestamp } from '../schema-kit';
-import { displayName, listOf, listParameters, merchantId, ok, operation, PathItems, refusals } from './route-kit';
+import { displayName, listOf, listParameters, merchantId, ok, operation, PathItems, refusals, staffName } from './route-kit';
 
 const ipWhitelist = array(string(), { maxItems: 100 });
 const rateLimit = integer({ minimum: 1, maximum: 100_000 });
@@ -23,8 +23,10 @@ export const merchant: Schema = closed(
     previous_secret_valid_until: nullable(timestamp),
     created_at: timestamp,
     created_by: string(),
+    created_by_name: staffName('created_by'),
     updated_at: timestamp,
     updated_by: string(),
+    updated_by_name: staffName('updated_by'),
     app_secret: string({ pattern: '^[0-9a-f]{64}$', description: 'Only in the replies to creation and rotation' }),
   },
   ['app_secret'],

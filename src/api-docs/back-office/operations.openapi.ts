@@ -14,7 +14,15 @@ export function statusPaths(): PathItems {
             'The status',
             open({
               at: timestamp,
-              projections: array(open({ name: string(), position, events_behind: integer(), events_behind_at_least: boolean })),
+              projections: array(
+                open({
+                  name: string(),
+                  position,
+                  events_behind: integer(),
+                  events_behind_at_least: boolean,
+                  rebuildable: { type: 'boolean', description: 'Whether POST /admin/v1/projections/rebuild takes it, alone or among all of them' },
+                }),
+              ),
               fulfilment: open({ pending: integer(), retrying: integer(), oldest_due_at: nullable(timestamp) }),
               callbacks: open({ pending: integer(), exhausted: integer(), oldest_due_at: nullable(timestamp) }),
               reconciliation: open({ unknown_result_orders: integer(), oldest: nullable(anyObject) }),

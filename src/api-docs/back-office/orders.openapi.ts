@@ -1,6 +1,6 @@
 import { BACK_OFFICE_ROUTES, documentedPath } from '../../back-office/routes.public';
 import { identifier, money, nullable, open, string, timestamp } from '../schema-kit';
-import { listOf, listParameters, ok, operation, PathItems, refusals } from './route-kit';
+import { listOf, listParameters, merchantName, ok, operation, PathItems, refusals, staffName } from './route-kit';
 
 /** The search of orders, refused submits included. */
 export function orderSearchPaths(): PathItems {
@@ -30,6 +30,7 @@ export function orderSearchPaths(): PathItems {
               open({
                 order_no: string(),
                 merchant_id: string(),
+                merchant_name: merchantName,
                 out_trade_no: string(),
                 status: nullable({ enum: ['processing', 'success', 'failed'] }),
                 stage: string(),
@@ -39,6 +40,8 @@ export function orderSearchPaths(): PathItems {
                 currency: string(),
                 refusal_code: nullable(string()),
                 fail_code: nullable(string()),
+                resolved_by: nullable(string()),
+                resolved_by_name: staffName('resolved_by'),
                 created_at: timestamp,
                 completed_at: nullable(timestamp),
               }),

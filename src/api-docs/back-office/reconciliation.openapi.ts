@@ -1,10 +1,11 @@
 import { BACK_OFFICE_ROUTES, documentedPath } from '../../back-office/routes.public';
 import { anyObject, array, closed, integer, money, nullable, open, position, ref, Schema, string, stringMap, timestamp } from '../schema-kit';
-import { ok, operation, orderNo, PathItems, query, refusals } from './route-kit';
+import { merchantName, ok, operation, orderNo, PathItems, query, refusals, staffName } from './route-kit';
 
 export const orderDetail: Schema = closed({
   order_no: string(),
   merchant_id: string(),
+  merchant_name: merchantName,
   out_trade_no: string(),
   stage: string({ description: 'The internal stage: placed, accepted, sent, unknown, succeeding, succeeded, failing, failed, refused ...' }),
   status: nullable({ enum: ['processing', 'success', 'failed'] }),
@@ -19,8 +20,27 @@ export const orderDetail: Schema = closed({
   fail_reason: nullable(string()),
   created_at: timestamp,
   completed_at: nullable(timestamp),
-  resolution: nullable(closed({ outcome: { enum: ['success', 'failed'] }, resolved_by: string(), resolved_at: string(), note: string() })),
-  history: array(closed({ revision: integer(), position, type: string(), recorded_at: timestamp, data: anyObject })),
+  resolution: nullable(
+    closed({
+      outcome: { enum: ['success', 'failed'] },
+      resolved_by: string(),
+      resolved_by_name: staffName('resolved_by'),
+      resolved_at: string(),
+      note: string(),
+    }),
+  ),
+  history: array(
+    closed({
+      revision: integer(),
+      position,
+      type: string(),
+      recorded_at: timestamp,
+      data: anyObject,
+      staff_name: nullable(
+        string({ description: 'The name of the staff member the event names (resolved_by in an OrderResolved); null for an event no person made' }),
+      ),
+    }),
+  ),
 });
 
 /** Orders whose upstream result is unknown: the queue, an order, its resolution and the upstream's answer. */
@@ -43,6 +63,7 @@ export function reconciliationPaths(): PathItems {
                 closed({
                   order_no: string(),
                   merchant_id: string(),
+                  merchant_name: merchantName,
                   out_trade_no: string(),
                   sku_id: string(),
                   account_id: string(),

@@ -80,6 +80,10 @@ export function operation({ summary, description, roles, parameters, body, bodyO
 
 export const ok = (description: string, data: Schema, codes?: string[]) => response({ description, schema: success(data, codes) });
 export const displayName = string({ minLength: 1, maxLength: 128 });
+/** A name beside the id it names: what people read, the id being what the service keeps. */
+export const nameOf = (what: string) => nullable(string({ description: `The name of ${what}; null only for an id that names no one` }));
+export const staffName = (field: string) => nameOf(`the staff member in \`${field}\``);
+export const merchantName = nameOf('the merchant in `merchant_id`');
 
 export const merchantId = pathId('merchant_id', 'The merchant, `mch_` and 16 hex characters');
 export const orderNo = pathId('order_no', 'The order number');

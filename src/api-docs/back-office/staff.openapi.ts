@@ -1,6 +1,6 @@
 import { BACK_OFFICE_ROUTES, documentedPath } from '../../back-office/routes.public';
 import { closed, nullable, ref, Schema, string, timestamp } from '../schema-kit';
-import { displayName, listOf, listParameters, ok, operation, PathItems, pathId, refusals } from './route-kit';
+import { displayName, listOf, listParameters, ok, operation, PathItems, pathId, refusals, staffName } from './route-kit';
 
 export const staffMember: Schema = closed(
   {
@@ -10,8 +10,10 @@ export const staffMember: Schema = closed(
     status: { enum: ['active', 'disabled'] },
     created_at: timestamp,
     created_by: string(),
+    created_by_name: staffName('created_by'),
     disabled_at: nullable(timestamp),
     disabled_by: nullable(string()),
+    disabled_by_name: staffName('disabled_by'),
     token_rotated_at: nullable(timestamp),
     token: string({ description: 'Only in the reply to a token rotation' }),
   },

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
-import { BUILT_IN_ADMIN, StaffMember, StaffRole } from './staff-member';
+import { BUILT_IN_ADMIN, BUILT_IN_ADMIN_NAME, StaffMember, StaffRole } from './staff-member';
 import { StaffAuthenticator } from './staff-authenticator';
 import { hashStaffToken } from './staff-token';
 
@@ -69,7 +69,7 @@ export class ConsoleSessions {
     if (row.stale) await this.pool.query('update console_sessions set last_seen_at = now() where id_hash = $1', [hashStaffToken(sessionId)]);
     return {
       staff: { staffId: row.staff_id, role: builtIn ? 'admin' : row.role! },
-      name: builtIn ? 'Administrator (ADMIN_TOKEN)' : row.name!,
+      name: builtIn ? BUILT_IN_ADMIN_NAME : row.name!,
       csrfToken: row.csrf_token,
     };
   }

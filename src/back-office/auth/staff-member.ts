@@ -10,3 +10,6 @@ export interface StaffMember {
 
 /** The staff id of the built-in administrator whose token is ADMIN_TOKEN. */
 export const BUILT_IN_ADMIN = 'admin';
+
+/** What the built-in administrator, who has no row in the staff table, is called wherever a name is shown. */
+export const BUILT_IN_ADMIN_NAME = 'Administrator (ADMIN_TOKEN)';

@@ -6,6 +6,7 @@ import { formatAmount, Minor } from '../../shared/money';
 import { recordAudit } from '../staff-audit-trail/audit-trail';
 import { Conditions, containing } from '../http/listing';
 import { inTransaction } from '../../infrastructure/postgres/transactions';
+import { staffNameSql } from '../display-names/display-names';
 import { PriceListRow, PriceRow, ProductRow, SkuRow } from './catalogue.view';
 
 export type SkuInput = Omit<SkuRow, 'sku_id'>;
@@ -50,7 +51,7 @@ export class CatalogueRepository {
     if (!rowCount) return undefined;
     const where = new Conditions().add('p.merchant_id = ?', merchantId).addIf(after, 'p.sku_id > ?');
     const { rows } = await this.pool.query<PriceListRow>(
-      `select p.merchant_id, p.sku_id, p.price, s.name as sku_name, s.on_shelf, p.updated_at, p.updated_by
+      `select p.merchant_id, p.sku_id, p.price, s.name as sku_name, s.on_shelf, p.updated_at, p.updated_by, ${staffNameSql('p.updated_by')} as updated_by_name
        from merchant_prices p join skus s using (sku_id) ${where.where()} order by p.sku_id limit ${where.next(limit + 1)}`,
       where.values,
     );

@@ -51,6 +51,7 @@ export interface PriceListView extends PriceView {
   on_shelf: boolean;
   updated_at: string;
   updated_by: string;
+  updated_by_name: string | null;
 }
 
 export const productView = (row: ProductRow): ProductView => ({ product_id: row.product_id, name: row.name });
@@ -72,6 +73,7 @@ export interface PriceListRow extends PriceRow {
   on_shelf: boolean;
   updated_at: Date;
   updated_by: string;
+  updated_by_name: string | null;
 }
 
 export const priceListView = (row: PriceListRow): PriceListView => ({
@@ -80,4 +82,5 @@ export const priceListView = (row: PriceListRow): PriceListView => ({
   on_shelf: row.on_shelf,
   updated_at: isoTimestamp(row.updated_at),
   updated_by: row.updated_by,
+  updated_by_name: row.updated_by_name,
 });

@@ -1,5 +1,6 @@
 import { isoTimestamp } from '../../shared/clock';
 import { formatAmount } from '../../shared/money';
+import { staffNameSql } from '../display-names/display-names';
 import { MerchantStatus } from './merchant.dto';
 
 export interface MerchantRow {
@@ -15,14 +16,17 @@ export interface MerchantRow {
   low_balance_threshold: string | null;
   created_at: Date;
   created_by: string;
+  created_by_name: string | null;
   updated_at: Date;
   updated_by: string;
+  updated_by_name: string | null;
   previous_app_secret_valid_until: Date | null;
 }
 
-/** Every column but the encrypted secret, which never leaves the service after creation. */
-export const MERCHANT_COLUMNS =
-  'merchant_id, name, currency, api_key, callback_url, ip_whitelist, status, rate_limit_per_second, low_balance_threshold, created_at, created_by, updated_at, updated_by, previous_app_secret_valid_until';
+/** Every column but the encrypted secret, which never leaves the service after creation, and the names of who created and last changed it. */
+export const MERCHANT_COLUMNS = `merchant_id, name, currency, api_key, callback_url, ip_whitelist, status, rate_limit_per_second, low_balance_threshold,
+  created_at, created_by, ${staffNameSql('merchants.created_by')} as created_by_name,
+  updated_at, updated_by, ${staffNameSql('merchants.updated_by')} as updated_by_name, previous_app_secret_valid_until`;
 
 /** The merchant as the back office shows it. The API key identifies; it is the app secret that signs, and that is never shown again. */
 export interface MerchantView {
@@ -34,10 +38,14 @@ export interface MerchantView {
   ip_whitelist: string[];
   status: MerchantStatus;
   rate_limit_per_second: number;
+  /** Money in the wallet's currency; null when none is set. */
+  low_balance_threshold: string | null;
   created_at: string;
   created_by: string;
+  created_by_name: string | null;
   updated_at: string;
   updated_by: string;
+  updated_by_name: string | null;
   previous_secret_valid_until: string | null;
 }
 
@@ -60,8 +68,10 @@ export function merchantView(row: MerchantRow): MerchantView {
     low_balance_threshold: thresholdText(row.low_balance_threshold),
     created_at: isoTimestamp(row.created_at),
     created_by: row.created_by,
+    created_by_name: row.created_by_name,
     updated_at: isoTimestamp(row.updated_at),
     updated_by: row.updated_by,
+    updated_by_name: row.updated_by_name,
     // Until this instant the secret replaced by the last rotation still verifies requests; null when none does.
     previous_secret_valid_until: stillValid(row.previous_app_secret_valid_until),
   };

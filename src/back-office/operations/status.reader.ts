@@ -7,6 +7,10 @@ import { oldestUnknownResult } from '../../../projections/orders.queries';
 import { callbackBacklog } from '../../../projections/callback-schedule.queries';
 import { fulfilmentBacklog } from '../../../projections/fulfilment-jobs.queries';
 import { allCheckpointRows } from '../../../projections/checkpoints';
+import { allProjections } from '../../../projections/all-projections';
+
+/** The read models POST /admin/v1/projections/rebuild takes: the workflow queues are fed from the log too, but are not rebuilt. */
+const REBUILDABLE = new Set(allProjections.map((p) => p.name));
 
 /** Lag is counted event by event up to this many; beyond it the reply says "at least". */
 const LAG_COUNT_LIMIT = 10_000;
@@ -19,6 +23,8 @@ export interface ProjectionStatusView {
   events_behind: number;
   events_behind_at_least: boolean;
   updated_at: string;
+  /** Whether the rebuild route takes it (and a rebuild of all of them includes it). */
+  rebuildable: boolean;
 }
 
 /** The service's state at a glance. */
@@ -62,6 +68,7 @@ export class StatusReader {
           events_behind: Math.min(behind, LAG_COUNT_LIMIT),
           events_behind_at_least: behind > LAG_COUNT_LIMIT,
           updated_at: isoTimestamp(row.updated_at),
+          rebuildable: REBUILDABLE.has(row.name),
         };
       }),
     );

@@ -1,6 +1,7 @@
 import { formatAmount } from '../../shared/money';
 import { isoTimestamp } from '../../shared/clock';
 import { MerchantStatus, merchantStatus, OrderStage } from '../../ledger/order/order.decider';
+import type { Names } from '../display-names/display-names';
 import type { OrderRow } from './orders.reader';
 
 /** Stored event fields that hold minor units; the back office shows them as two-decimal strings. */
@@ -25,6 +26,7 @@ const time = (date: Date | null) => (date ? isoTimestamp(date) : null);
 export interface OrderSummaryView {
   order_no: string;
   merchant_id: string;
+  merchant_name: string | null;
   out_trade_no: string;
   /** What the merchant sees; null for a refused submit, which never became an order. */
   status: MerchantStatus | null;
@@ -39,14 +41,16 @@ export interface OrderSummaryView {
   fail_code: string | null;
   fail_reason: string | null;
   resolved_by: string | null;
+  resolved_by_name: string | null;
   created_at: string;
   result_unknown_at: string | null;
   completed_at: string | null;
 }
 
-export const orderSummaryView = (row: OrderRow): OrderSummaryView => ({
+export const orderSummaryView = (row: OrderRow, names: Names): OrderSummaryView => ({
   order_no: row.order_no,
   merchant_id: row.merchant_id,
+  merchant_name: names.merchant(row.merchant_id),
   out_trade_no: row.out_trade_no,
   status: merchantStatus(row.stage) ?? null,
   stage: row.stage,
@@ -60,6 +64,7 @@ export const orderSummaryView = (row: OrderRow): OrderSummaryView => ({
   fail_code: row.fail_code,
   fail_reason: row.fail_reason,
   resolved_by: row.resolved_by,
+  resolved_by_name: names.staff(row.resolved_by),
   created_at: isoTimestamp(row.created_at),
   result_unknown_at: time(row.result_unknown_at),
   completed_at: time(row.completed_at),

@@ -6,6 +6,7 @@ import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { choiceParameter, decodeCursor, identifierParameter, instantParameter, ListPage, page, pageSize, queryParameters } from '../http/listing';
 import { OrderSummaryView, orderSummaryView } from './order.view';
 import { OrdersReader } from './orders.reader';
+import { DisplayNames } from '../display-names/display-names';
 import { BACK_OFFICE_ROUTES } from '../routes.public';
 
 const STAGES: readonly Exclude<OrderStage, 'none'>[] = ['placed', 'refused', 'accepted', 'sent', 'unknown', 'succeeding', 'failing', 'succeeded', 'failed'];
@@ -28,7 +29,10 @@ const FILTERS = ['merchant_id', 'order_no', 'out_trade_no', 'account_id', 'statu
 @BackOfficeController()
 @Roles('reconciler', 'auditor')
 export class OrdersController {
-  constructor(private readonly orders: OrdersReader) {}
+  constructor(
+    private readonly orders: OrdersReader,
+    private readonly names: DisplayNames,
+  ) {}
 
   @Get(BACK_OFFICE_ROUTES.orders)
   async search(@Query() query: Record<string, unknown>) {
@@ -51,7 +55,8 @@ export class OrdersController {
       limit: limit + 1,
     });
     const { shown, next_cursor } = page(rows, limit, (r) => [r.sort_at, r.order_no]);
-    return successEnvelope('OK', { orders: shown.map(orderSummaryView), next_cursor } satisfies ListPage<'orders', OrderSummaryView>);
+    const names = await this.names.of({ merchants: shown.map((r) => r.merchant_id), staff: shown.map((r) => r.resolved_by) });
+    return successEnvelope('OK', { orders: shown.map((r) => orderSummaryView(r, names)), next_cursor } satisfies ListPage<'orders', OrderSummaryView>);
   }
 }
 

@@ -8,7 +8,7 @@ import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { instanceId } from '../../infrastructure/jobs/instance-id';
 import { logFailure } from '../../infrastructure/logging/log-failure';
 import { isoTimestamp } from '../../shared/clock';
-import { HEARTBEAT_MS, RebuildRuns, RebuildView } from './rebuild-runs';
+import { HEARTBEAT_MS, RebuildRun, RebuildRuns } from './rebuild-runs';
 
 /**
  * Runs an online rebuild of the read models (projections/rebuild.ts) in the
@@ -35,8 +35,8 @@ export class RebuildRunner implements OnModuleDestroy {
   ) {}
 
   /** Starts rebuilding `projections`, one after the other; the id of the rebuild still running instead, if there is one. */
-  async start(projections: readonly Projection[], requestedBy: string): Promise<{ started: RebuildView } | { running: string }> {
-    const view: RebuildView = {
+  async start(projections: readonly Projection[], requestedBy: string): Promise<{ started: RebuildRun } | { running: string }> {
+    const view: RebuildRun = {
       rebuild_id: `rb_${randomBytes(8).toString('hex')}`,
       status: 'running',
       requested_by: requestedBy,
@@ -59,7 +59,7 @@ export class RebuildRunner implements OnModuleDestroy {
     await this.running.done;
   }
 
-  private async run(view: RebuildView, projections: readonly Projection[], run: { stopping: boolean }): Promise<void> {
+  private async run(view: RebuildRun, projections: readonly Projection[], run: { stopping: boolean }): Promise<void> {
     const heartbeat = setInterval(() => {
       this.runs.progress(view).catch((error) => logFailure(this.logger, `rebuild ${view.rebuild_id}: recording progress failed`, error));
     }, HEARTBEAT_MS);

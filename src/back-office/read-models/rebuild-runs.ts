@@ -4,8 +4,10 @@ import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { isoTimestamp } from '../../shared/clock';
 import { recordAudit } from '../staff-audit-trail/audit-trail';
 import { inTransaction } from '../../infrastructure/postgres/transactions';
+import { staffNameSql } from '../display-names/display-names';
 
-export interface RebuildView {
+/** A rebuild as the instance running it keeps it. */
+export interface RebuildRun {
   rebuild_id: string;
   status: 'running' | 'done' | 'failed';
   requested_by: string;
@@ -13,6 +15,11 @@ export interface RebuildView {
   finished_at: string | null;
   projections: { name: string; events: number; position: string | null }[];
   error?: string;
+}
+
+/** A rebuild as the back office shows it: with the name of who asked for it. */
+export interface RebuildView extends RebuildRun {
+  requested_by_name: string | null;
 }
 
 /** The reply to a rebuild's start: follow it at projections/rebuild/:rebuild_id. */
@@ -25,6 +32,7 @@ interface RebuildRow {
   rebuild_id: string;
   status: RebuildView['status'];
   requested_by: string;
+  requested_by_name: string | null;
   started_at: Date;
   finished_at: Date | null;
   projections: RebuildView['projections'];
@@ -47,7 +55,7 @@ export class RebuildRuns {
   constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
 
   /** Records a new running rebuild and its audit row; the id of the one still running if there is one. */
-  async start(view: RebuildView, runBy: string): Promise<{ started: true } | { started: false; running: string }> {
+  async start(view: RebuildRun, runBy: string): Promise<{ started: true } | { started: false; running: string }> {
     return inTransaction(this.pool, async (client) => {
       await client.query(
         `update projection_rebuilds set status = 'failed', error = $1, finished_at = now()
@@ -74,14 +82,14 @@ export class RebuildRuns {
   }
 
   /** Progress and heartbeat in one write. */
-  async progress(view: RebuildView): Promise<void> {
+  async progress(view: RebuildRun): Promise<void> {
     await this.pool.query(`update projection_rebuilds set projections = $2, heartbeat_at = now() where rebuild_id = $1 and status = 'running'`, [
       view.rebuild_id,
       JSON.stringify(view.projections),
     ]);
   }
 
-  async finish(view: RebuildView): Promise<void> {
+  async finish(view: RebuildRun): Promise<void> {
     await this.pool.query(
       `update projection_rebuilds set status = $2, projections = $3, error = $4, finished_at = now() where rebuild_id = $1 and status = 'running'`,
       [view.rebuild_id, view.status, JSON.stringify(view.projections), view.error ?? null],
@@ -90,7 +98,7 @@ export class RebuildRuns {
 
   async find(rebuildId: string): Promise<RebuildView | undefined> {
     const { rows } = await this.pool.query<RebuildRow>(
-      `select rebuild_id, requested_by, started_at, projections,
+      `select rebuild_id, requested_by, ${staffNameSql('projection_rebuilds.requested_by')} as requested_by_name, started_at, projections,
          case when abandoned then 'failed' else status end as status,
          case when abandoned then $3 else error end as error,
          case when abandoned then heartbeat_at else finished_at end as finished_at
@@ -105,6 +113,7 @@ export class RebuildRuns {
       rebuild_id: row.rebuild_id,
       status: row.status,
       requested_by: row.requested_by,
+      requested_by_name: row.requested_by_name,
       started_at: isoTimestamp(row.started_at),
       finished_at: row.finished_at ? isoTimestamp(row.finished_at) : null,
       projections: row.projections,

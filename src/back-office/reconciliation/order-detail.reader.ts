@@ -6,12 +6,14 @@ import { EVENT_STORE, EventStore, formatPosition } from '../../ledger/ports/even
 import { orderStream } from '../../ledger/streams';
 import { isoTimestamp } from '../../shared/clock';
 import { formatAmount } from '../../shared/money';
+import { DisplayNames } from '../display-names/display-names';
 import { eventDataView } from '../orders/order.view';
 
 /** Who settled an unknown result, when and why. */
 export interface OrderResolutionView {
   outcome: string;
   resolved_by: string;
+  resolved_by_name: string | null;
   resolved_at: string;
   note: string;
 }
@@ -23,12 +25,15 @@ export interface OrderEventView {
   type: string;
   recorded_at: string;
   data: Record<string, unknown>;
+  /** The name of the staff member the event names (an OrderResolved's resolved_by); null for an event no person made. */
+  staff_name: string | null;
 }
 
 /** One order as staff see it: its state and its whole history, from the event store. */
 export interface OrderDetailView {
   order_no: string;
   merchant_id: string;
+  merchant_name: string | null;
   out_trade_no: string;
   stage: PlacedOrderState['stage'];
   status: MerchantStatus | null;
@@ -51,7 +56,10 @@ export interface OrderDetailView {
 /** One order as staff see it: its state and its whole history, from the event store. */
 @Injectable()
 export class OrderDetailReader {
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly names: DisplayNames,
+  ) {}
 
   async detail(orderNo: string): Promise<OrderDetailView> {
     const { state } = await loadAggregate(this.store, orderStream(orderNo), orderDecider);
@@ -61,9 +69,11 @@ export class OrderDetailReader {
     const history = await this.store.readStream(orderStream(orderNo));
     const resolved = [...history].reverse().find((e) => e.type === 'OrderResolved') as
       { data: { outcome: string; resolvedBy: string; at: string; note: string } } | undefined;
+    const names = await this.names.of({ merchants: [order.merchantId], staff: history.map(staffOf) });
     return {
       order_no: order.orderNo,
       merchant_id: order.merchantId,
+      merchant_name: names.merchant(order.merchantId),
       out_trade_no: order.outTradeNo,
       stage: state.stage,
       status: merchantStatus(state.stage) ?? null,
@@ -80,7 +90,13 @@ export class OrderDetailReader {
       completed_at: isFinal(state) ? state.completedAt : null,
       // Who settled an unknown result, when and why; null unless staff did.
       resolution: resolved
-        ? { outcome: resolved.data.outcome, resolved_by: resolved.data.resolvedBy, resolved_at: resolved.data.at, note: resolved.data.note }
+        ? {
+            outcome: resolved.data.outcome,
+            resolved_by: resolved.data.resolvedBy,
+            resolved_by_name: names.staff(resolved.data.resolvedBy),
+            resolved_at: resolved.data.at,
+            note: resolved.data.note,
+          }
         : null,
       history: history.map((e) => ({
         revision: Number(e.revision),
@@ -88,7 +104,14 @@ export class OrderDetailReader {
         type: e.type,
         recorded_at: isoTimestamp(e.createdAt),
         data: eventDataView(e.data),
+        staff_name: names.staff(staffOf(e)),
       })),
     };
   }
+}
+
+/** The staff member an event names: who resolved the order (`resolvedBy`), or who moved the money (`by`). */
+function staffOf(event: { data: Record<string, unknown> }): string | null {
+  const id = event.data.resolvedBy ?? event.data.by;
+  return typeof id === 'string' ? id : null;
 }

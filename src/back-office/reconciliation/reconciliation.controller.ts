@@ -6,6 +6,7 @@ import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
 import { integerParameter } from '../http/listing';
 import { eventDataView } from '../orders/order.view';
+import { DisplayNames } from '../display-names/display-names';
 import { OrderDetailReader } from './order-detail.reader';
 import { ReconciliationQueueReader } from './reconciliation-queue.reader';
 import { QueuePageView, queuedOrderView, RequeryView } from './reconciliation.view';
@@ -21,6 +22,7 @@ export class ReconciliationController {
   constructor(
     private readonly queueReader: ReconciliationQueueReader,
     private readonly orders: OrderDetailReader,
+    private readonly names: DisplayNames,
     @Inject(UPSTREAM) private readonly upstream: UpstreamProvider,
   ) {}
 
@@ -30,7 +32,8 @@ export class ReconciliationController {
     const take = integerParameter(limit, 'limit', 0, 500) ?? 100;
     const skip = integerParameter(offset, 'offset', 0, 1_000_000_000) ?? 0;
     const { rows, total } = await this.queueReader.page(take, skip);
-    return successEnvelope('OK', { total, orders: rows.map(queuedOrderView) } satisfies QueuePageView);
+    const names = await this.names.of({ merchants: rows.map((r) => r.merchant_id) });
+    return successEnvelope('OK', { total, orders: rows.map((r) => queuedOrderView(r, names)) } satisfies QueuePageView);
   }
 
   /** One order as staff see it: its state and its whole history from the event store. */

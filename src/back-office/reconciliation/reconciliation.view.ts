@@ -1,11 +1,13 @@
 import { isoTimestamp } from '../../shared/clock';
 import { formatAmount } from '../../shared/money';
 import type { QueueRow } from '../../../projections/orders.queries';
+import type { Names } from '../display-names/display-names';
 
 /** An order in the reconciliation queue: waiting for a person since its upstream result became unknown. */
 export interface QueuedOrderView {
   order_no: string;
   merchant_id: string;
+  merchant_name: string | null;
   out_trade_no: string;
   sku_id: string;
   account_id: string;
@@ -34,9 +36,10 @@ export interface RequeryView {
   upstream: { status: string } & Record<string, unknown>;
 }
 
-export const queuedOrderView = (r: QueueRow): QueuedOrderView => ({
+export const queuedOrderView = (r: QueueRow, names: Names): QueuedOrderView => ({
   order_no: r.order_no,
   merchant_id: r.merchant_id,
+  merchant_name: names.merchant(r.merchant_id),
   out_trade_no: r.out_trade_no,
   sku_id: r.sku_id,
   account_id: r.account_id,

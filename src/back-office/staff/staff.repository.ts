@@ -9,6 +9,7 @@ import { inTransaction } from '../../infrastructure/postgres/transactions';
 import { hashStaffToken, newStaffToken } from '../auth/staff-token';
 import { StaffRole } from '../auth/staff-member';
 import { Conditions } from '../http/listing';
+import { staffNameSql } from '../display-names/display-names';
 
 export interface CreatedStaff {
   staffId: string;
@@ -26,13 +27,16 @@ interface StaffRow {
   role: StaffRole;
   created_at: Date;
   created_by: string;
+  created_by_name: string | null;
   disabled_at: Date | null;
   disabled_by: string | null;
+  disabled_by_name: string | null;
   token_rotated_at: Date | null;
   sort_at: string;
 }
 
-const STAFF_COLUMNS = 'staff_id, name, role, created_at, created_by, disabled_at, disabled_by, token_rotated_at, created_at::text as sort_at';
+const STAFF_COLUMNS = `staff_id, name, role, created_at, created_by, ${staffNameSql('staff.created_by')} as created_by_name,
+  disabled_at, disabled_by, ${staffNameSql('staff.disabled_by')} as disabled_by_name, token_rotated_at, created_at::text as sort_at`;
 
 /** A staff member as the back office shows it: never the token or its hash. */
 export interface StaffView {
@@ -42,8 +46,10 @@ export interface StaffView {
   status: StaffStatus;
   created_at: string;
   created_by: string;
+  created_by_name: string | null;
   disabled_at: string | null;
   disabled_by: string | null;
+  disabled_by_name: string | null;
   token_rotated_at: string | null;
 }
 
@@ -67,8 +73,10 @@ export const staffView = (row: StaffRow): StaffView => ({
   status: row.disabled_at ? 'disabled' : 'active',
   created_at: isoTimestamp(row.created_at),
   created_by: row.created_by,
+  created_by_name: row.created_by_name,
   disabled_at: row.disabled_at && isoTimestamp(row.disabled_at),
   disabled_by: row.disabled_by,
+  disabled_by_name: row.disabled_by_name,
   token_rotated_at: row.token_rotated_at && isoTimestamp(row.token_rotated_at),
 });
 

@@ -50,7 +50,7 @@ let drawn = false;
 
 async function route() {
   if (!currentSession()) {
-    const reply = await api<ConsoleSessionView>('GET', '/console/session');
+    const reply = await api<ConsoleSessionView | null>('GET', '/console/session');
     setSession(reply.ok ? reply.data : null);
   }
   const { path, arg } = currentPath();

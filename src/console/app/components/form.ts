@@ -1,8 +1,13 @@
 import { h } from '../dom';
+import { INSTANT_PATTERN, parseInstant } from './format';
 
-/** A text-like input: what the browser offers for the type is what the field takes. */
+/**
+ * A text-like input: what the browser offers for the type is what the field
+ * takes. An `instant` is typed as ISO 8601 in UTC (format.ts), never in the
+ * browser's time zone, and reaches onSubmit as the instant the service takes.
+ */
 export interface InputField {
-  type?: 'text' | 'password' | 'url' | 'number' | 'datetime-local';
+  type?: 'text' | 'password' | 'url' | 'number' | 'instant';
   name: string;
   label: string;
   required?: boolean;
@@ -19,6 +24,8 @@ export interface SelectField {
   /** [value, text] pairs, in order. */
   options: readonly (readonly [value: string, text: string])[];
   value?: string;
+  /** The browser refuses to submit while the chosen option's value is empty. */
+  required?: boolean;
 }
 
 export interface TextAreaField {
@@ -55,11 +62,28 @@ function control(f: Field): Control {
   const id = `field-${++controlsMade}-${f.name}`;
   switch (f.type) {
     case 'select':
-      return h('select', { id, name: f.name }, ...f.options.map(([value, text]) => h('option', { value, selected: value === f.value }, text)));
+      return h(
+        'select',
+        { id, name: f.name, required: f.required },
+        ...f.options.map(([value, text]) => h('option', { value, selected: value === f.value }, text)),
+      );
     case 'textarea':
       return h('textarea', { id, name: f.name, required: f.required, placeholder: f.placeholder }, f.value ?? '');
     case 'checkbox':
       return h('input', { type: 'checkbox', id, name: f.name, checked: f.value });
+    case 'instant':
+      return h('input', {
+        type: 'text',
+        id,
+        name: f.name,
+        required: f.required,
+        value: f.value ?? '',
+        placeholder: f.placeholder ?? 'YYYY-MM-DDTHH:MM:SSZ',
+        pattern: INSTANT_PATTERN,
+        title: 'An instant in UTC, ISO 8601 to the second: 2026-11-25T10:00:05Z',
+        size: f.size ?? 22,
+        autocomplete: 'off',
+      });
     default:
       return h('input', {
         type: f.type ?? 'text',
@@ -91,9 +115,18 @@ export function form(fields: readonly Field[], submitLabel: string, onSubmit: On
     const checks: FormChecks = {};
     for (const [f, input] of controls) {
       if (f.type === 'checkbox') checks[f.name] = (input as HTMLInputElement).checked;
-      else if (input.value !== '') values[f.name] = input.value;
+      else if (input.value === '') continue;
+      else if (f.type !== 'instant') values[f.name] = input.value;
+      else if (!(values[f.name] = parseInstant(input.value))) return refuse(input, 'Not a day and time: give an instant in UTC, e.g. 2026-11-25T10:00:05Z');
     }
     onSubmit(values, el, checks);
   });
   return el;
+}
+
+/** A value the browser's own checks let through but that is none (the 30th of February): said on the field, and nothing is submitted. */
+function refuse(input: Control, message: string) {
+  input.setCustomValidity(message);
+  input.reportValidity();
+  input.addEventListener('input', () => input.setCustomValidity(''), { once: true });
 }

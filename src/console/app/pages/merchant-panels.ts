@@ -2,7 +2,8 @@ import { api, Reply, segment } from '../api';
 import { row } from '../components/bits';
 import { errorBox, outcome, shownOnce } from '../components/feedback';
 import { form } from '../components/form';
-import { age, time, toLocalInput } from '../components/format';
+import { age, instantText, time } from '../components/format';
+import { named } from '../components/names';
 import { table } from '../components/table';
 import { append, h } from '../dom';
 import { refresh } from '../navigation';
@@ -29,9 +30,9 @@ export function secretPanel(base: string, m: MerchantView): HTMLElement {
       [
         {
           name: 'until',
-          label: 'The old secret keeps working until',
-          type: 'datetime-local',
-          value: toLocalInput(new Date(Date.now() + 86_400_000).toISOString()),
+          label: 'The old secret keeps working until (UTC)',
+          type: 'instant',
+          value: instantText(new Date(Math.floor(Date.now() / 1000) * 1000 + 86_400_000).toISOString()),
         },
         { name: 'now', label: 'Stop the old secret at once (it leaked)', type: 'checkbox' },
       ],
@@ -62,8 +63,8 @@ export function secretPanel(base: string, m: MerchantView): HTMLElement {
   return panel;
 }
 
-/** Money in: a deposit with the bank transfer's reference, which makes a repeated request harmless. */
-export function depositPanel(merchantId: string): HTMLElement {
+/** Money in: a deposit with the bank transfer's reference, which makes a repeated request harmless; `deposited` shows the wallet after it. */
+export function depositPanel(merchantId: string, deposited: (wallet: DepositView) => void): HTMLElement {
   const slot = h('div');
   return h(
     'section',
@@ -79,6 +80,7 @@ export function depositPanel(merchantId: string): HTMLElement {
         const reply = await api<DepositView>('POST', `/admin/v1/merchants/${segment(merchantId)}/deposits`, values);
         outcome(slot, reply, (w) => {
           f.reset();
+          deposited(w);
           return h('p', { class: 'ok' }, `Deposited. Balance ${w.balance} ${w.currency}, available ${w.available_balance}.`);
         });
       },
@@ -102,7 +104,7 @@ export function pricesPanel(base: string, prices: Reply<ListPage<'prices', Price
             ['Name', (p) => p.sku_name],
             ['Price', (p) => p.price, 'num'],
             ['On shelf', (p) => (p.on_shelf ? 'yes' : 'no')],
-            ['Updated', (p) => `${time(p.updated_at)} by ${p.updated_by}`],
+            ['Updated', (p) => h('span', {}, `${time(p.updated_at)} by `, named(p.updated_by_name, p.updated_by))],
           ],
           prices.data.prices,
           'No price: the merchant can order nothing yet.',

@@ -3,9 +3,10 @@ import { facts, link, pill, row } from '../components/bits';
 import { errorBox } from '../components/feedback';
 import { form } from '../components/form';
 import { time } from '../components/format';
+import { named } from '../components/names';
 import { h } from '../dom';
 import { hashWith, refresh } from '../navigation';
-import type { BalanceAsOf, ListPage, MerchantView, PriceListView } from '../replies';
+import type { BalanceAsOf, DepositView, ListPage, MerchantView, PriceListView } from '../replies';
 import { may } from '../session';
 import { depositPanel, pricesPanel, secretPanel } from './merchant-panels';
 import { merchantBody } from './merchants';
@@ -22,6 +23,11 @@ export async function merchantPage(main: HTMLElement, merchantId: string) {
   if (!reply.ok) return main.append(errorBox(reply));
   const m = reply.data;
   const slot = h('div', { id: 'merchant-result' });
+  // The wallet as of the last change this page made: a deposit below redraws it, so the page never shows two balances.
+  const walletNow = h('span', { id: 'merchant-wallet' });
+  const showWallet = (w: Pick<DepositView, 'balance' | 'frozen_balance' | 'available_balance'>) =>
+    walletNow.replaceChildren(`${w.balance} ${m.currency} (frozen ${w.frozen_balance}, available ${w.available_balance})`);
+  if (wallet.ok) showWallet(wallet.data);
   const toggleStatus = async () => {
     const to = m.status === 'active' ? 'suspended' : 'active';
     if (to === 'suspended' && !confirm(`Suspend ${m.name}? Its API requests are refused until it is reactivated.`)) return;
@@ -41,8 +47,8 @@ export async function merchantPage(main: HTMLElement, merchantId: string) {
         ['IP whitelist', m.ip_whitelist.length ? m.ip_whitelist.join(', ') : 'any address'],
         ['Rate limit', `${m.rate_limit_per_second} requests/s`],
         ['Previous secret valid until', m.previous_secret_valid_until ? time(m.previous_secret_valid_until) : 'no overlap'],
-        wallet.ok && ['Wallet', `${wallet.data.balance} ${m.currency} (frozen ${wallet.data.frozen_balance}, available ${wallet.data.available_balance})`],
-        ['Updated', `${time(m.updated_at)} by ${m.updated_by}`],
+        wallet.ok && ['Wallet', walletNow],
+        ['Updated', h('span', {}, `${time(m.updated_at)} by `, named(m.updated_by_name, m.updated_by))],
       ]),
       row(
         link(hashWith('orders', { merchant_id: m.merchant_id }), 'Orders'),
@@ -80,7 +86,7 @@ export async function merchantPage(main: HTMLElement, merchantId: string) {
       ),
     ),
     secretPanel(base, m),
-    depositPanel(merchantId),
+    depositPanel(merchantId, showWallet),
     pricesPanel(base, prices),
   );
 }

@@ -1,11 +1,11 @@
 import { api } from '../api';
 import { facts, link, pill } from '../components/bits';
-import { errorBox, outcome, shownOnce } from '../components/feedback';
+import { errorBox, shownOnce } from '../components/feedback';
 import { FormValues, form } from '../components/form';
 import { time } from '../components/format';
 import { table } from '../components/table';
 import { append, h } from '../dom';
-import { go, hashWith, params } from '../navigation';
+import { go, hashWith, params, refresh } from '../navigation';
 import type { ListPage, MerchantView, MerchantWithSecretView } from '../replies';
 
 /** The merchants, searched by name and status, and onboarding: the new app secret is shown here once. */
@@ -68,19 +68,22 @@ export async function merchantsPage(main: HTMLElement) {
           { name: 'rate_limit_per_second', label: 'Rate limit /s', type: 'number', value: '100' },
         ],
         'Create merchant',
-        async (values, f) => {
+        async (values) => {
           const reply = await api<MerchantWithSecretView>('POST', '/admin/v1/merchants', merchantBody(values));
-          outcome(created, reply, (m) => {
-            f.reset();
-            return shownOnce(
+          if (!reply.ok) return created.replaceChildren(errorBox(reply));
+          const m = reply.data;
+          // Drawn again from fresh data: the list shows the new merchant, and the form its defaults (currency, rate limit) for the next one.
+          await refresh();
+          document.getElementById('created')?.replaceChildren(
+            shownOnce(
               'App secret',
               m.app_secret,
               facts([
                 ['Merchant', link(`#/merchant/${m.merchant_id}`, `${m.name} (${m.merchant_id})`)],
                 ['API key', m.api_key],
               ]),
-            );
-          });
+            ),
+          );
         },
         { id: 'create-merchant' },
       ),

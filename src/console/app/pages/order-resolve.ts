@@ -25,7 +25,10 @@ export function resolvePanel(order: OrderDetailView): HTMLElement {
           name: 'outcome',
           label: 'Outcome',
           type: 'select',
+          // Either choice moves the money: none is made for the clerk.
+          required: true,
           options: [
+            ['', 'choose…'],
             ['success', 'Delivered: success (deducts the money)'],
             ['failed', 'Not delivered: failed (releases the money)'],
           ],
@@ -52,7 +55,7 @@ export function resolvePanel(order: OrderDetailView): HTMLElement {
               'p',
               { id: 'confirm-effect' },
               h('strong', { id: 'confirm-question' }, `Resolve ${order.order_no} as ${chosen}?`),
-              ` ${order.amount} ${order.currency} will be ${chosen === 'success' ? 'deducted from' : 'released to'} merchant ${order.merchant_id}. This cannot be undone.`,
+              ` ${order.amount} ${order.currency} will be ${chosen === 'success' ? 'deducted from' : 'released to'} merchant ${order.merchant_name ?? order.merchant_id}. This cannot be undone.`,
             ),
             h('p', {}, `Note: ${note}`),
             row(

@@ -1,7 +1,9 @@
 import { api, segment } from '../api';
-import { facts, json, pill } from '../components/bits';
+import { facts, pill } from '../components/bits';
+import { eventCell, orderEventWords } from '../components/events';
 import { errorBox } from '../components/feedback';
 import { money, time } from '../components/format';
+import { namedWithId } from '../components/names';
 import { table } from '../components/table';
 import { append, h } from '../dom';
 import type { BalanceAsOf, OrderDetailView } from '../replies';
@@ -20,8 +22,8 @@ export async function orderPage(main: HTMLElement, orderNo: string) {
       'section',
       { class: 'card' },
       facts([
-        ['Status', h('span', {}, o.status ?? '—', ' ', pill(o.stage))],
-        ['Merchant', o.merchant_id],
+        ['Status', statusAndStage(o)],
+        ['Merchant', namedWithId(o.merchant_name, o.merchant_id)],
         ['Out trade no', o.out_trade_no],
         ['SKU', o.sku_id],
         ['Account', `${o.account_id} ${Object.keys(o.account_fields).length ? JSON.stringify(o.account_fields) : ''}`],
@@ -50,7 +52,7 @@ export async function orderPage(main: HTMLElement, orderNo: string) {
         h('h2', {}, 'Resolved by staff'),
         facts([
           ['Outcome', r.outcome],
-          ['Resolved by', r.resolved_by],
+          ['Resolved by', namedWithId(r.resolved_by_name, r.resolved_by)],
           ['When', time(r.resolved_at)],
           ['Why', r.note],
         ]),
@@ -62,10 +64,16 @@ export async function orderPage(main: HTMLElement, orderNo: string) {
         ['#', (e) => String(e.revision), 'num'],
         ['Recorded', (e) => time(e.recorded_at)],
         ['Event', (e) => e.type],
-        ['Details', (e) => json(e.data)],
+        ['What happened', (e) => eventCell(orderEventWords(e), 'The event', e)],
       ],
       o.history,
     ),
   );
-  if (may('reconciler')) await callbacksPanel(main, orderNo);
+  if (may('reconciler')) await callbacksPanel(main, o);
+}
+
+/** The merchant's status and, while it is processing, the internal stage that says more; a final order's status once (`failed`, not `failed failed`). */
+function statusAndStage(o: OrderDetailView) {
+  if (o.status === 'success' || o.status === 'failed') return pill(o.status);
+  return h('span', {}, o.status ?? '—', ' ', pill(o.stage));
 }

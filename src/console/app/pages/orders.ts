@@ -2,7 +2,8 @@ import { api } from '../api';
 import { link, pill, row } from '../components/bits';
 import { errorBox } from '../components/feedback';
 import { form } from '../components/form';
-import { money, time, toInstant, toLocalInput } from '../components/format';
+import { instantText, money, time } from '../components/format';
+import { named } from '../components/names';
 import { table } from '../components/table';
 import { append, h } from '../dom';
 import { go, hashWith, params } from '../navigation';
@@ -42,11 +43,11 @@ export async function ordersPage(main: HTMLElement) {
           value: chosen.stage ?? '',
           options: [['', 'any'], ...STAGES.map((s): [string, string] => [s, s === 'unknown' ? 'unknown result' : s])],
         },
-        { name: 'created_from', label: 'Created from', type: 'datetime-local', value: toLocalInput(chosen.created_from) },
-        { name: 'created_to', label: 'Created before', type: 'datetime-local', value: toLocalInput(chosen.created_to) },
+        { name: 'created_from', label: 'Created from (UTC)', type: 'instant', value: instantText(chosen.created_from) },
+        { name: 'created_to', label: 'Created before (UTC)', type: 'instant', value: instantText(chosen.created_to) },
       ],
       'Search',
-      (values) => go(hashWith('orders', { ...values, created_from: toInstant(values.created_from), created_to: toInstant(values.created_to) })),
+      (values) => go(hashWith('orders', values)),
       { id: 'order-search' },
     ),
   );
@@ -62,7 +63,7 @@ export async function ordersPage(main: HTMLElement) {
       [
         ['Order', (o) => link(`#/order/${o.order_no}`, o.order_no)],
         ['Out trade no', (o) => o.out_trade_no],
-        ['Merchant', (o) => o.merchant_id],
+        ['Merchant', (o) => named(o.merchant_name, o.merchant_id)],
         ['Account', (o) => o.account_id],
         ['Amount', (o) => money(o.amount, o.currency), 'num'],
         ['Status', (o) => o.status ?? '—'],

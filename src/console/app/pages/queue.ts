@@ -2,6 +2,7 @@ import { api } from '../api';
 import { link, row } from '../components/bits';
 import { errorBox } from '../components/feedback';
 import { age, count, money } from '../components/format';
+import { named } from '../components/names';
 import { table } from '../components/table';
 import { h } from '../dom';
 import { hashWith, params } from '../navigation';
@@ -21,7 +22,7 @@ export async function queuePage(main: HTMLElement) {
     table(
       [
         ['Order', (o) => link(`#/order/${o.order_no}`, o.order_no)],
-        ['Merchant', (o) => o.merchant_id],
+        ['Merchant', (o) => named(o.merchant_name, o.merchant_id)],
         ['Out trade no', (o) => o.out_trade_no],
         ['Amount', (o) => money(o.amount, o.currency), 'num'],
         ['Waiting', (o) => age(o.age_seconds), 'num'],

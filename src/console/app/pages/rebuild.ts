@@ -3,6 +3,7 @@ import { pill } from '../components/bits';
 import { announce, errorBox } from '../components/feedback';
 import { form } from '../components/form';
 import { time } from '../components/format';
+import { named } from '../components/names';
 import { table } from '../components/table';
 import { h } from '../dom';
 import { go, hashWith, params } from '../navigation';
@@ -11,13 +12,21 @@ import type { RebuildStartedView, RebuildView, StatusView } from '../replies';
 /** Starts an online rebuild of one read model or all of them, and follows the one named in the address. */
 export async function rebuildPage(main: HTMLElement) {
   const status = await api<StatusView>('GET', '/admin/v1/status');
-  const names = status.ok ? status.data.projections.map((p) => p.name) : [];
+  // What the rebuild route takes, as the service says: the workflow queues are fed from the log too, but are not rebuilt.
+  const names = status.ok ? status.data.projections.filter((p) => p.rebuildable).map((p) => p.name) : [];
   const slot = h('div', { id: 'rebuild-progress' });
   main.append(
     h('h1', {}, 'Rebuild the read models'),
     h('p', { class: 'muted' }, 'Replays the whole log into fresh tables while the service keeps answering from the live ones, then swaps them in.'),
     form(
-      [{ name: 'projection', label: 'Projection', type: 'select', options: [['', 'all of them'], ...names.map((n): [string, string] => [n, n])] }],
+      [
+        {
+          name: 'projection',
+          label: 'Projection',
+          type: 'select',
+          options: [['', `all of them (${names.join(', ')})`], ...names.map((n): [string, string] => [n, n])],
+        },
+      ],
       'Start rebuild',
       async (values) => {
         const reply = await api<RebuildStartedView>('POST', '/admin/v1/projections/rebuild', values.projection ? { projection: values.projection } : {});
@@ -47,7 +56,8 @@ async function follow(slot: HTMLElement, id: string) {
           {},
           `Rebuild ${r.rebuild_id}: `,
           pill(r.status),
-          ` started ${time(r.started_at)} by ${r.requested_by}`,
+          ` started ${time(r.started_at)} by `,
+          named(r.requested_by_name, r.requested_by),
           r.finished_at ? `, finished ${time(r.finished_at)}` : '',
         ),
         r.error && h('p', { class: 'error', role: 'alert' }, r.error),

@@ -3,6 +3,7 @@ import { pill } from '../components/bits';
 import { errorBox, shownOnce } from '../components/feedback';
 import { form } from '../components/form';
 import { time } from '../components/format';
+import { named } from '../components/names';
 import { table } from '../components/table';
 import { h } from '../dom';
 import { refresh } from '../navigation';
@@ -67,7 +68,7 @@ export async function staffPage(main: HTMLElement) {
         ['Staff id', (s) => s.staff_id],
         ['Role', (s) => s.role],
         ['Status', (s) => pill(s.status)],
-        ['Created', (s) => `${time(s.created_at)} by ${s.created_by}`],
+        ['Created', (s) => h('span', {}, `${time(s.created_at)} by `, named(s.created_by_name, s.created_by))],
         ['Token rotated', (s) => time(s.token_rotated_at)],
         ['Actions', actions],
       ],

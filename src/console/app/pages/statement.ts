@@ -1,9 +1,10 @@
 import { api, segment } from '../api';
 import { facts, link, row } from '../components/bits';
 import { balanceChart } from '../components/chart';
+import { eventCell, walletLineWords } from '../components/events';
 import { errorBox, outcome } from '../components/feedback';
 import { form } from '../components/form';
-import { time, toInstant, toLocalInput } from '../components/format';
+import { instantText, time } from '../components/format';
 import { table } from '../components/table';
 import { h } from '../dom';
 import { merchantChoice, merchantOptions } from '../lookups';
@@ -22,11 +23,11 @@ export async function statementPage(main: HTMLElement) {
     form(
       [
         { name: 'merchant_id', label: 'Merchant', type: 'select', value: merchantId, options: [['', 'choose…'], ...merchants.map(merchantChoice)] },
-        { name: 'from', label: 'From', type: 'datetime-local', value: toLocalInput(from) },
-        { name: 'to', label: 'Before', type: 'datetime-local', value: toLocalInput(to) },
+        { name: 'from', label: 'From (UTC)', type: 'instant', value: instantText(from) },
+        { name: 'to', label: 'Before (UTC)', type: 'instant', value: instantText(to) },
       ],
       'Show',
-      (values) => go(hashWith('statement', { merchant_id: values.merchant_id, from: toInstant(values.from), to: toInstant(values.to) })),
+      (values) => go(hashWith('statement', { merchant_id: values.merchant_id, from: values.from, to: values.to })),
       { id: 'statement-form' },
     ),
   );
@@ -45,7 +46,10 @@ export async function statementPage(main: HTMLElement) {
       `Download ${format.toUpperCase()}`,
     );
   const chainSlot = h('div', { id: 'chain' }, h('p', { class: 'muted' }, 'Checking the hash chain…'));
-  main.append(row(download('csv'), download('json'), h('span', { class: 'muted' }, 'The whole window, as `npm run verify-statement` checks it.')), chainSlot);
+  main.append(
+    row(download('csv'), download('json'), h('span', { class: 'muted' }, 'The whole window, as ', h('code', {}, 'npm run verify-statement'), ' checks it.')),
+    chainSlot,
+  );
   const query = new URLSearchParams(windowQuery);
   const after = p.get('after_revision');
   if (after) query.set('after_revision', after);
@@ -61,7 +65,7 @@ export async function statementPage(main: HTMLElement) {
       [
         ['Rev', (l) => String(l.revision), 'num'],
         ['Recorded', (l) => time(l.recorded_at)],
-        ['Event', (l) => l.type],
+        ['Event', (l) => eventCell(walletLineWords(l), l.type, l.data)],
         ['Order / reference', (l) => (l.order_no ? link(`#/order/${l.order_no}`, l.order_no) : (l.reference ?? ''))],
         ['Amount', (l) => l.amount ?? '', 'num'],
         ['Balance', (l) => l.balance_after, 'num'],
@@ -82,7 +86,7 @@ export async function statementPage(main: HTMLElement) {
   outcome(chainSlot, chain, (c) =>
     h(
       'div',
-      { class: c.intact ? 'notice' : 'error' },
+      { class: c.intact ? 'passed' : 'error' },
       c.intact
         ? h('span', { class: 'ok' }, `Hash chain intact: ${c.events_checked} events, last hash ${(c.last_hash ?? '—').slice(0, 16)}…`)
         : `Hash chain BROKEN at revision ${c.first_break?.revision}: ${c.first_break?.problem}`,
@@ -97,10 +101,10 @@ function balanceAsOfPanel(base: string): HTMLElement {
     { class: 'card' },
     h('h2', {}, 'Balance as of an instant'),
     form(
-      [{ name: 'at', label: 'At', type: 'datetime-local', required: true }],
+      [{ name: 'at', label: 'At (UTC, to the second)', type: 'instant', required: true }],
       'Show balance',
       async (values) =>
-        outcome(slot, await api<BalanceAsOf>('GET', `${base}/balance?at=${encodeURIComponent(toInstant(values.at) ?? '')}`), (b) =>
+        outcome(slot, await api<BalanceAsOf>('GET', `${base}/balance?at=${encodeURIComponent(values.at ?? '')}`), (b) =>
           facts([
             ['As of', time(b.as_of?.at)],
             ['Balance', b.balance],
