@@ -136,7 +136,8 @@ run('pictures of every console page, for docs/console.md', () => {
     await operator.click('#create-merchant button[type=submit]');
     await operator.waitForSelector('#created .secret');
     await shot(operator, 'merchant-created');
-    await go(operator, 'merchants', 'main table >> text=Northwind Top-ups');
+    await operator.reload();
+    await operator.waitForSelector('main table >> text=Northwind Top-ups');
     await shot(operator, 'merchants');
     await go(operator, `merchant/${merchant.merchantId}`, '#deposit');
     await operator.fill('#deposit input[name=amount]', '250.00');

@@ -8,7 +8,7 @@ import { svg } from '../dom';
  */
 
 /** The plot's box in the SVG's own units: the SVG scales to its container. */
-export const BOX = { width: 560, height: 220, left: 52, right: 14, top: 14, bottom: 30 } as const;
+export const BOX = { width: 560, height: 220, left: 52, right: 14, top: 26, bottom: 30 } as const;
 export const plotWidth = BOX.width - BOX.left - BOX.right;
 export const plotHeight = BOX.height - BOX.top - BOX.bottom;
 
@@ -41,7 +41,7 @@ export function valueAxis(scale: ReturnType<typeof valueScale>, format: (value: 
       svg('line', { x1: BOX.left, x2: BOX.width - BOX.right, y1: scale.y(tick), y2: scale.y(tick), stroke: GRID, 'stroke-width': 1 }),
       svg('text', { x: BOX.left - 6, y: scale.y(tick) + 4, 'text-anchor': 'end', fill: INK, 'font-size': 11 }, format(tick)),
     ]),
-    svg('text', { x: 4, y: BOX.top - 3, fill: INK, 'font-size': 11 }, unit),
+    svg('text', { x: 4, y: 12, fill: INK, 'font-size': 11 }, unit),
   );
 }
 

@@ -138,7 +138,10 @@ function line(
   const points = run.map(([i, v]) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
   return [
     run.length > 1 && svg('polyline', { points, fill: 'none', stroke: s.colour, 'stroke-width': 2, 'stroke-dasharray': s.dash, 'stroke-linejoin': 'round' }),
-    run.map(([i, v]) => svg('circle', { cx: x(i), cy: y(v), r: run.length > 1 ? 1.8 : 3, fill: s.colour, 'data-value': v }, markTitle(s, i, v))),
+    // A point marks a slot with something in it (or a run of one); zeros are the line alone.
+    run
+      .filter(([, v]) => v !== 0 || run.length === 1)
+      .map(([i, v]) => svg('circle', { cx: x(i), cy: y(v), r: run.length > 1 ? 1.8 : 3, fill: s.colour, 'data-value': v }, markTitle(s, i, v))),
   ];
 }
 

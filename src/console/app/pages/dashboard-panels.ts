@@ -18,7 +18,8 @@ const PURPLE = '#6f42c1';
 const LAG_ALARM_SECONDS = 60;
 
 const sum = (values: readonly (number | null)[]) => values.reduce<number>((total, v) => total + (v ?? 0), 0);
-const ms = (value: number) => (value >= 1000 ? `${(value / 1000).toFixed(value >= 10_000 ? 0 : 1)} s` : `${Math.round(value)}`);
+/** Milliseconds, whole: the axis says `ms`. */
+const ms = (value: number) => Math.round(value).toLocaleString('en');
 const waited = (seconds: number | null) => (seconds === null ? 'none waiting' : `oldest waiting ${age(seconds)}`);
 
 /** How the window is named in sentences. */
