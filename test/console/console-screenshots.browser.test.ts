@@ -144,6 +144,8 @@ run('pictures of every console page, for docs/console.md', () => {
     await operator.fill('#deposit input[name=reference]', 'bank-2026-11-25-001');
     await operator.click('#deposit button[type=submit]');
     await operator.waitForSelector('text=Deposited.');
+    // The page from its top: the merchant's facts and the wallet the deposit redrew.
+    await operator.evaluate('window.scrollTo(0, 0)');
     await shot(operator, 'merchant');
     await go(operator, 'catalogue', '#put-sku');
     await shot(operator, 'catalogue');
