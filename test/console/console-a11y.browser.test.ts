@@ -241,6 +241,11 @@ inBrowser('the staff console without a mouse, and its accessibility', () => {
   }
 
   /** Chooses a value with the arrow keys in the focused select or radio group. */
+  /** The resolution's outcome, chosen with the mouse: a money-moving choice has no default. */
+  async function chooseOutcome(page: Page, value: 'success' | 'failed') {
+    await page.selectOption('#resolve-form select[name=outcome]', value);
+  }
+
   async function chooseWithArrows(page: Page, value: string) {
     let f = await focused(page);
     if (f.type === 'radio' && !f.checked) await page.keyboard.press('Space');
@@ -286,6 +291,7 @@ inBrowser('the staff console without a mouse, and its accessibility', () => {
     await audit(asClerk, 'a final order with its callbacks (clerk)');
     await go(asClerk, `order/${unknown}`, '#resolve-form');
     await audit(asClerk, 'an order with an unknown result (clerk)');
+    await chooseOutcome(asClerk, 'failed');
     await asClerk.fill('#resolve-form textarea[name=note]', 'Checked with the provider');
     await asClerk.click('#resolve-form button[type=submit]');
     await asClerk.waitForSelector('.confirm');
@@ -428,6 +434,7 @@ inBrowser('the staff console without a mouse, and its accessibility', () => {
     const orderNo = await unknownResultOrder('A11Y-KEYS-2');
     const page = await signIn(clerk.token);
     await go(page, `order/${orderNo}`, '#resolve-form');
+    await chooseOutcome(page, 'failed');
     await page.fill('#resolve-form textarea[name=note]', 'Not sure yet');
     await page.focus('#resolve-form button[type=submit]');
     await page.keyboard.press('Enter');

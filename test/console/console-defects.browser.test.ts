@@ -191,7 +191,9 @@ inBrowser('the defects staff found in the console', () => {
     const { page } = await signIn(TEST_ENV.ADMIN_TOKEN);
     await go(page, 'rebuild', '#start-rebuild');
     const offered = await page.locator('#start-rebuild select[name=projection] option').evaluateAll((options) => options.map((o) => o.getAttribute('value')));
-    expect(offered).toEqual(['', ...rebuildable]);
+    // In the status page's order; which ones is the point.
+    expect(offered[0]).toBe('');
+    expect(offered.slice(1).sort()).toEqual([...rebuildable].sort());
     expect((await admin('POST', '/admin/v1/projections/rebuild', { projection: 'callback-schedule' })).status).toBe(422);
     await page.selectOption('#start-rebuild select[name=projection]', '');
     await page.click('#start-rebuild button[type=submit]');
