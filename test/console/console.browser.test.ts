@@ -17,7 +17,7 @@ const { findChromium } = require('../support/chromium') as { findChromium(): { p
 
 const ROOT = resolve(__dirname, '../..');
 const CHROMIUM = findChromium();
-/** CONSOLE_SCREENSHOTS=docs/console npx jest test/console renews the pictures in docs/console.md. */
+/** CONSOLE_SCREENSHOTS=dir npx jest test/console/console.browser.test.ts saves its pages there; docs/console.md's pictures come from console-screenshots.browser.test.ts. */
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS && resolve(ROOT, process.env.CONSOLE_SCREENSHOTS);
 
 const inBrowser = CHROMIUM.path ? describe : describe.skip;
