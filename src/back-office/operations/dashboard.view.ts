@@ -1,3 +1,5 @@
+import type { DashboardWindow } from './dashboard-window';
+
 /**
  * The operations dashboard's reply (GET /admin/v1/operations/dashboard), as
  * DashboardReader builds it and the console draws it: a field renamed on
@@ -6,7 +8,7 @@
  */
 export interface DashboardView {
   at: string;
-  window: '1h' | '24h';
+  window: DashboardWindow;
   step_seconds: number;
   from: string;
   to: string;
