@@ -215,4 +215,22 @@ inBrowser('the operations dashboard in a real browser', () => {
     expect(await page.locator('main .error').innerText()).toContain('FORBIDDEN');
     expect(await page.locator('main svg').count()).toBe(0);
   });
+
+  it("an operator sets and clears a merchant's low-balance threshold on the merchant's page", async () => {
+    const admin = adminClient(service.url);
+    const thresholdNow = async () => (await admin('GET', `/admin/v1/merchants/${merchant.merchantId}`)).body.data.low_balance_threshold;
+    const page = await signIn(TEST_ENV.ADMIN_TOKEN);
+    await page.goto(`${service.url}/console#/merchant/${merchant.merchantId}`);
+    const field = page.locator('#merchant-settings input[name=low_balance_threshold]');
+    await field.waitFor();
+    expect(await field.inputValue()).toBe('500.00');
+    await field.fill('750.00');
+    await page.click('#merchant-settings button[type=submit]');
+    await page.waitForSelector('main dl >> text=750.00');
+    expect(await thresholdNow()).toBe('750.00');
+    await page.locator('#merchant-settings input[name=low_balance_threshold]').fill('');
+    await page.click('#merchant-settings button[type=submit]');
+    await page.waitForSelector('main dl >> text=none');
+    expect(await thresholdNow()).toBeNull();
+  });
 });

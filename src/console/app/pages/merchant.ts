@@ -46,6 +46,7 @@ export async function merchantPage(main: HTMLElement, merchantId: string) {
         ['Callback URL', m.callback_url],
         ['IP whitelist', m.ip_whitelist.length ? m.ip_whitelist.join(', ') : 'any address'],
         ['Rate limit', `${m.rate_limit_per_second} requests/s`],
+        ['Low-balance alert under', m.low_balance_threshold === null ? 'none' : `${m.low_balance_threshold} ${m.currency}`],
         ['Previous secret valid until', m.previous_secret_valid_until ? time(m.previous_secret_valid_until) : 'no overlap'],
         wallet.ok && ['Wallet', walletNow],
         ['Updated', h('span', {}, `${time(m.updated_at)} by `, named(m.updated_by_name, m.updated_by))],
@@ -70,6 +71,13 @@ export async function merchantPage(main: HTMLElement, merchantId: string) {
           { name: 'callback_url', label: 'Callback URL (empty removes it)', type: 'url', value: m.callback_url ?? '', size: 40 },
           { name: 'ip_whitelist', label: 'IP whitelist (comma-separated)', value: m.ip_whitelist.join(', '), size: 30 },
           { name: 'rate_limit_per_second', label: 'Rate limit /s', type: 'number', value: String(m.rate_limit_per_second) },
+          {
+            name: 'low_balance_threshold',
+            label: `Low-balance alert under (${m.currency}; empty: none)`,
+            value: m.low_balance_threshold ?? '',
+            placeholder: '500.00',
+            size: 10,
+          },
         ],
         'Save',
         async (values) => {
@@ -77,6 +85,7 @@ export async function merchantPage(main: HTMLElement, merchantId: string) {
             callback_url: values.callback_url ?? '',
             ip_whitelist: values.ip_whitelist ?? '',
             rate_limit_per_second: values.rate_limit_per_second,
+            low_balance_threshold: values.low_balance_threshold ?? '',
           });
           const r = await api<MerchantView>('PATCH', base, body);
           if (r.ok) await refresh();

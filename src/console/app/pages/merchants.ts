@@ -92,7 +92,7 @@ export async function merchantsPage(main: HTMLElement) {
   );
 }
 
-/** A merchant's fields as the API takes them: the whitelist as a list, the rate limit as a number, an empty callback URL as none. */
+/** A merchant's fields as the API takes them: the whitelist as a list, the rate limit as a number, an empty callback URL or threshold as none. */
 export function merchantBody(values: FormValues): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   if (values.name !== undefined) body.name = values.name;
@@ -100,5 +100,6 @@ export function merchantBody(values: FormValues): Record<string, unknown> {
   if ('callback_url' in values) body.callback_url = values.callback_url || null;
   if (values.ip_whitelist !== undefined) body.ip_whitelist = values.ip_whitelist.split(/[\s,]+/).filter(Boolean);
   if (values.rate_limit_per_second !== undefined) body.rate_limit_per_second = Number(values.rate_limit_per_second);
+  if ('low_balance_threshold' in values) body.low_balance_threshold = values.low_balance_threshold || null;
   return body;
 }
