@@ -119,6 +119,7 @@ describe('POST /admin/v1/projections/rebuild: online, in the background', () => 
     expect(finished.projections).toEqual([
       { name: 'orders', events: expect.any(Number), position: expect.stringMatching(/^\d+\/\d+$/) },
       { name: 'wallets', events: expect.any(Number), position: expect.stringMatching(/^\d+\/\d+$/) },
+      { name: 'order-minutes', events: expect.any(Number), position: expect.stringMatching(/^\d+\/\d+$/) },
     ]);
     expect(finished.projections[0].events).toBeGreaterThan(2000);
     const failures = load.outcomes.filter((o) => typeof o !== 'number' || !((o >= 200 && o < 300) || o === 402));
