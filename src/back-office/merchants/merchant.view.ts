@@ -28,24 +28,16 @@ export const MERCHANT_COLUMNS = `merchant_id, name, currency, api_key, callback_
   created_at, created_by, ${staffNameSql('merchants.created_by')} as created_by_name,
   updated_at, updated_by, ${staffNameSql('merchants.updated_by')} as updated_by_name, previous_app_secret_valid_until`;
 
-/** The merchant as the back office shows it. The API key identifies; it is the app secret that signs, and that is never shown again. */
-export interface MerchantView {
-  merchant_id: string;
-  name: string;
-  currency: string;
-  api_key: string;
-  callback_url: string | null;
-  ip_whitelist: string[];
-  status: MerchantStatus;
-  rate_limit_per_second: number;
+/**
+ * The merchant as the back office shows it: its row, with the threshold as
+ * money and times as ISO text. The API key identifies; it is the app secret
+ * that signs, and that is never shown again.
+ */
+export interface MerchantView extends Omit<MerchantRow, 'low_balance_threshold' | 'created_at' | 'updated_at' | 'previous_app_secret_valid_until'> {
   /** Money in the wallet's currency; null when none is set. */
   low_balance_threshold: string | null;
   created_at: string;
-  created_by: string;
-  created_by_name: string | null;
   updated_at: string;
-  updated_by: string;
-  updated_by_name: string | null;
   previous_secret_valid_until: string | null;
 }
 
