@@ -26,6 +26,27 @@ export type DeliveryFailCode = UpstreamFailCode | 'UPSTREAM_UNAVAILABLE';
 /** RESOLVED_FAILED is for staff resolutions only. */
 export type FailCode = DeliveryFailCode | 'RESOLVED_FAILED';
 
+/**
+ * What staff rest a resolution on: an upstream report's line, a re-query's
+ * answer, or a person's own finding. Kept in the event as given, for auditors.
+ */
+export type ResolutionEvidence =
+  | { source: 'report'; reportId: string; line: number; status: string; reference?: string }
+  | { source: 'requery'; jobId: string; upstream: Record<string, unknown> };
+
+/**
+ * A person's decision on an order whose upstream result is unknown: who
+ * decided (`resolvedBy`), why, on what evidence, and who approved it when
+ * the four-eyes rule asked for a second person (`approvedBy`).
+ */
+export interface OrderResolution {
+  outcome: 'success' | 'failed';
+  resolvedBy: string;
+  note: string;
+  evidence?: ResolutionEvidence;
+  approvedBy?: string;
+}
+
 export type OrderEvent =
   | { type: 'OrderPlaced'; data: PlacedOrder }
   | { type: 'OrderAccepted'; data: { attempt: number; at: string } }
@@ -34,7 +55,7 @@ export type OrderEvent =
   | { type: 'OrderResultUnknown'; data: { reason: string; evidence?: string; at: string } }
   | { type: 'OrderDeliveryConfirmed'; data: { at: string } }
   | { type: 'OrderDeliveryFailed'; data: { failCode: DeliveryFailCode; failReason: string; at: string } }
-  | { type: 'OrderResolved'; data: { outcome: 'success' | 'failed'; resolvedBy: string; note: string; at: string } }
+  | { type: 'OrderResolved'; data: OrderResolution & { at: string } }
   | { type: 'OrderSucceeded'; data: { at: string } }
   | { type: 'OrderFailed'; data: { failCode: FailCode; failReason: string; at: string } };
 
@@ -46,7 +67,7 @@ export type OrderCommand =
   | { type: 'MarkResultUnknown'; reason: string; evidence?: string; at: string }
   | { type: 'ConfirmDelivery'; at: string }
   | { type: 'RecordDeliveryFailure'; failCode: DeliveryFailCode; failReason: string; at: string }
-  | { type: 'ResolveOrder'; outcome: 'success' | 'failed'; resolvedBy: string; note: string; at: string }
+  | ({ type: 'ResolveOrder'; at: string } & OrderResolution)
   | { type: 'CompleteOrder'; at: string };
 
 export type OrderRefusalCode =
@@ -202,8 +223,8 @@ function decide(command: OrderCommand, state: OrderState): OrderDecision {
         if (isDecided(state) || isFinal(state)) return notInFulfilment(state);
         return refuse('ORDER_NOT_IN_RECONCILIATION', 'only orders with an unknown upstream result can be resolved');
       }
-      const { outcome, resolvedBy, note, at } = command;
-      return accept({ type: 'OrderResolved', data: { outcome, resolvedBy, note, at } });
+      const { type: _type, ...resolution } = command;
+      return accept({ type: 'OrderResolved', data: withoutUndefined(resolution) });
     }
     case 'CompleteOrder':
       if (state.stage === 'succeeding') return accept({ type: 'OrderSucceeded', data: { at: command.at } });
@@ -213,6 +234,11 @@ function decide(command: OrderCommand, state: OrderState): OrderDecision {
     default:
       return assertNever(command);
   }
+}
+
+/** Absent optional fields stay absent in the stored data (and the hash that covers it). */
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
 /** A first placement, or the next attempt after a refused one; anything else is the same order again or a conflict. */

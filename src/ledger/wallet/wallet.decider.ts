@@ -5,11 +5,11 @@ import { ForkableMap } from '../../shared/forkable-map';
 // Events. Type strings are stable forever: they are stored in the event log.
 export type WalletEvent =
   | { type: 'WalletOpened'; data: { merchantId: string; currency: string; at: string } }
-  | { type: 'FundsDeposited'; data: { reference: string; amount: Minor; by: string; at: string } }
+  | { type: 'FundsDeposited'; data: { reference: string; amount: Minor; by: string; approvedBy?: string; at: string } }
   | { type: 'FundsFrozen'; data: { orderNo: string; attempt: number; amount: Minor; at: string } }
   | { type: 'FrozenFundsDeducted'; data: { orderNo: string; attempt: number; amount: Minor; reason?: string; at: string } }
   | { type: 'FrozenFundsReleased'; data: { orderNo: string; attempt: number; amount: Minor; reason: string; at: string } }
-  | { type: 'WalletAdjusted'; data: WalletAdjustment & { by: string; at: string } };
+  | { type: 'WalletAdjusted'; data: WalletAdjustment & { by: string; approvedBy?: string; at: string } };
 
 /**
  * A correction of the wallet's balance by staff, outside any order's hold:
@@ -29,12 +29,13 @@ export interface WalletAdjustment {
 
 export type WalletCommand =
   | { type: 'OpenWallet'; merchantId: string; currency: string; at: string }
-  | { type: 'DepositFunds'; reference: string; amount: Minor; by: string; at: string }
+  /** `approvedBy`: the second person, when the four-eyes rule asked for one (also on AdjustWallet). */
+  | { type: 'DepositFunds'; reference: string; amount: Minor; by: string; approvedBy?: string; at: string }
   | { type: 'FreezeFunds'; orderNo: string; attempt: number; amount: Minor; at: string }
   /** `reason` marks a deduction decided by staff (RESOLVED_SUCCESS) rather than by the upstream. */
   | { type: 'DeductFrozenFunds'; orderNo: string; attempt: number; reason?: string; at: string }
   | { type: 'ReleaseFrozenFunds'; orderNo: string; attempt: number; reason: string; at: string }
-  | ({ type: 'AdjustWallet'; by: string; at: string } & WalletAdjustment);
+  | ({ type: 'AdjustWallet'; by: string; approvedBy?: string; at: string } & WalletAdjustment);
 
 export type WalletRefusalCode =
   | 'WALLET_NOT_OPEN'
@@ -145,8 +146,9 @@ function decide(command: WalletCommand, state: WalletState): WalletDecision {
         // The same deposit again changes nothing; the same reference for another amount is a mistake.
         return earlier === command.amount ? accept() : refuse('DEPOSIT_REFERENCE_CONFLICT', `reference ${command.reference} was used for another amount`);
       }
-      const { reference, amount, by, at } = command;
-      return accept({ type: 'FundsDeposited', data: { reference, amount, by, at } });
+      const { reference, amount, by, approvedBy, at } = command;
+      // No key for an absent approver: the stored data, and the hash that covers it, hold what was decided.
+      return accept({ type: 'FundsDeposited', data: approvedBy === undefined ? { reference, amount, by, at } : { reference, amount, by, approvedBy, at } });
     }
     case 'FreezeFunds': {
       const key = holdKey(command.orderNo, command.attempt);
@@ -186,7 +188,7 @@ function decide(command: WalletCommand, state: WalletState): WalletDecision {
 }
 
 function decideAdjustment(command: Extract<WalletCommand, { type: 'AdjustWallet' }>, state: OpenedWallet): WalletDecision {
-  const { type: _type, by, at, ...adjustment } = command;
+  const { type: _type, by, approvedBy, at, ...adjustment } = command;
   if (adjustment.amount <= 0n) return refuse('INVALID_AMOUNT', 'an adjustment must be positive');
   const earlier = state.adjustments.get(adjustment.reference);
   if (earlier !== undefined) {
@@ -204,8 +206,11 @@ function decideAdjustment(command: Extract<WalletCommand, { type: 'AdjustWallet'
     return refuse('INSUFFICIENT_BALANCE', 'the available balance is lower than the debit');
   }
   const { orderNo, ...rest } = adjustment;
-  // No key for an absent order: the stored data, and the hash that covers it, hold what was decided.
-  return accept({ type: 'WalletAdjusted', data: orderNo === undefined ? { ...rest, by, at } : { ...rest, orderNo, by, at } });
+  // No key for an absent order or approver: the stored data, and the hash that covers it, hold what was decided.
+  return accept({
+    type: 'WalletAdjusted',
+    data: { ...rest, ...(orderNo === undefined ? {} : { orderNo }), by, ...(approvedBy === undefined ? {} : { approvedBy }), at },
+  });
 }
 
 /**

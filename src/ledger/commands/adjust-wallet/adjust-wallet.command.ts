@@ -14,6 +14,8 @@ export class AdjustWallet extends Command<WalletSnapshot> {
     readonly merchantId: string,
     readonly adjustment: WalletAdjustment,
     readonly adjustedBy: string,
+    /** The second person who approved it, when the four-eyes rule asked for one. */
+    readonly approvedBy?: string,
   ) {
     super();
   }

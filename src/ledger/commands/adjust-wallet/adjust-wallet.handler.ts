@@ -13,8 +13,8 @@ export class AdjustWalletHandler implements ICommandHandler<AdjustWallet, Wallet
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute({ merchantId, adjustment, adjustedBy }: AdjustWallet): Promise<WalletSnapshot> {
-    const adjust = { type: 'AdjustWallet', ...adjustment, by: adjustedBy, at: this.clock.now() } as const;
+  async execute({ merchantId, adjustment, adjustedBy, approvedBy }: AdjustWallet): Promise<WalletSnapshot> {
+    const adjust = { type: 'AdjustWallet', ...adjustment, by: adjustedBy, approvedBy, at: this.clock.now() } as const;
     return walletSnapshot(merchantId, await this.wallets.execute(merchantId, adjust));
   }
 }

@@ -9,6 +9,8 @@ export class DepositFunds extends Command<WalletSnapshot> {
     readonly reference: string,
     readonly amount: Minor,
     readonly depositedBy: string,
+    /** The second person who approved it, when the four-eyes rule asked for one. */
+    readonly approvedBy?: string,
   ) {
     super();
   }

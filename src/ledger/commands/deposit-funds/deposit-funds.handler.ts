@@ -13,8 +13,8 @@ export class DepositFundsHandler implements ICommandHandler<DepositFunds, Wallet
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute({ merchantId, reference, amount, depositedBy }: DepositFunds): Promise<WalletSnapshot> {
-    const deposit = { type: 'DepositFunds', reference, amount, by: depositedBy, at: this.clock.now() } as const;
+  async execute({ merchantId, reference, amount, depositedBy, approvedBy }: DepositFunds): Promise<WalletSnapshot> {
+    const deposit = { type: 'DepositFunds', reference, amount, by: depositedBy, approvedBy, at: this.clock.now() } as const;
     return walletSnapshot(merchantId, await this.wallets.execute(merchantId, deposit));
   }
 }

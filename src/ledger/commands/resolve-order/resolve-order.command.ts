@@ -1,6 +1,6 @@
 import { Command } from '@nestjs/cqrs';
 import { Loaded } from '../../command-handling';
-import { OrderState } from '../../order/order.decider';
+import { OrderState, ResolutionEvidence } from '../../order/order.decider';
 
 /**
  * Reconciliation staff settle an order whose upstream result is unknown:
@@ -13,6 +13,8 @@ export class ResolveOrder extends Command<Loaded<OrderState>> {
     readonly outcome: 'success' | 'failed',
     readonly staffId: string,
     readonly note: string,
+    /** What the decision rests on, and the second person who approved it under the four-eyes rule. */
+    readonly backing: { evidence?: ResolutionEvidence; approvedBy?: string } = {},
   ) {
     super();
   }

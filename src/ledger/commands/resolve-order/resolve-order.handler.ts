@@ -14,9 +14,9 @@ export class ResolveOrderHandler implements ICommandHandler<ResolveOrder, Loaded
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  execute({ orderNo, outcome, staffId, note }: ResolveOrder): Promise<Loaded<OrderState>> {
+  execute({ orderNo, outcome, staffId, note, backing }: ResolveOrder): Promise<Loaded<OrderState>> {
     // A staff decision is never repeated silently: a second resolution is refused.
-    const command = { type: 'ResolveOrder', outcome, resolvedBy: staffId, note, at: this.clock.now() } as const;
+    const command = { type: 'ResolveOrder', outcome, resolvedBy: staffId, note, ...backing, at: this.clock.now() } as const;
     return this.outcomes.record(orderNo, command, { isRepeat: () => false });
   }
 }
