@@ -8,3 +8,4 @@ export { consoleSessionMigrations } from './auth/console-sessions.migrations';
 export { arrivedOverTls, CSRF_HEADER, sessionCookie, sessionCookieHeader } from './auth/session-cookie';
 export { StaffAuthenticator } from './auth/staff-authenticator';
 export { rebuildRunMigrations } from './read-models/rebuild-runs.migrations';
+export { approvalMigrations } from './approvals/approvals.migrations';

@@ -18,6 +18,8 @@ export type { QueuedOrderView, QueuePageView, RequeryView } from './reconciliati
 export type { RebuildStartedView, RebuildView } from './read-models/rebuild-runs';
 export type { ProjectionStatusView, StatusView } from './operations/status.reader';
 export type { DashboardNowView, DashboardPointView, DashboardView, LowBalanceMerchantView } from './operations/dashboard.view';
+export type { ApprovalKind, ApprovalResult } from './approvals/approval.decider';
+export type { ApprovalPageView, ApprovalStatus, ApprovalView } from './approvals/approval.view';
 export type { CallbackAttemptView, CallbackLogView } from '../callbacks';
 export type { BalanceAsOf, ChainStatus, Difference, Statement, StatementLine, VerificationReport } from '../auditing';
 
