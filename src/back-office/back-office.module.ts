@@ -5,6 +5,8 @@ import { FulfilmentModule } from '../fulfilment/fulfilment.module';
 import { LedgerModule } from '../ledger/ledger.module';
 import { MerchantDirectoryModule } from '../merchant-directory/merchant-directory.module';
 import { AuditTrail } from './staff-audit-trail/audit-trail';
+import { AdjustWalletController } from './adjustments/adjust-wallet.controller';
+import { AdjustWalletService } from './adjustments/adjust-wallet.service';
 import { ApprovalGate } from './approvals/approval-gate';
 import { ApprovalInbox } from './approvals/approval-inbox';
 import { ApprovalLog } from './approvals/approval-log';
@@ -60,6 +62,7 @@ import { StaffRepository } from './staff/staff.repository';
     StatusController,
     DashboardController,
     ApprovalsController,
+    AdjustWalletController,
   ],
   providers: [
     ConsoleSessions,
@@ -85,6 +88,7 @@ import { StaffRepository } from './staff/staff.repository';
     ApprovalLog,
     ApprovalGate,
     ApprovalInbox,
+    AdjustWalletService,
   ],
   exports: [ConsoleSessions, StaffAuthenticator],
 })

@@ -20,6 +20,7 @@ export type { ProjectionStatusView, StatusView } from './operations/status.reade
 export type { DashboardNowView, DashboardPointView, DashboardView, LowBalanceMerchantView } from './operations/dashboard.view';
 export type { ApprovalKind, ApprovalResult } from './approvals/approval.decider';
 export type { ApprovalPageView, ApprovalStatus, ApprovalView } from './approvals/approval.view';
+export type { AdjustedWalletView, AdjustmentView } from './adjustments/adjustment.view';
 export type { CallbackAttemptView, CallbackLogView } from '../callbacks';
 export type { BalanceAsOf, ChainStatus, Difference, Statement, StatementLine, VerificationReport } from '../auditing';
 

@@ -33,6 +33,7 @@ export const BACK_OFFICE_ROUTES = {
   statementExport: 'wallets/:merchant_id/statement/export',
   chain: 'wallets/:merchant_id/chain',
   balanceAsOf: 'wallets/:merchant_id/balance',
+  adjustments: 'wallets/:merchant_id/adjustments',
   approvals: 'approvals',
   approval: 'approvals/:approval_id',
   approveApproval: 'approvals/:approval_id/approve',
