@@ -2,6 +2,7 @@ import { ResolveOrder } from '../../src/ledger/commands/resolve-order/resolve-or
 import { encodeEvent } from '../../src/ledger/event-codec';
 import { approvalStream } from '../../src/ledger/streams';
 import { ApprovalInbox } from '../../src/back-office/approvals/approval-inbox';
+import { runCli } from '../../src/cli/main';
 import { startUpstreamSimulator, UpstreamSimulator } from '../../src/fulfilment/simulator/upstream-simulator';
 import { FULFILMENT_ENV } from '../support/fulfilment';
 import { checkEventInvariants } from '../support/invariants';
@@ -398,6 +399,18 @@ describe('the four-eyes rule: money moves only once a second person approves', (
       );
       expect((await admin('GET', '/admin/v1/approvals', undefined, { token: null })).status).toBe(401);
     });
+  });
+
+  it("the inbox's rows are rebuilt from the approval streams (the CLI's rebuild-approvals)", async () => {
+    const rows = async () => (await service.pool.query('select * from approvals order by approval_id')).rows.map(({ written_at: _writtenAt, ...row }) => row);
+    const before = await rows();
+    expect(before.length).toBeGreaterThanOrEqual(10);
+    await service.pool.query('delete from approvals');
+    let stdout = '';
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'DATABASE_URL' && !k.startsWith('PG')));
+    const code = await runCli(['rebuild-approvals'], { ...env, ...db.env }, { stdout: (text) => void (stdout += text), stderr: () => undefined });
+    expect({ code, stdout }).toEqual({ code: 0, stdout: `${JSON.stringify({ approvals: before.length })}\n` });
+    expect(await rows()).toEqual(before);
   });
 
   it('after a restart, the start-up sweep carries out what was approved before the crash', async () => {

@@ -1,13 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { Pool } from 'pg';
 import { handleCommand, loadAggregate, Loaded } from '../../ledger/command-handling';
 import { decodeEvent } from '../../ledger/event-codec';
-import { EVENT_STORE, EventStore, NO_STREAM } from '../../ledger/ports/event-store.port';
-import { approvalStream } from '../../ledger/streams';
+import { EVENT_STORE, EventStore, NO_STREAM, START } from '../../ledger/ports/event-store.port';
+import { APPROVAL_STREAM_PREFIX, approvalStream } from '../../ledger/streams';
 import { CommandRefusedError } from '../../shared/command-refused';
 import { fold } from '../../shared/decider';
 import { ApprovalCommand, approvalDecider, ApprovalEvent, ApprovalState } from './approval.decider';
 import { ApprovalRecord, recordOf } from './approval.view';
 import { ApprovalsRepository } from './approvals.repository';
+
+/** Events per read of the log, and approval streams per read of the streams, when the rows are rebuilt. */
+const REBUILD_BATCH = 1000;
 
 /**
  * An approval's stream and its inbox row together: every decision is an
@@ -65,6 +69,28 @@ export class ApprovalLog {
     return { state: handled.state, revision: handled.revision };
   }
 
+  /**
+   * Every row written again from the approval streams, for a table lost or
+   * in doubt: one pass over the log finds the approval streams (the log keeps
+   * no list of streams by name), then each row is brought up to its stream.
+   * A row is never taken back to an older revision, so this is safe while
+   * the service runs. Returns how many approvals the log holds.
+   */
+  async rebuildRows(): Promise<number> {
+    const ids = new Set<string>();
+    for (let position = START; ;) {
+      const events = await this.store.readAll(position, REBUILD_BATCH);
+      for (const e of events) if (e.streamId.startsWith(APPROVAL_STREAM_PREFIX)) ids.add(e.streamId.slice(APPROVAL_STREAM_PREFIX.length));
+      if (events.length < REBUILD_BATCH) break;
+      position = events[events.length - 1].position;
+    }
+    const all = [...ids];
+    for (let i = 0; i < all.length; i += REBUILD_BATCH) {
+      for (const loaded of await this.loadAll(all.slice(i, i + REBUILD_BATCH))) await this.sync(loaded);
+    }
+    return all.length;
+  }
+
   /** Writes the row as of the loaded stream (nothing for a stream that does not exist). */
   async sync({ state, revision }: Loaded<ApprovalState>): Promise<ApprovalRecord | undefined> {
     if (state.stage === 'none' || revision === NO_STREAM || revision === 'any') return undefined;
@@ -73,3 +99,6 @@ export class ApprovalLog {
     return record;
   }
 }
+
+/** The rows rebuilt from the log outside the service (the CLI's rebuild-approvals): ApprovalLog.rebuildRows. */
+export const rebuildApprovalRows = (pool: Pool, store: EventStore): Promise<number> => new ApprovalLog(store, new ApprovalsRepository(pool)).rebuildRows();

@@ -102,11 +102,6 @@ export class ApprovalsRepository {
     );
   }
 
-  async find(approvalId: string): Promise<ApprovalRecord | undefined> {
-    const { rows } = await this.pool.query<ApprovalRow>(`select ${COLUMNS} from approvals where approval_id = $1 and revision >= 0`, [approvalId]);
-    return rows[0] && recordOfRow(rows[0]);
-  }
-
   /** Newest first, requests still waiting before the rest; rows not yet confirmed by the log are left out. */
   async page({ statuses, kinds, limit, offset }: ApprovalFilter): Promise<{ total: number; records: ApprovalRecord[] }> {
     const where = `revision >= 0 and status = any($1::text[]) and kind = any($2::text[])`;
