@@ -6,6 +6,17 @@ import { Migration } from '../../infrastructure/postgres/migrations';
  * stream's revision it shows. The stream is the record; the row is what a
  * list can page and filter, and the sweep (approval-inbox.ts) brings a row
  * that a crash left behind its stream up to date.
+ *
+ * Why a table the requests write rather than a projection: people read the
+ * inbox right after they act (a clerk's request must be in the approver's
+ * list at once, on any instance), and a second identical deposit must find
+ * the waiting request, while requests come a few a minute against the
+ * thousands of ledger events a second the projections' runner is tuned for:
+ * a projection would add a checkpoint to every one of its batches for a read
+ * model that would still lag behind a person's own action. The row is
+ * reserved before the request's event is appended, so no request can reach
+ * the log unseen by the sweep, and `npm run cli -- rebuild-approvals` writes
+ * every row again from the approval streams.
  */
 export const approvalMigrations: readonly Migration[] = [
   {
