@@ -13,7 +13,7 @@ export type { MerchantView, MerchantWithSecretView } from './merchants/merchant.
 export type { DepositView } from './merchants/deposit-funds.service';
 export type { PriceListView, PriceView, ProductView, SkuView } from './catalogue/catalogue.view';
 export type { OrderSummaryView } from './orders/order.view';
-export type { OrderDetailView, OrderEventView, OrderResolutionView } from './reconciliation/order-detail.reader';
+export type { OrderAdjustmentView, OrderDetailView, OrderEventView, OrderResolutionView } from './reconciliation/order-detail.reader';
 export type { QueuedOrderView, QueuePageView, RequeryView } from './reconciliation/reconciliation.view';
 export type { RebuildStartedView, RebuildView } from './read-models/rebuild-runs';
 export type { ProjectionStatusView, StatusView } from './operations/status.reader';

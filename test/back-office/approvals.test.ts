@@ -285,6 +285,22 @@ describe('the four-eyes rule: money moves only once a second person approves', (
       );
     });
 
+    it("shows what a resolution rests on (a report's line, as bulk reconciliation records it) on the order's page", async () => {
+      const orderNo = await orderWithUnknownResult();
+      const evidence = { source: 'report', reportId: 'rpt_1', line: 12, status: 'delivered', reference: 'UP-77' } as const;
+      await service.commands.execute(new ResolveOrder(orderNo, 'success', rita.staff_id, 'report line 12', { evidence, approvedBy: rob.staff_id }));
+      expect((await admin('GET', `/admin/v1/orders/${orderNo}`, undefined, as(aldo))).body.data.resolution).toEqual({
+        outcome: 'success',
+        resolved_by: rita.staff_id,
+        resolved_by_name: 'Rita',
+        resolved_at: expect.any(String),
+        note: 'report line 12',
+        approved_by: rob.staff_id,
+        approved_by_name: 'Rob',
+        evidence: { source: 'report', report_id: 'rpt_1', line: 12, status: 'delivered', reference: 'UP-77' },
+      });
+    });
+
     it('of an order that is not waiting for one is refused at once, as without the rule', async () => {
       expect((await admin('POST', '/admin/v1/reconciliation/orders/T00000000000000000000000000/resolve', { outcome: 'success', note: 'x' })).body).toEqual(
         failure('ORDER_NOT_FOUND'),
