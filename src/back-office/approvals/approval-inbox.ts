@@ -89,7 +89,6 @@ export class ApprovalInbox implements OnApplicationBootstrap, OnModuleDestroy {
   async one(staff: StaffMember, approvalId: string): Promise<ApprovalView> {
     const loaded = await this.log.load(approvalId);
     this.mayRead(staff, loaded.state);
-    await this.log.sync(loaded);
     return this.gate.view(loaded.state);
   }
 
