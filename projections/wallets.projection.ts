@@ -85,6 +85,11 @@ export const walletsProjection: Projection<Tables> = {
       primary key (merchant_id, revision)
     );`,
     },
+    // An order's adjustments, for the order's page: few rows, found without reading the wallet's statement.
+    {
+      id: 'projections/wallets/003-adjustments-by-order',
+      sql: (t) => `create index on ${t.rm_statement_lines} (order_no) where entry_type = 'WalletAdjusted';`,
+    },
   ],
   apply: (event, t) => applyWalletEvents([event], t),
   applyAll: applyWalletEvents,

@@ -7,7 +7,8 @@ import { WALLET_STREAM_PREFIX } from '../src/ledger/streams';
  * rm_statement_lines, rm_wallet_snapshots) outside the projection that
  * writes it: the balance endpoint, the audits' snapshots, the start-up
  * warm-up, the process manager's stray holds, the low balances the
- * operations dashboard and the metrics report, and the verification's rows.
+ * operations dashboard and the metrics report, an order's adjustments, and
+ * the verification's rows.
  */
 
 /** A wallet's amounts and the revision they are as of, as text (undefined: the projection has not seen the wallet). */
@@ -17,6 +18,15 @@ export async function walletAmountsRow(pool: Pool, merchantId: string): Promise<
     [merchantId],
   );
   return rows[0];
+}
+
+/** Where the adjustments that name an order are in its wallet's stream (the wallet's revisions), first to last. */
+export async function adjustmentRevisionsOfOrder(pool: Pool, merchantId: string, orderNo: string): Promise<bigint[]> {
+  const { rows } = await pool.query<{ revision: string }>(
+    `select revision::text from rm_statement_lines where order_no = $1 and entry_type = 'WalletAdjusted' and merchant_id = $2 order by revision`,
+    [orderNo, merchantId],
+  );
+  return rows.map((row) => BigInt(row.revision));
 }
 
 /** The wallets worth loading at start-up: written in the last week, the longest first. */

@@ -1,4 +1,5 @@
 import { requestIdHeader } from './schema-kit';
+import { approval, approvalPaths } from './back-office/approvals.openapi';
 import { rebuild, rebuildPaths, statement, statementLine, verificationPaths, walletHistoryPaths } from './back-office/auditors.openapi';
 import { callbackLog, callbackPaths } from './back-office/callbacks.openapi';
 import { catalogueChanges, catalogueListings } from './back-office/catalogue.openapi';
@@ -35,6 +36,7 @@ export function backOfficeDocument() {
       ...dashboardPaths(),
       ...catalogueChanges(),
       ...reconciliationPaths(),
+      ...approvalPaths(),
       ...callbackPaths(),
       ...walletHistoryPaths(),
       ...verificationPaths(),
@@ -46,6 +48,7 @@ export function backOfficeDocument() {
         Merchant: merchant,
         StaffMember: staffMember,
         OrderDetail: orderDetail,
+        Approval: approval,
         CallbackLog: callbackLog,
         Statement: statement,
         StatementLine: statementLine,

@@ -5,6 +5,13 @@ import { FulfilmentModule } from '../fulfilment/fulfilment.module';
 import { LedgerModule } from '../ledger/ledger.module';
 import { MerchantDirectoryModule } from '../merchant-directory/merchant-directory.module';
 import { AuditTrail } from './staff-audit-trail/audit-trail';
+import { AdjustWalletController } from './adjustments/adjust-wallet.controller';
+import { AdjustWalletService } from './adjustments/adjust-wallet.service';
+import { ApprovalGate } from './approvals/approval-gate';
+import { ApprovalInbox } from './approvals/approval-inbox';
+import { ApprovalLog } from './approvals/approval-log';
+import { ApprovalsController } from './approvals/approvals.controller';
+import { ApprovalsRepository } from './approvals/approvals.repository';
 import { ConsoleSessions } from './auth/console-sessions';
 import { StaffAuthenticator } from './auth/staff-authenticator';
 import { StaffAuthGuard } from './auth/staff-auth.guard';
@@ -54,6 +61,8 @@ import { StaffRepository } from './staff/staff.repository';
     OrdersController,
     StatusController,
     DashboardController,
+    ApprovalsController,
+    AdjustWalletController,
   ],
   providers: [
     ConsoleSessions,
@@ -75,6 +84,11 @@ import { StaffRepository } from './staff/staff.repository';
     OrdersReader,
     RebuildRunner,
     DisplayNames,
+    ApprovalsRepository,
+    ApprovalLog,
+    ApprovalGate,
+    ApprovalInbox,
+    AdjustWalletService,
   ],
   exports: [ConsoleSessions, StaffAuthenticator],
 })

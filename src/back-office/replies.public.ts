@@ -13,11 +13,14 @@ export type { MerchantView, MerchantWithSecretView } from './merchants/merchant.
 export type { DepositView } from './merchants/deposit-funds.service';
 export type { PriceListView, PriceView, ProductView, SkuView } from './catalogue/catalogue.view';
 export type { OrderSummaryView } from './orders/order.view';
-export type { OrderDetailView, OrderEventView, OrderResolutionView } from './reconciliation/order-detail.reader';
+export type { OrderAdjustmentView, OrderDetailView, OrderEventView, OrderResolutionView } from './reconciliation/order-detail.reader';
 export type { QueuedOrderView, QueuePageView, RequeryView } from './reconciliation/reconciliation.view';
 export type { RebuildStartedView, RebuildView } from './read-models/rebuild-runs';
 export type { ProjectionStatusView, StatusView } from './operations/status.reader';
 export type { DashboardNowView, DashboardPointView, DashboardView, LowBalanceMerchantView } from './operations/dashboard.view';
+export type { ApprovalKind, ApprovalResult } from './approvals/approval.decider';
+export type { ApprovalPageView, ApprovalStatus, ApprovalView } from './approvals/approval.view';
+export type { AdjustedWalletView, AdjustmentView } from './adjustments/adjustment.view';
 export type { CallbackAttemptView, CallbackLogView } from '../callbacks';
 export type { BalanceAsOf, ChainStatus, Difference, Statement, StatementLine, VerificationReport } from '../auditing';
 

@@ -4,6 +4,7 @@ import { CliCommand, EXIT } from './cli-command';
 import { CliContext, EnvironmentError, openCliContext } from './cli-context';
 import { balanceAsOfCommand } from './commands/balance-as-of.command';
 import { rebuildCommand } from './commands/rebuild.command';
+import { rebuildApprovalsCommand } from './commands/rebuild-approvals.command';
 import { resealSecretsCommand } from './commands/reseal-secrets.command';
 import { statementCommand } from './commands/statement.command';
 import { verifyCommand } from './commands/verify.command';
@@ -16,7 +17,7 @@ import { CliIo } from './progress-reporter';
  * event store, alongside a running service or without one.
  */
 
-const COMMANDS: readonly CliCommand[] = [verifyCommand, rebuildCommand, statementCommand, balanceAsOfCommand, resealSecretsCommand];
+const COMMANDS: readonly CliCommand[] = [verifyCommand, rebuildCommand, statementCommand, balanceAsOfCommand, resealSecretsCommand, rebuildApprovalsCommand];
 
 function usage(): string {
   return [

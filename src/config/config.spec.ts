@@ -342,4 +342,21 @@ describe('loadConfig', () => {
       expect(loadConfig({ HOST: 'metrics.internal' }).config.host).toBe('metrics.internal');
     });
   });
+
+  describe('APPROVAL_THRESHOLD', () => {
+    it('is off when unset or empty: no movement waits for a second person', () => {
+      expect(loadConfig({}).config.approvalThreshold).toBeUndefined();
+      expect(loadConfig({ APPROVAL_THRESHOLD: '' }).config.approvalThreshold).toBeUndefined();
+    });
+
+    it('is an amount in minor units, 0 meaning every movement', () => {
+      expect(loadConfig({ APPROVAL_THRESHOLD: '100.00' }).config.approvalThreshold).toBe(10_000n);
+      expect(loadConfig({ APPROVAL_THRESHOLD: '2.5' }).config.approvalThreshold).toBe(250n);
+      expect(loadConfig({ APPROVAL_THRESHOLD: '0' }).config.approvalThreshold).toBe(0n);
+    });
+
+    it.each(['-1', '1.005', '1e3', 'off', ' 100', '100,00'])('refuses %j, naming the variable', (value) => {
+      expect(configErrorFor({ APPROVAL_THRESHOLD: value }).problems).toEqual([expect.stringMatching(/^APPROVAL_THRESHOLD must be an amount/)]);
+    });
+  });
 });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { PoolConfig } from 'pg';
+import { Minor, parseAmount } from '../shared/money';
 import { connectionConfig } from './database-connection';
 
 /** Every setting of the service, read once from the environment at start-up. */
@@ -58,6 +59,12 @@ export interface AppConfig {
   readonly metricsPort?: number;
   /** /health/ready fails while a projection is further behind the log than this. */
   readonly readyMaxLagMs: number;
+  /**
+   * The four-eyes rule (APPROVAL_THRESHOLD): a manual movement of money
+   * greater than this, in the wallet's own currency, waits for a second
+   * person's approval. Undefined: no approvals; 0n: every movement.
+   */
+  readonly approvalThreshold?: Minor;
 }
 
 export class ConfigError extends Error {
@@ -160,6 +167,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
     httpHeadersTimeoutMs: read('HTTP_HEADERS_TIMEOUT_MS', '10000', integerIn(100, 600_000), 'an integer of milliseconds from 100 to 600000'),
     httpRequestTimeoutMs: read('HTTP_REQUEST_TIMEOUT_MS', '30000', integerIn(100, 600_000), 'an integer of milliseconds from 100 to 600000'),
     httpKeepAliveTimeoutMs: read('HTTP_KEEP_ALIVE_TIMEOUT_MS', '65000', integerIn(100, 3_600_000), 'an integer of milliseconds from 100 to 3600000'),
+    approvalThreshold: env.APPROVAL_THRESHOLD
+      ? read('APPROVAL_THRESHOLD', '', parseAmount, 'an amount with at most two decimals, e.g. 100.00, or 0 for every movement (unset: no approvals)')
+      : undefined,
     ...observabilityConfig(env, production, read, problems),
   };
   // The request timeout covers the headers too, so a longer headers timeout could never fire.

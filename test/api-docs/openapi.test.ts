@@ -35,7 +35,14 @@ describe('OpenAPI documents (/docs)', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     endpoint = await callbackEndpoint(() => ({ status: 200, body: 'success' }));
-    service = await startService(db, { ...FULFILMENT_ENV, ...CALLBACK_ENV, UPSTREAM_SIM_DELAY_MS: '10', UPSTREAM_TIMEOUT_MS: '300' });
+    // The four-eyes rule on, above every amount the tests move but the few that show its requests.
+    service = await startService(db, {
+      ...FULFILMENT_ENV,
+      ...CALLBACK_ENV,
+      UPSTREAM_SIM_DELAY_MS: '10',
+      UPSTREAM_TIMEOUT_MS: '300',
+      APPROVAL_THRESHOLD: '100.00',
+    });
     const served = async (file: string) => (await fetch(`${service.url}/docs/${file}`)).json();
     merchantApi = new DocumentedApi('merchant-api', await served('merchant-api.json'));
     backOffice = new DocumentedApi('back-office', await served('back-office.json'));
@@ -164,6 +171,39 @@ describe('OpenAPI documents (/docs)', () => {
     );
     expect((await admin('POST', `/admin/v1/orders/${delivered}/callbacks/redeliver`, undefined, reconciler)).status).toBe(202);
     expect((await admin('GET', '/admin/v1/orders/T00000000000000000000000000/callbacks', undefined, reconciler)).status).toBe(404);
+
+    // The four-eyes rule: a deposit over APPROVAL_THRESHOLD becomes a request, decided by another admin.
+    const secondAdmin = (await admin('POST', '/admin/v1/staff', { name: 'Bea', role: 'admin' })).body.data.token as string;
+    const asked = await admin('POST', `/admin/v1/merchants/${buyer.merchantId}/deposits`, { amount: '500.00', reference: 'wire-9', note: 'a large wire' });
+    expect(asked.status).toBe(202);
+    const approvalId = asked.body.data.approval_id as string;
+    expect((await admin('POST', `/admin/v1/merchants/${buyer.merchantId}/deposits`, { amount: '600.00', reference: 'wire-9' })).status).toBe(409);
+    expect((await admin('GET', '/admin/v1/approvals?status=pending&kind=deposit', undefined, auditor)).status).toBe(200);
+    expect((await admin('GET', '/admin/v1/approvals?status=soon')).status).toBe(422);
+    expect((await admin('GET', `/admin/v1/approvals/${approvalId}`, undefined, auditor)).status).toBe(200);
+    expect((await admin('GET', '/admin/v1/approvals/apr_0000000000000000')).status).toBe(404);
+    expect((await admin('POST', `/admin/v1/approvals/${approvalId}/approve`, { note: 'my own' })).status).toBe(403);
+    expect((await admin('POST', `/admin/v1/approvals/${approvalId}/approve`, {}, secondAdmin)).status).toBe(400);
+    expect((await admin('POST', `/admin/v1/approvals/${approvalId}/approve`, { note: 'matches the bank' }, secondAdmin)).status).toBe(200);
+    expect((await admin('POST', `/admin/v1/approvals/${approvalId}/reject`, { note: 'too late' }, secondAdmin)).status).toBe(409);
+    const declined = (await admin('POST', `/admin/v1/merchants/${buyer.merchantId}/deposits`, { amount: '700.00', reference: 'wire-10' })).body.data
+      .approval_id;
+    expect((await admin('POST', `/admin/v1/approvals/${declined}/reject`, { note: 'no such wire' }, secondAdmin)).status).toBe(200);
+    expect((await admin('GET', '/admin/v1/approvals')).status).toBe(200);
+    // Adjustments: at once under the threshold, a request over it, and the ledger's refusals.
+    const adjustments = `/admin/v1/wallets/${buyer.merchantId}/adjustments`;
+    const credit = { direction: 'credit', amount: '1.20', reason: 'UPSTREAM_REPORT_FAILED', note: 'report line 3', reference: 'adj-1', order_no: delivered };
+    expect((await admin('POST', adjustments, credit, reconciler)).status).toBe(201);
+    expect((await admin('POST', adjustments, { ...credit, reference: 'adj-2' }, reconciler)).status).toBe(409);
+    expect((await admin('POST', adjustments, { ...credit, reference: 'adj-3', order_no: 'T00000000000000000000000000' }, reconciler)).status).toBe(404);
+    expect((await admin('POST', adjustments, { ...credit, reference: 'adj-4', amount: '150.00', order_no: undefined }, reconciler)).status).toBe(202);
+    const debit = { ...credit, reference: 'adj-5', direction: 'debit', amount: '99.00', order_no: undefined };
+    expect((await admin('POST', `/admin/v1/wallets/${id}/adjustments`, debit, reconciler)).status).toBe(402);
+    expect((await admin('POST', adjustments, { ...credit, reason: 'lower case' }, reconciler)).status).toBe(422);
+    expect((await admin('POST', adjustments, { direction: 'credit' }, reconciler)).status).toBe(400);
+    expect((await admin('POST', '/admin/v1/wallets/mch_0000000000000000/adjustments', credit, reconciler)).status).toBe(404);
+    await service.catchUp();
+    expect((await admin('GET', `/admin/v1/orders/${delivered}`, undefined, auditor)).body.data.adjustments).toHaveLength(1);
 
     // The operations dashboard, the orders above in its series and the first merchant under its threshold.
     const dashboard = await admin('GET', '/admin/v1/operations/dashboard');

@@ -1,6 +1,6 @@
 import { BACK_OFFICE_ROUTES, documentedPath } from '../../back-office/routes.public';
 import { array, closed, integer, money, nullable, ref, Schema, string, timestamp } from '../schema-kit';
-import { displayName, listOf, listParameters, merchantId, ok, operation, PathItems, refusals, staffName } from './route-kit';
+import { approvalRequired, displayName, listOf, listParameters, merchantId, ok, operation, PathItems, refusals, staffName, wallet } from './route-kit';
 
 const ipWhitelist = array(string(), { maxItems: 100 });
 const rateLimit = integer({ minimum: 1, maximum: 100_000 });
@@ -31,8 +31,6 @@ export const merchant: Schema = closed(
   },
   ['app_secret'],
 );
-
-const wallet = closed({ merchant_id: string(), currency: string(), balance: money, frozen_balance: money, available_balance: money });
 
 /** Merchants, their app secrets and deposits to their wallets. */
 export function merchantPaths(): PathItems {
@@ -118,16 +116,28 @@ export function merchantPaths(): PathItems {
     [documentedPath(BACK_OFFICE_ROUTES.deposits)]: {
       post: operation({
         summary: 'Credit a wallet',
-        description: 'The same reference with the same amount again moves no money.',
+        description:
+          'The same reference with the same amount again moves no money. Over APPROVAL_THRESHOLD it waits for another admin (202); the same deposit asked again meanwhile is the same request.',
         roles: ['admin'],
         parameters: [merchantId],
-        body: closed({ amount: string({ pattern: '^\\d+(\\.\\d{1,2})?$' }), reference: string({ minLength: 1, maxLength: 128 }) }),
+        body: closed(
+          {
+            amount: string({ pattern: '^\\d+(\\.\\d{1,2})?$' }),
+            reference: string({ minLength: 1, maxLength: 128 }),
+            note: string({ minLength: 1, maxLength: 1000, description: 'Why, for the approver when the four-eyes rule asks for one' }),
+          },
+          ['note'],
+        ),
         responses: {
           201: ok('The wallet after the deposit', wallet),
+          202: approvalRequired,
           ...refusals(
             {
               404: { codes: ['MERCHANT_NOT_FOUND'], description: 'no such merchant' },
-              409: { codes: ['DEPOSIT_REFERENCE_CONFLICT'], description: 'The reference was used for another amount' },
+              409: {
+                codes: ['DEPOSIT_REFERENCE_CONFLICT', 'APPROVAL_PENDING'],
+                description: 'The reference was used for another amount, or a request for another amount under it waits for approval',
+              },
             },
             { body: true },
           ),

@@ -1,6 +1,6 @@
 import { BACK_OFFICE_ROUTES, documentedPath } from '../../back-office/routes.public';
 import { anyObject, array, closed, integer, money, nullable, open, position, ref, Schema, string, stringMap, timestamp } from '../schema-kit';
-import { merchantName, ok, operation, orderNo, PathItems, query, refusals, staffName } from './route-kit';
+import { approvalRequired, merchantName, ok, operation, orderNo, PathItems, query, refusals, staffName } from './route-kit';
 
 export const orderDetail: Schema = closed({
   order_no: string(),
@@ -21,13 +21,19 @@ export const orderDetail: Schema = closed({
   created_at: timestamp,
   completed_at: nullable(timestamp),
   resolution: nullable(
-    closed({
-      outcome: { enum: ['success', 'failed'] },
-      resolved_by: string(),
-      resolved_by_name: staffName('resolved_by'),
-      resolved_at: string(),
-      note: string(),
-    }),
+    closed(
+      {
+        outcome: { enum: ['success', 'failed'] },
+        resolved_by: string(),
+        resolved_by_name: staffName('resolved_by'),
+        resolved_at: string(),
+        note: string(),
+        approved_by: string({ description: 'The second person who approved it (APPROVAL_THRESHOLD); absent when none was needed' }),
+        approved_by_name: staffName('approved_by'),
+        evidence: { ...anyObject, description: "What it rests on: an upstream report's line or a re-query's answer; absent for a person's own finding" },
+      },
+      ['approved_by', 'approved_by_name', 'evidence'],
+    ),
   ),
   history: array(
     closed({
@@ -39,7 +45,26 @@ export const orderDetail: Schema = closed({
       staff_name: nullable(
         string({ description: 'The name of the staff member the event names (resolved_by in an OrderResolved); null for an event no person made' }),
       ),
+      approved_by_name: nullable(string({ description: 'The name of the second person the event names (approved_by); null when none did' })),
     }),
+  ),
+  adjustments: array(
+    closed({
+      revision: integer({ description: "The adjustment's revision in its wallet's stream, as on the statement" }),
+      position,
+      recorded_at: timestamp,
+      reference: string(),
+      direction: { enum: ['credit', 'debit'] },
+      amount: money,
+      reason: string(),
+      note: string(),
+      adjusted_by: string(),
+      adjusted_by_name: staffName('adjusted_by'),
+      approved_by: nullable(string()),
+      approved_by_name: staffName('approved_by'),
+      at: string(),
+    }),
+    { description: 'The wallet adjustments that correct this order, first to last' },
   ),
 });
 
@@ -95,18 +120,27 @@ export function reconciliationPaths(): PathItems {
     [documentedPath(BACK_OFFICE_ROUTES.resolveOrder)]: {
       post: operation({
         summary: 'Settle an unknown-result order',
-        description: 'Who, when and why are recorded as an event; the order then settles or releases like an upstream outcome.',
+        description:
+          "Who, when and why are recorded as an event; the order then settles or releases like an upstream outcome. Over APPROVAL_THRESHOLD (the order's amount) it waits for another person (202).",
         roles: ['reconciler'],
         parameters: [orderNo],
         body: closed({ outcome: { enum: ['success', 'failed'] }, note: string({ minLength: 1, maxLength: 1000 }) }),
         responses: {
           200: ok('The order as resolved', ref('OrderDetail')),
+          202: approvalRequired,
           ...refusals(
             {
               404: { codes: ['ORDER_NOT_FOUND'], description: 'no such order' },
               409: {
-                codes: ['ORDER_NOT_IN_RECONCILIATION', 'OUTCOME_ALREADY_DECIDED', 'ORDER_ALREADY_FINAL', 'ORDER_NOT_ACCEPTED', 'RESOLUTION_REQUIRED'],
-                description: 'The order is not waiting for a resolution',
+                codes: [
+                  'ORDER_NOT_IN_RECONCILIATION',
+                  'OUTCOME_ALREADY_DECIDED',
+                  'ORDER_ALREADY_FINAL',
+                  'ORDER_NOT_ACCEPTED',
+                  'RESOLUTION_REQUIRED',
+                  'APPROVAL_PENDING',
+                ],
+                description: 'The order is not waiting for a resolution, or another resolution of it waits for approval',
               },
             },
             { body: true },

@@ -1,4 +1,4 @@
-import { array, closed, failures, identifier, nullable, response, Schema, string, success } from '../schema-kit';
+import { array, closed, failures, identifier, money, nullable, ref, response, Schema, string, success } from '../schema-kit';
 
 /**
  * What every area of the back office document builds its routes with: an
@@ -87,3 +87,11 @@ export const merchantName = nameOf('the merchant in `merchant_id`');
 
 export const merchantId = pathId('merchant_id', 'The merchant, `mch_` and 16 hex characters');
 export const orderNo = pathId('order_no', 'The order number');
+
+/** A wallet's amounts right after a movement: a deposit's reply, an adjustment's. */
+export const wallet = closed({ merchant_id: string(), currency: string(), balance: money, frozen_balance: money, available_balance: money });
+
+/** The 202 a movement answers when the four-eyes rule turns it into a request (APPROVAL_THRESHOLD). */
+export const approvalRequired = ok('The movement waits for a second person (APPROVAL_THRESHOLD): the request; nothing has moved', ref('Approval'), [
+  'APPROVAL_REQUIRED',
+]);

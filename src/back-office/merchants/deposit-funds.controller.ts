@@ -1,4 +1,5 @@
-import { Body, Param, Post } from '@nestjs/common';
+import { Body, Param, Post, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { successEnvelope } from '../../infrastructure/http/api-error';
 import { parseAmount } from '../../shared/money';
 import { CurrentStaff } from '../auth/current-staff.decorator';
@@ -16,9 +17,20 @@ import { BACK_OFFICE_ROUTES } from '../routes.public';
 export class DepositFundsController {
   constructor(private readonly deposits: DepositFundsService) {}
 
+  /** 201 with the wallet; 202 APPROVAL_REQUIRED with the request when the four-eyes rule asks for a second person. */
   @Post(BACK_OFFICE_ROUTES.deposits)
-  async deposit(@Param(PathIdsPipe) { merchant_id: merchantId }: PathIds, @Body(BodyPipe) body: DepositFundsDto, @CurrentStaff() by: StaffMember) {
+  async deposit(
+    @Param(PathIdsPipe) { merchant_id: merchantId }: PathIds,
+    @Body(BodyPipe) body: DepositFundsDto,
+    @CurrentStaff() by: StaffMember,
+    @Res({ passthrough: true }) response: Response,
+  ) {
     const amount = parseAmount(body.amount)!; // validated by DepositFundsDto
-    return successEnvelope('OK', await this.deposits.deposit(merchantId, body.reference, amount, by.staffId));
+    const outcome = await this.deposits.deposit(merchantId, body.reference, amount, by.staffId, body.note);
+    if (outcome.approval) {
+      response.status(202);
+      return successEnvelope('APPROVAL_REQUIRED', outcome.approval);
+    }
+    return successEnvelope('OK', outcome.wallet);
   }
 }

@@ -1,9 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { Pool } from 'pg';
+import { adjustmentRevisionsOfOrder } from '../../../projections/wallets.queries';
 import { ApiError } from '../../infrastructure/http/api-error';
+import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { loadAggregate } from '../../ledger/command-handling';
 import { failureOf, isFinal, MerchantStatus, merchantStatus, orderDecider, PlacedOrderState } from '../../ledger/order/order.decider';
-import { EVENT_STORE, EventStore, formatPosition } from '../../ledger/ports/event-store.port';
-import { orderStream } from '../../ledger/streams';
+import { EVENT_STORE, EventStore, formatPosition, RecordedEvent } from '../../ledger/ports/event-store.port';
+import { orderStream, walletStream } from '../../ledger/streams';
 import { isoTimestamp } from '../../shared/clock';
 import { formatAmount } from '../../shared/money';
 import { DisplayNames } from '../display-names/display-names';
@@ -16,6 +19,29 @@ export interface OrderResolutionView {
   resolved_by_name: string | null;
   resolved_at: string;
   note: string;
+  /** The second person who approved it under the four-eyes rule; absent when none was needed. */
+  approved_by?: string;
+  approved_by_name?: string | null;
+  /** What it rests on (an upstream report's line, a re-query's answer), snake_case; absent for a person's own finding. */
+  evidence?: Record<string, unknown>;
+}
+
+/** A correction of the order on its merchant's wallet (WalletAdjusted naming the order): the order itself stays final. */
+export interface OrderAdjustmentView {
+  /** Where it is in the wallet's stream, as on the statement. */
+  revision: number;
+  position: string;
+  recorded_at: string;
+  reference: string;
+  direction: 'credit' | 'debit';
+  amount: string;
+  reason: string;
+  note: string;
+  adjusted_by: string;
+  adjusted_by_name: string | null;
+  approved_by: string | null;
+  approved_by_name: string | null;
+  at: string;
 }
 
 /** One event of an order's stream, its data as the back office shows it (eventDataView). */
@@ -27,6 +53,8 @@ export interface OrderEventView {
   data: Record<string, unknown>;
   /** The name of the staff member the event names (an OrderResolved's resolved_by); null for an event no person made. */
   staff_name: string | null;
+  /** The name of the second person who approved it (an OrderResolved's approved_by); null when none did. */
+  approved_by_name: string | null;
 }
 
 /** One order as staff see it: its state and its whole history, from the event store. */
@@ -51,6 +79,8 @@ export interface OrderDetailView {
   /** Null unless staff settled the order. */
   resolution: OrderResolutionView | null;
   history: OrderEventView[];
+  /** The wallet adjustments that correct this order, first to last (from the statement's read model). */
+  adjustments: OrderAdjustmentView[];
 }
 
 /** One order as staff see it: its state and its whole history, from the event store. */
@@ -58,6 +88,7 @@ export interface OrderDetailView {
 export class OrderDetailReader {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(PG_POOL) private readonly pool: Pool,
     private readonly names: DisplayNames,
   ) {}
 
@@ -68,8 +99,12 @@ export class OrderDetailReader {
     const failure = failureOf(state);
     const history = await this.store.readStream(orderStream(orderNo));
     const resolved = [...history].reverse().find((e) => e.type === 'OrderResolved') as
-      { data: { outcome: string; resolvedBy: string; at: string; note: string } } | undefined;
-    const names = await this.names.of({ merchants: [order.merchantId], staff: history.map(staffOf) });
+      { data: { outcome: string; resolvedBy: string; at: string; note: string; approvedBy?: string; evidence?: Record<string, unknown> } } | undefined;
+    const adjustments = await this.adjustmentsOf(order.merchantId, orderNo);
+    const names = await this.names.of({
+      merchants: [order.merchantId],
+      staff: [...history, ...adjustments].flatMap((e) => [staffOf(e), approverOf(e)]),
+    });
     return {
       order_no: order.orderNo,
       merchant_id: order.merchantId,
@@ -96,6 +131,11 @@ export class OrderDetailReader {
             resolved_by_name: names.staff(resolved.data.resolvedBy),
             resolved_at: resolved.data.at,
             note: resolved.data.note,
+            // Absent rather than null when there is none: the resolution's shape before the four-eyes rule stays as it was.
+            ...(resolved.data.approvedBy === undefined
+              ? {}
+              : { approved_by: resolved.data.approvedBy, approved_by_name: names.staff(resolved.data.approvedBy) }),
+            ...(resolved.data.evidence === undefined ? {} : { evidence: eventDataView(resolved.data.evidence) }),
           }
         : null,
       history: history.map((e) => ({
@@ -105,8 +145,39 @@ export class OrderDetailReader {
         recorded_at: isoTimestamp(e.createdAt),
         data: eventDataView(e.data),
         staff_name: names.staff(staffOf(e)),
+        approved_by_name: names.staff(approverOf(e)),
       })),
+      adjustments: adjustments.map((e) => {
+        const d = e.data as { reference: string; direction: 'credit' | 'debit'; amount: string; reason: string; note: string; by: string; at: string };
+        const approvedBy = approverOf(e);
+        return {
+          revision: Number(e.revision),
+          position: formatPosition(e.position),
+          recorded_at: isoTimestamp(e.createdAt),
+          reference: d.reference,
+          direction: d.direction,
+          amount: formatAmount(BigInt(d.amount)),
+          reason: d.reason,
+          note: d.note,
+          adjusted_by: d.by,
+          adjusted_by_name: names.staff(d.by),
+          approved_by: approvedBy,
+          approved_by_name: names.staff(approvedBy),
+          at: d.at,
+        };
+      }),
     };
+  }
+
+  /**
+   * The adjustments that name the order: where they are, from the statement's
+   * read model (indexed by order); then those few events from the wallet's
+   * stream, never the whole stream.
+   */
+  private async adjustmentsOf(merchantId: string, orderNo: string): Promise<RecordedEvent[]> {
+    const revisions = await adjustmentRevisionsOfOrder(this.pool, merchantId, orderNo);
+    const events = await Promise.all(revisions.map((revision) => this.store.readStream(walletStream(merchantId), revision, 1)));
+    return events.flat().filter((e) => e.type === 'WalletAdjusted');
   }
 }
 
@@ -114,4 +185,9 @@ export class OrderDetailReader {
 function staffOf(event: { data: Record<string, unknown> }): string | null {
   const id = event.data.resolvedBy ?? event.data.by;
   return typeof id === 'string' ? id : null;
+}
+
+/** The second person an event names, who approved it under the four-eyes rule. */
+function approverOf(event: { data: Record<string, unknown> }): string | null {
+  return typeof event.data.approvedBy === 'string' ? event.data.approvedBy : null;
 }

@@ -1,4 +1,5 @@
-import { Body, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, HttpCode, Param, Post, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { successEnvelope } from '../../infrastructure/http/api-error';
 import { CurrentStaff } from '../auth/current-staff.decorator';
 import { Roles } from '../auth/roles.decorator';
@@ -20,10 +21,20 @@ export class ResolveOrderController {
     private readonly orders: OrderDetailReader,
   ) {}
 
+  /** 200 with the order as resolved; 202 APPROVAL_REQUIRED with the request when the four-eyes rule asks for a second person. */
   @Post(BACK_OFFICE_ROUTES.resolveOrder)
   @HttpCode(200)
-  async resolve(@Param(PathIdsPipe) { order_no: orderNo }: PathIds, @Body(BodyPipe) body: ResolveOrderDto, @CurrentStaff() by: StaffMember) {
-    await this.resolutions.resolve(orderNo, body.outcome, body.note, by.staffId);
+  async resolve(
+    @Param(PathIdsPipe) { order_no: orderNo }: PathIds,
+    @Body(BodyPipe) body: ResolveOrderDto,
+    @CurrentStaff() by: StaffMember,
+    @Res({ passthrough: true }) response: Response,
+  ) {
+    const { approval } = await this.resolutions.resolve(orderNo, body.outcome, body.note, by.staffId);
+    if (approval) {
+      response.status(202);
+      return successEnvelope('APPROVAL_REQUIRED', approval);
+    }
     return successEnvelope('OK', await this.orders.detail(orderNo));
   }
 }

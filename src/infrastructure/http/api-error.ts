@@ -30,10 +30,14 @@ export interface Warning {
   field?: string;
 }
 
-/** A success: the route's data, and warnings only when there are some. */
+/**
+ * A success: the route's data, and warnings only when there are some.
+ * APPROVAL_REQUIRED (202, the back office): the change waits for a second
+ * person's approval, and `data` is the request; nothing has moved yet.
+ */
 export interface SuccessEnvelope<T> {
   success: true;
-  code: 'OK' | 'ACCEPTED' | 'DUPLICATE';
+  code: 'OK' | 'ACCEPTED' | 'DUPLICATE' | 'APPROVAL_REQUIRED';
   data: T;
   warnings?: Warning[];
 }

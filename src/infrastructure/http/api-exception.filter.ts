@@ -23,6 +23,13 @@ const REFUSAL_STATUS: Record<string, number> = {
   OUTCOME_ALREADY_DECIDED: 409,
   ORDER_ALREADY_FINAL: 409,
   ORDER_NOT_ACCEPTED: 409,
+  // The four-eyes rule (the back office's approvals).
+  APPROVAL_NOT_FOUND: 404,
+  SELF_APPROVAL: 403,
+  APPROVAL_ROLE_NOT_ALLOWED: 403,
+  APPROVAL_ALREADY_DECIDED: 409,
+  APPROVAL_NOT_GRANTED: 409,
+  APPROVAL_EXISTS: 409,
 };
 
 const HTTP_CODES: Record<number, string> = {
