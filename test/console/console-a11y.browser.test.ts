@@ -399,7 +399,7 @@ inBrowser('the staff console without a mouse, and its accessibility', () => {
     expect(await text(page, 'h1')).toContain(orderNo);
 
     // From the queue this time: the order's link, the outcome (arrow keys), the note, the button, the confirmation.
-    await tabTo(page, 'the queue in the navigation', (f) => f.tag === 'a' && f.text === 'Reconciliation queue', { back: true });
+    await tabTo(page, 'the queue in the navigation', (f) => f.tag === 'a' && f.text === 'Reconciliation', { back: true });
     await page.keyboard.press('Enter');
     await page.waitForSelector(`main table a[href="#/order/${orderNo}"]`);
     await tabTo(page, 'the order in the queue', linkTo(`#/order/${orderNo}`));
