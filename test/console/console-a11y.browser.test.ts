@@ -461,7 +461,9 @@ inBrowser('the staff console without a mouse, and its accessibility', () => {
     await page.keyboard.type('250.00');
     await tabNext(page, 'the amount', byName('reference'));
     await page.keyboard.type('bank-a11y-001');
-    await tabNext(page, 'the reference', (f) => f.form === 'deposit' && f.type === 'submit');
+    await tabNext(page, 'the reference', byName('note'));
+    await page.keyboard.type('Wire of the day');
+    await tabNext(page, 'the note', (f) => f.form === 'deposit' && f.type === 'submit');
     await page.keyboard.press('Enter');
 
     // The same result as with the mouse, shown and read out.
