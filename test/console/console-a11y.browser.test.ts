@@ -104,7 +104,8 @@ inBrowser('the staff console without a mouse, and its accessibility', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     simulator = await startUpstreamSimulator({ deliveryDelayMs: 10 });
-    service = await startService(db, { ...FULFILMENT_ENV, UPSTREAM_URL: simulator.url, UPSTREAM_TIMEOUT_MS: '200' });
+    // The four-eyes rule over 1000.00: the orders (1.20) and the keyboard's deposit (250.00) move at once; the audit asks for more.
+    service = await startService(db, { ...FULFILMENT_ENV, UPSTREAM_URL: simulator.url, UPSTREAM_TIMEOUT_MS: '200', APPROVAL_THRESHOLD: '1000.00' });
     merchant = await provisionMerchant(service);
     await service.pool.query(`update merchants set name = 'Acme Games' where merchant_id = $1`, [merchant.merchantId]);
     const admin = adminClient(service.url);
@@ -296,6 +297,21 @@ inBrowser('the staff console without a mouse, and its accessibility', () => {
     await asClerk.click('#resolve-form button[type=submit]');
     await asClerk.waitForSelector('.confirm');
     await audit(asClerk, 'the confirmation of a resolution (clerk)');
+    // A correction of the final order over the threshold: the form, its confirmation, and the request it becomes.
+    await go(asClerk, `order/${final}`, '#adjustments');
+    await asClerk.click('#correct-order summary');
+    await asClerk.selectOption('#adjust-wallet select[name=direction]', 'credit');
+    await asClerk.fill('#adjust-wallet input[name=amount]', '1500.00');
+    await asClerk.fill('#adjust-wallet input[name=reason]', 'UPSTREAM_REPORT_FAILED');
+    await asClerk.fill('#adjust-wallet textarea[name=note]', 'The provider’s report lists it as failed');
+    await asClerk.click('#adjust-wallet button[type=submit]');
+    await asClerk.waitForSelector('#confirm-adjustment');
+    await audit(asClerk, 'the confirmation of an adjustment (clerk)');
+    await asClerk.click('#confirm-adjustment');
+    await asClerk.waitForSelector('#adjustments .notice.waiting');
+    await audit(asClerk, 'an adjustment waiting for approval (clerk)');
+    await go(asClerk, 'approvals', 'article.approval .decide');
+    await audit(asClerk, 'approvals, a request of their own (clerk)');
 
     const asAuditor = await signIn(auditor.token);
     await go(asAuditor, 'orders', 'main table');
@@ -311,6 +327,8 @@ inBrowser('the staff console without a mouse, and its accessibility', () => {
     await asAuditor.click('#verify-form button[type=submit]');
     await asAuditor.waitForSelector('#verification .ok, #verification .bad');
     await audit(asAuditor, 'verification (auditor)');
+    await go(asAuditor, 'approvals', 'article.approval');
+    await audit(asAuditor, 'approvals, read only (auditor)');
 
     const asAdmin = await signIn(TEST_ENV.ADMIN_TOKEN);
     for (const [hash, selector] of [
@@ -321,6 +339,7 @@ inBrowser('the staff console without a mouse, and its accessibility', () => {
       ['verify', '#verify-form'],
       ['merchants', 'main table'],
       [`merchant/${merchant.merchantId}`, '#deposit'],
+      ['approvals', 'article.approval .decide'],
       ['catalogue', '#put-sku'],
       ['staff', '#create-staff'],
       ['rebuild', '#start-rebuild'],
@@ -329,6 +348,22 @@ inBrowser('the staff console without a mouse, and its accessibility', () => {
       await go(asAdmin, hash, selector);
       await audit(asAdmin, `${hash.split(/[/?]/)[0]} (admin)`);
     }
+    // The administrator decides the clerk's request: the note, the confirmation, the decided card.
+    await go(asAdmin, 'approvals?status=pending', 'article.approval .decide');
+    await asAdmin.fill('article.approval textarea[name=note]', 'Checked against the report');
+    await asAdmin.click('article.approval button[data-decision=reject]');
+    await asAdmin.waitForSelector('article.approval .confirm');
+    await audit(asAdmin, 'the confirmation of a decision (admin)');
+    await asAdmin.click('article.approval .confirm button:has-text("Confirm")');
+    await asAdmin.waitForSelector('article.approval.rejected');
+    await audit(asAdmin, 'a decided request (admin)');
+    // A deposit over the threshold: the notice that it waits for another administrator.
+    await go(asAdmin, `merchant/${merchant.merchantId}`, '#deposit');
+    await asAdmin.fill('#deposit input[name=amount]', '5000.00');
+    await asAdmin.fill('#deposit input[name=reference]', 'bank-a11y-large');
+    await asAdmin.click('#deposit button[type=submit]');
+    await asAdmin.waitForSelector('#deposit + div .notice.waiting');
+    await audit(asAdmin, 'a deposit waiting for approval (admin)');
     await go(asAdmin, 'merchants', '#create-merchant');
     await asAdmin.fill('#create-merchant input[name=name]', 'Audit Top-ups');
     await asAdmin.click('#create-merchant button[type=submit]');
