@@ -1,6 +1,6 @@
 import { fedProjections } from '../projections/all-projections';
 import { projectionMigrations } from '../projections/projection-runner';
-import { consoleSessionMigrations, rebuildRunMigrations } from './back-office';
+import { consoleSessionMigrations, rebuildRunMigrations, requeryJobMigrations, upstreamReportMigrations } from './back-office';
 import { callbackMigrations } from './callbacks';
 import { AppConfig } from './config/config';
 import { simulatorMigrations } from './fulfilment';
@@ -19,6 +19,8 @@ export function allMigrations(config: Pick<AppConfig, 'eventStore' | 'upstreamSi
     ...merchantApiMigrations,
     ...callbackMigrations,
     ...rebuildRunMigrations,
+    ...requeryJobMigrations,
+    ...upstreamReportMigrations,
     // Only where the in-process simulator runs: a production database with a real upstream never gets the table.
     ...(config.upstreamSimulator ? simulatorMigrations : []),
   ];

@@ -8,3 +8,5 @@ export { consoleSessionMigrations } from './auth/console-sessions.migrations';
 export { arrivedOverTls, CSRF_HEADER, sessionCookie, sessionCookieHeader } from './auth/session-cookie';
 export { StaffAuthenticator } from './auth/staff-authenticator';
 export { rebuildRunMigrations } from './read-models/rebuild-runs.migrations';
+export { requeryJobMigrations } from './reconciliation/requery/requery-jobs.migrations';
+export { upstreamReportMigrations } from './reconciliation/reports/upstream-reports.migrations';

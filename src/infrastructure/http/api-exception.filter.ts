@@ -32,6 +32,7 @@ const HTTP_CODES: Record<number, string> = {
   404: 'NOT_FOUND',
   405: 'METHOD_NOT_ALLOWED',
   413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
 };
 
 /**
@@ -51,7 +52,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (error instanceof ApiError) {
       if (request) request.code = error.code;
       response.set(error.headers);
-      sendJson(response, error.status, failureEnvelope(error.code, error.message, error.field));
+      sendJson(response, error.status, { ...failureEnvelope(error.code, error.message, error.field), ...error.details });
       return;
     }
     if (error instanceof CommandRefusedError) {
