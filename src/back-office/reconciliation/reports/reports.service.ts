@@ -191,7 +191,8 @@ function summaryView(r: ReportRow, names: Names): UpstreamReportSummaryView {
     lines: r.lines,
     valid: r.valid,
     error_count: r.error_count,
-    counts: r.counts,
+    // In the categories' order (jsonb keeps its own).
+    counts: Object.fromEntries(REPORT_CATEGORIES.map((c) => [c, r.counts[c] ?? 0])) as Record<ReportCategory, number>,
   };
 }
 
