@@ -80,8 +80,12 @@ const NO_REPORT_PROPOSAL: Record<string, string> = {
  * decided against its current state: one resolved meanwhile is skipped and
  * said by whom, and the same apply twice changes nothing (`already_applied`).
  *
- * `plan` works out what an apply would do and move without doing it, so that
- * an approval gate can stand in front of `execute`; `apply` is both.
+ * `plan` works out what an apply would do and move, without doing it: what
+ * a four-eyes gate compares with APPROVAL_THRESHOLD (`amounts`). `apply`
+ * plans afresh and executes, so a request approved later is carried out
+ * against the orders as they stand then: its executor calls
+ * `apply(selection, note, requestedBy, approvedBy)` with the selection and
+ * note the request kept.
  */
 @Injectable()
 export class BulkResolutions {
