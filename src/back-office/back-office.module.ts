@@ -41,6 +41,7 @@ import { ReconciliationController } from './reconciliation/reconciliation.contro
 import { ReconciliationQueueReader } from './reconciliation/reconciliation-queue.reader';
 import { ResolveOrderController } from './reconciliation/resolve-order.controller';
 import { ResolveOrderService } from './reconciliation/resolve-order.service';
+import { BulkApplyRequests } from './reconciliation/bulk-apply/bulk-apply-requests';
 import { BulkResolutions } from './reconciliation/bulk-apply/bulk-resolutions';
 import { ReportsController } from './reconciliation/reports/reports.controller';
 import { ReportsService } from './reconciliation/reports/reports.service';
@@ -92,6 +93,7 @@ import { StaffRepository } from './staff/staff.repository';
     UpstreamReports,
     ReportsService,
     BulkResolutions,
+    BulkApplyRequests,
     CatalogueRepository,
     RebuildRuns,
     AuditTrail,

@@ -2,7 +2,7 @@ import { BACK_OFFICE_ROUTES, documentedPath } from '../../back-office/routes.pub
 import { MAX_REPORT_BYTES } from '../../fulfilment';
 import { MAX_BULK_BODY_BYTES } from '../../shared/limits';
 import { array, boolean, closed, failures, identifier, integer, money, nullable, open, ref, response, Schema, string, timestamp } from '../schema-kit';
-import { listOf, listParameters, merchantName, ok, operation, PathItems, pathId, query, refusals, staffName } from './route-kit';
+import { approvalRequired, listOf, listParameters, merchantName, ok, operation, PathItems, pathId, query, refusals, staffName } from './route-kit';
 
 const CATEGORIES = ['matched', 'resolvable', 'exceptions', 'missing', 'in_flight'];
 const REASONS = [
@@ -256,12 +256,13 @@ export function bulkReconciliationPaths(): PathItems {
         summary: "Apply a job's proposals in one call",
         description:
           'Without `orders`, every definitive proposal (success, failed); with it, those orders (one the upstream never received needs an `outcome`). ' +
-          "Each becomes a ResolveOrder with the note and the upstream's answer as evidence, against the order's current state.",
+          "Each becomes a ResolveOrder with the note and the upstream's answer as evidence, against the order's current state. Over APPROVAL_THRESHOLD (the sum it would move, per currency) the whole apply waits for another person (202).",
         roles: ['reconciler'],
         parameters: [jobId],
         body: applyBody,
         responses: {
           200: ok('What was done with each order', ref('BulkApply')),
+          202: approvalRequired,
           ...bulkBodyRefusals({ 404: { codes: ['REQUERY_JOB_NOT_FOUND'], description: 'no such job' } }),
         },
       }),
@@ -356,12 +357,13 @@ export function bulkReconciliationPaths(): PathItems {
       post: operation({
         summary: "Apply a report's resolvable orders in one call",
         description:
-          'Without `orders`, every resolvable order as the report says; with it, those orders. Each becomes a ResolveOrder with the note and the report line as evidence.',
+          'Without `orders`, every resolvable order as the report says; with it, those orders. Each becomes a ResolveOrder with the note and the report line as evidence. Over APPROVAL_THRESHOLD (the sum it would move, per currency) the whole apply waits for another person (202).',
         roles: ['reconciler'],
         parameters: [reportId],
         body: applyBody,
         responses: {
           200: ok('What was done with each order', ref('BulkApply')),
+          202: approvalRequired,
           ...bulkBodyRefusals({
             404: { codes: ['REPORT_NOT_FOUND'], description: 'no such report' },
             409: { codes: ['REPORT_INVALID'], description: 'The report has errors: it can never be applied' },

@@ -15,7 +15,7 @@ import { choiceParameter, decodeCursor, instantParameter, ListPage, page, pageSi
 import { BACK_OFFICE_ROUTES } from '../../routes.public';
 import { MAX_BULK_BODY_BYTES } from '../../../shared/limits';
 import { BulkApplyDto } from '../bulk-apply/bulk-apply.dto';
-import { BulkResolutions } from '../bulk-apply/bulk-resolutions';
+import { BulkApplyRequests } from '../bulk-apply/bulk-apply-requests';
 import { itemPage } from '../item-page';
 import { EXPORT_HEADER, exportRow } from './report-export';
 import { REPORT_CATEGORIES, ReportWindow } from './report-matching';
@@ -48,7 +48,7 @@ export class ReportsController {
 
   constructor(
     private readonly reports: ReportsService,
-    private readonly resolutions: BulkResolutions,
+    private readonly applies: BulkApplyRequests,
     @Inject(UPSTREAM) private readonly upstream: UpstreamProvider,
   ) {}
 
@@ -136,8 +136,18 @@ export class ReportsController {
   @Post(BACK_OFFICE_ROUTES.reportApply)
   @JsonBodyLimit(MAX_BULK_BODY_BYTES)
   @HttpCode(200)
-  async apply(@Param(PathIdsPipe) { report_id: reportId }: PathIds, @Body(BodyPipe) body: BulkApplyDto, @CurrentStaff() by: StaffMember) {
-    return successEnvelope('OK', await this.resolutions.apply({ source: 'report', reportId, orders: body.orders }, body.note, by.staffId));
+  async apply(
+    @Param(PathIdsPipe) { report_id: reportId }: PathIds,
+    @Body(BodyPipe) body: BulkApplyDto,
+    @CurrentStaff() by: StaffMember,
+    @Res({ passthrough: true }) response: Response,
+  ) {
+    const answer = await this.applies.apply({ source: 'report', reportId, orders: body.orders }, body.note, by.staffId);
+    if (answer.approval) {
+      response.status(202);
+      return successEnvelope('APPROVAL_REQUIRED', answer.approval);
+    }
+    return successEnvelope('OK', answer.applied);
   }
 
   /** 201 for a new report, 200 DUPLICATE for the same bytes again; 422 with the errors for a report that has any (kept all the same). */

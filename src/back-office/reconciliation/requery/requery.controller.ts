@@ -1,4 +1,5 @@
-import { Body, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiError, successEnvelope } from '../../../infrastructure/http/api-error';
 import { CurrentStaff } from '../../auth/current-staff.decorator';
 import { Roles } from '../../auth/roles.decorator';
@@ -11,7 +12,7 @@ import { decodeCursor, ListPage, page, pageSize, queryParameters } from '../../h
 import { BACK_OFFICE_ROUTES } from '../../routes.public';
 import { MAX_BULK_BODY_BYTES } from '../../../shared/limits';
 import { BulkApplyDto } from '../bulk-apply/bulk-apply.dto';
-import { BulkResolutions } from '../bulk-apply/bulk-resolutions';
+import { BulkApplyRequests } from '../bulk-apply/bulk-apply-requests';
 import { itemPage } from '../item-page';
 import { BulkRequeries } from './bulk-requeries';
 import { StartRequeryDto } from './requery.dto';
@@ -28,7 +29,7 @@ import { RequeryJobSummaryView } from './requery.view';
 export class RequeryController {
   constructor(
     private readonly requeries: BulkRequeries,
-    private readonly resolutions: BulkResolutions,
+    private readonly applies: BulkApplyRequests,
   ) {}
 
   @Post(BACK_OFFICE_ROUTES.requeryJobs)
@@ -63,7 +64,17 @@ export class RequeryController {
   @Post(BACK_OFFICE_ROUTES.requeryJobApply)
   @JsonBodyLimit(MAX_BULK_BODY_BYTES)
   @HttpCode(200)
-  async apply(@Param(PathIdsPipe) { job_id: jobId }: PathIds, @Body(BodyPipe) body: BulkApplyDto, @CurrentStaff() by: StaffMember) {
-    return successEnvelope('OK', await this.resolutions.apply({ source: 'requery', jobId, orders: body.orders }, body.note, by.staffId));
+  async apply(
+    @Param(PathIdsPipe) { job_id: jobId }: PathIds,
+    @Body(BodyPipe) body: BulkApplyDto,
+    @CurrentStaff() by: StaffMember,
+    @Res({ passthrough: true }) response: Response,
+  ) {
+    const answer = await this.applies.apply({ source: 'requery', jobId, orders: body.orders }, body.note, by.staffId);
+    if (answer.approval) {
+      response.status(202);
+      return successEnvelope('APPROVAL_REQUIRED', answer.approval);
+    }
+    return successEnvelope('OK', answer.applied);
   }
 }
