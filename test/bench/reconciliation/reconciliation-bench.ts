@@ -178,15 +178,20 @@ async function expectMoney(service: RunningService, merchant: TestMerchant, bala
   }
 }
 
+/** The table and progress go to the terminal; the service's own log lines (one per request) are held back. */
+const print = process.stderr.write.bind(process.stderr);
+const say = (line: string) => print(`${line}\n`);
+
 async function main() {
+  process.stdout.write = () => true;
   const s = settings(process.argv.slice(2));
   const rows: Cleared[] = [];
   for (const size of s.orders) {
-    console.log(`clearing ${size} unknown-result orders three ways ...`);
+    say(`clearing ${size} unknown-result orders three ways ...`);
     rows.push(...(await measureSize(size, s)));
   }
   const base = new Map(rows.filter((r) => r.way === 'one by one').map((r) => [r.size, r]));
-  console.log(
+  say(
     markdownTable(
       ['orders', 'how', 'requests', 'seconds', 'orders/s', 'time vs one by one'],
       rows.map((r) => [
