@@ -39,6 +39,23 @@ const TABLE_OWNERS = {
   rm_upstream_latency: { owner: 'projections/order-minutes.queries.ts' },
   rm_upstream_sends: { owner: 'projections/order-minutes.queries.ts' },
   projection_checkpoints: { owner: 'projections/checkpoints.ts', alsoIn: { 'projections/checkpoints.migrations.ts': 'creates it' } },
+  // Not read models, but held to the same rule: bulk reconciliation's jobs and reports, each read and written in one place.
+  requery_jobs: {
+    owner: 'src/back-office/reconciliation/requery/requery-jobs.ts',
+    alsoIn: { 'src/back-office/reconciliation/requery/requery-jobs.migrations.ts': 'creates it' },
+  },
+  requery_items: {
+    owner: 'src/back-office/reconciliation/requery/requery-jobs.ts',
+    alsoIn: { 'src/back-office/reconciliation/requery/requery-jobs.migrations.ts': 'creates it' },
+  },
+  upstream_reports: {
+    owner: 'src/back-office/reconciliation/reports/upstream-reports.ts',
+    alsoIn: { 'src/back-office/reconciliation/reports/upstream-reports.migrations.ts': 'creates it' },
+  },
+  upstream_report_items: {
+    owner: 'src/back-office/reconciliation/reports/upstream-reports.ts',
+    alsoIn: { 'src/back-office/reconciliation/reports/upstream-reports.migrations.ts': 'creates it' },
+  },
 };
 
 /** SQL in a string or template that reads or writes the table: the table after from, join, into, update, using or table. */

@@ -126,6 +126,74 @@ export interface UnknownQueueColumns {
   unknown_oldest_no: string | null;
 }
 
+/** Which unknown-result orders a bulk re-query takes; each filter is optional and they combine with "and". */
+export interface UnknownResultFilter {
+  merchantId?: string;
+  createdFrom?: Date;
+  createdTo?: Date;
+  orderNos?: readonly string[];
+}
+
+/** An order of the reconciliation queue as a bulk re-query records it. */
+export interface UnknownResultOrder {
+  order_no: string;
+  merchant_id: string;
+  amount: string;
+  currency: string;
+}
+
+/** Up to `limit` orders of the queue that the filter selects, oldest result first (the queue's order). */
+export async function unknownResultOrders(pool: Pool, filter: UnknownResultFilter, limit: number): Promise<UnknownResultOrder[]> {
+  const where = new Conditions()
+    .add(`stage = 'unknown'`)
+    .addIf(filter.merchantId, 'merchant_id = ?')
+    .addIf(filter.createdFrom, 'created_at >= ?')
+    .addIf(filter.createdTo, 'created_at < ?')
+    .addIf(filter.orderNos, 'order_no = any(?::text[])');
+  const { rows } = await pool.query<UnknownResultOrder>(
+    `select order_no, merchant_id, amount::text, currency from rm_orders ${where.where()}
+       order by result_unknown_at, order_no limit ${where.next(limit)}`,
+    where.values,
+  );
+  return rows;
+}
+
+/** Our side of an upstream report's matching: an order as the read model has it. */
+export interface ReconciliationOrderRow {
+  order_no: string;
+  merchant_id: string;
+  stage: OrderStage;
+  amount: string;
+  currency: string;
+  upstream_attempts: number;
+  fail_code: string | null;
+  resolved_by: string | null;
+  accepted_at: Date | null;
+  completed_at: Date | null;
+}
+
+/**
+ * The orders an upstream report for [from, to) is matched against: those its
+ * lines name, and those that may have been sent upstream in the window (at
+ * least one send, accepted or completed in it). The sends are looked for
+ * among orders created from a day before the window, through the index on
+ * created_at: an order's upstream part ends within hours of its creation
+ * (FULFILMENT_MAX_ATTEMPTS sends, each retry at most 60 s later).
+ */
+export async function reconciliationCandidates(pool: Pool, orderNos: readonly string[], window: { from: Date; to: Date }): Promise<ReconciliationOrderRow[]> {
+  const { rows } = await pool.query<ReconciliationOrderRow>(
+    `select order_no, merchant_id, stage, amount::text, currency, upstream_attempts, fail_code, resolved_by, accepted_at, completed_at
+       from rm_orders where order_no = any($1::text[])
+     union
+     select order_no, merchant_id, stage, amount::text, currency, upstream_attempts, fail_code, resolved_by, accepted_at, completed_at
+       from rm_orders
+       where created_at >= $2::timestamptz - interval '1 day' and created_at < $3 and upstream_attempts > 0
+         and (accepted_at >= $2 and accepted_at < $3 or completed_at >= $2 and completed_at < $3)`,
+    [orderNos, window.from, window.to],
+  );
+  return rows;
+}
+
 // ---------------------------------------------------------------------------
 // The process manager.
 

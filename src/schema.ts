@@ -1,6 +1,6 @@
 import { fedProjections } from '../projections/all-projections';
 import { projectionMigrations } from '../projections/projection-runner';
-import { approvalMigrations, consoleSessionMigrations, rebuildRunMigrations } from './back-office';
+import { approvalMigrations, consoleSessionMigrations, rebuildRunMigrations, requeryJobMigrations, upstreamReportMigrations } from './back-office';
 import { callbackMigrations } from './callbacks';
 import { AppConfig } from './config/config';
 import { simulatorMigrations } from './fulfilment';
@@ -20,6 +20,8 @@ export function allMigrations(config: Pick<AppConfig, 'eventStore' | 'upstreamSi
     ...callbackMigrations,
     ...rebuildRunMigrations,
     ...approvalMigrations,
+    ...requeryJobMigrations,
+    ...upstreamReportMigrations,
     // Only where the in-process simulator runs: a production database with a real upstream never gets the table.
     ...(config.upstreamSimulator ? simulatorMigrations : []),
   ];

@@ -1,6 +1,14 @@
 import { requestIdHeader } from './schema-kit';
 import { approval, approvalPaths } from './back-office/approvals.openapi';
 import { rebuild, rebuildPaths, statement, statementLine, verificationPaths, walletHistoryPaths } from './back-office/auditors.openapi';
+import {
+  bulkApply,
+  bulkReconciliationPaths,
+  requeryJob,
+  requeryJobSummary,
+  upstreamReport,
+  upstreamReportSummary,
+} from './back-office/bulk-reconciliation.openapi';
 import { callbackLog, callbackPaths } from './back-office/callbacks.openapi';
 import { catalogueChanges, catalogueListings } from './back-office/catalogue.openapi';
 import { merchant, merchantPaths } from './back-office/merchants.openapi';
@@ -18,7 +26,8 @@ export function backOfficeDocument() {
       version: '1',
       description:
         "Staff routes under /admin/v1 with a bearer token (ADMIN_TOKEN or a staff token), and the operators' probes. " +
-        'Bodies are JSON objects of at most 64 KiB, parsed as JSON whatever the Content-Type says. See docs/back-office-api.md.',
+        'Bodies are JSON objects of at most 64 KiB (1 MiB for the bulk reconciliation routes that list orders), parsed as JSON whatever the Content-Type says; ' +
+        'an upstream report is uploaded as CSV or multipart/form-data of at most 10 MiB. See docs/back-office-api.md.',
     },
     servers: [{ url: '/', description: 'This service' }],
     tags: [
@@ -37,6 +46,7 @@ export function backOfficeDocument() {
       ...catalogueChanges(),
       ...reconciliationPaths(),
       ...approvalPaths(),
+      ...bulkReconciliationPaths(),
       ...callbackPaths(),
       ...walletHistoryPaths(),
       ...verificationPaths(),
@@ -54,6 +64,11 @@ export function backOfficeDocument() {
         StatementLine: statementLine,
         Rebuild: rebuild,
         Dashboard: dashboard,
+        RequeryJob: requeryJob,
+        RequeryJobSummary: requeryJobSummary,
+        UpstreamReport: upstreamReport,
+        UpstreamReportSummary: upstreamReportSummary,
+        BulkApply: bulkApply,
       },
       headers: { 'X-Request-Id': requestIdHeader },
       securitySchemes: {

@@ -41,6 +41,15 @@ import { ReconciliationController } from './reconciliation/reconciliation.contro
 import { ReconciliationQueueReader } from './reconciliation/reconciliation-queue.reader';
 import { ResolveOrderController } from './reconciliation/resolve-order.controller';
 import { ResolveOrderService } from './reconciliation/resolve-order.service';
+import { BulkApplyRequests } from './reconciliation/bulk-apply/bulk-apply-requests';
+import { BulkResolutions } from './reconciliation/bulk-apply/bulk-resolutions';
+import { ReportsController } from './reconciliation/reports/reports.controller';
+import { ReportsService } from './reconciliation/reports/reports.service';
+import { UpstreamReports } from './reconciliation/reports/upstream-reports';
+import { BulkRequeries } from './reconciliation/requery/bulk-requeries';
+import { RequeryController } from './reconciliation/requery/requery.controller';
+import { RequeryJobs } from './reconciliation/requery/requery-jobs';
+import { RequeryWorker } from './reconciliation/requery/requery-worker';
 import { StaffController } from './staff/staff.controller';
 import { StaffRepository } from './staff/staff.repository';
 
@@ -54,6 +63,8 @@ import { StaffRepository } from './staff/staff.repository';
     CatalogueController,
     ReconciliationController,
     ResolveOrderController,
+    RequeryController,
+    ReportsController,
     CallbacksController,
     WalletHistoryController,
     VerificationController,
@@ -76,6 +87,13 @@ import { StaffRepository } from './staff/staff.repository';
     ReconciliationQueueReader,
     OrderDetailReader,
     ResolveOrderService,
+    RequeryJobs,
+    RequeryWorker,
+    BulkRequeries,
+    UpstreamReports,
+    ReportsService,
+    BulkResolutions,
+    BulkApplyRequests,
     CatalogueRepository,
     RebuildRuns,
     AuditTrail,

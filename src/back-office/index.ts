@@ -11,3 +11,5 @@ export { StaffAuthenticator } from './auth/staff-authenticator';
 export { rebuildRunMigrations } from './read-models/rebuild-runs.migrations';
 export { approvalMigrations } from './approvals/approvals.migrations';
 export { rebuildApprovalRows } from './approvals/approval-log';
+export { requeryJobMigrations } from './reconciliation/requery/requery-jobs.migrations';
+export { upstreamReportMigrations } from './reconciliation/reports/upstream-reports.migrations';

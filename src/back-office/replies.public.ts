@@ -15,6 +15,20 @@ export type { PriceListView, PriceView, ProductView, SkuView } from './catalogue
 export type { OrderSummaryView } from './orders/order.view';
 export type { OrderAdjustmentView, OrderDetailView, OrderEventView, OrderResolutionView } from './reconciliation/order-detail.reader';
 export type { QueuedOrderView, QueuePageView, RequeryView } from './reconciliation/reconciliation.view';
+export type { RequeryFilterView, RequeryJobSummaryView, RequeryJobView, RequeryResultView } from './reconciliation/requery/requery.view';
+export type { RequeryAnswer, RequeryProposal } from './reconciliation/requery/requery-proposal';
+export type {
+  MatchReason,
+  OursView,
+  ReportCategory,
+  ReportItemView,
+  ReportLineError,
+  TheirsView,
+  UpstreamReportSummaryView,
+  UpstreamReportView,
+} from './reconciliation/reports/reports.view';
+export type { ReportRejectedEnvelope } from './reconciliation/reports/reports.controller';
+export type { ApplyResult, AppliedView, BulkApplyAmountView, BulkApplyOrderView, BulkApplyView } from './reconciliation/bulk-apply/bulk-apply.view';
 export type { RebuildStartedView, RebuildView } from './read-models/rebuild-runs';
 export type { ProjectionStatusView, StatusView } from './operations/status.reader';
 export type { DashboardNowView, DashboardPointView, DashboardView, LowBalanceMerchantView } from './operations/dashboard.view';

@@ -41,6 +41,10 @@ describe('loadConfig', () => {
       });
     });
 
+    it('re-queries 8 orders at a time, and the built-in simulator refuses at once', () => {
+      expect(config).toMatchObject({ requeryConcurrency: 8, upstreamSimFailureDelayMs: 0 });
+    });
+
     it('is not production, trusts no proxy and refuses private callback networks', () => {
       expect(config.production).toBe(false);
       expect(config.trustProxy).toBe(0);
@@ -125,6 +129,9 @@ describe('loadConfig', () => {
       ['UPSTREAM_SIMULATOR=true with UPSTREAM_URL', { UPSTREAM_SIMULATOR: 'true', UPSTREAM_URL: 'https://upstream.example' }, 'UPSTREAM_URL'],
       ['UPSTREAM_SIMULATOR=false without UPSTREAM_URL', { UPSTREAM_SIMULATOR: 'false' }, 'UPSTREAM_URL'],
       ['UPSTREAM_SIM_DELAY_MS=soon', { UPSTREAM_SIM_DELAY_MS: 'soon' }, 'UPSTREAM_SIM_DELAY_MS'],
+      ['UPSTREAM_SIM_FAILURE_DELAY_MS=-5', { UPSTREAM_SIM_FAILURE_DELAY_MS: '-5' }, 'UPSTREAM_SIM_FAILURE_DELAY_MS'],
+      ['REQUERY_CONCURRENCY=many', { REQUERY_CONCURRENCY: 'many' }, 'REQUERY_CONCURRENCY'],
+      ['REQUERY_CONCURRENCY=1001', { REQUERY_CONCURRENCY: '1001' }, 'REQUERY_CONCURRENCY'],
       ['CALLBACK_RETRY_DELAYS=1x', { CALLBACK_RETRY_DELAYS: '1x' }, 'CALLBACK_RETRY_DELAYS'],
       // An empty string counts as unset (see below); a list of empty items does not.
       ['CALLBACK_RETRY_DELAYS=" "', { CALLBACK_RETRY_DELAYS: ' ' }, 'CALLBACK_RETRY_DELAYS'],

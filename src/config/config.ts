@@ -20,6 +20,8 @@ export interface AppConfig {
   readonly upstreamUrl?: string;
   readonly upstreamSimulator: boolean;
   readonly upstreamSimDelayMs: number;
+  /** How long the built-in simulator takes to refuse a top-up. */
+  readonly upstreamSimFailureDelayMs: number;
   /** From sending a top-up to the end of the upstream's reply; after it the result is unknown. */
   readonly upstreamTimeoutMs: number;
   readonly upstreamConnectTimeoutMs: number;
@@ -27,6 +29,8 @@ export interface AppConfig {
   /** Sends that provably never reached the upstream, before the order fails with UPSTREAM_UNAVAILABLE. */
   readonly fulfilmentMaxAttempts: number;
   readonly fulfilmentRetryBaseMs: number;
+  /** Re-queries of a bulk re-query job in flight at the upstream at once, across every instance; 0: this instance runs none. */
+  readonly requeryConcurrency: number;
   readonly callbackRetryDelaysMs: readonly number[];
   readonly callbackAllowPrivateNetworks: boolean;
   readonly callbackTimeoutMs: number;
@@ -142,11 +146,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
     upstreamUrl,
     upstreamSimulator,
     upstreamSimDelayMs: read('UPSTREAM_SIM_DELAY_MS', '200', integerIn(0, 600_000), 'an integer of milliseconds'),
+    upstreamSimFailureDelayMs: read('UPSTREAM_SIM_FAILURE_DELAY_MS', '0', integerIn(0, 600_000), 'an integer of milliseconds'),
     upstreamTimeoutMs: read('UPSTREAM_TIMEOUT_MS', '10000', integerIn(50, 600_000), 'an integer of milliseconds from 50 to 600000'),
     upstreamConnectTimeoutMs: read('UPSTREAM_CONNECT_TIMEOUT_MS', '3000', integerIn(50, 60_000), 'an integer of milliseconds from 50 to 60000'),
     fulfilmentConcurrency: read('FULFILMENT_CONCURRENCY', '256', integerIn(0, 10_000), 'an integer from 0 (off) to 10000'),
     fulfilmentMaxAttempts: read('FULFILMENT_MAX_ATTEMPTS', '10', integerIn(1, 1000), 'an integer from 1 to 1000'),
     fulfilmentRetryBaseMs: read('FULFILMENT_RETRY_BASE_MS', '1000', integerIn(1, 3_600_000), 'an integer of milliseconds'),
+    requeryConcurrency: read('REQUERY_CONCURRENCY', '8', integerIn(0, 1000), 'an integer from 0 (off) to 1000'),
     callbackRetryDelaysMs: read(
       'CALLBACK_RETRY_DELAYS',
       DEFAULT_CALLBACK_DELAYS,

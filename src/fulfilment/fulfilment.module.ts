@@ -50,7 +50,11 @@ class FulfilmentLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
         if (!config.upstreamSimulator) return undefined;
         // Its orders in the service's database: after a restart a re-query still answers what it answered before.
         const store = new PostgresSimulatorStore(pool);
-        const simulator = await startUpstreamSimulator({ deliveryDelayMs: config.upstreamSimDelayMs, store });
+        const simulator = await startUpstreamSimulator({
+          deliveryDelayMs: config.upstreamSimDelayMs,
+          failureDelayMs: config.upstreamSimFailureDelayMs,
+          store,
+        });
         new Logger('Fulfilment').log(`no UPSTREAM_URL: built-in upstream simulator at ${simulator.url}`);
         return simulator;
       },

@@ -4,4 +4,13 @@
  * table, which the schema (src/schema.ts) creates where the simulator runs.
  */
 export { simulatorMigrations } from './simulator/simulator-store.migrations';
-export { type TopUpRequest, UPSTREAM, type UpstreamOutcome, type UpstreamProvider, type UpstreamStatus } from './upstream/upstream.port';
+export {
+  MAX_REPORT_BYTES,
+  REPORT_COLUMNS,
+  type TopUpRequest,
+  UPSTREAM,
+  type UpstreamOutcome,
+  type UpstreamProvider,
+  UpstreamReportError,
+  type UpstreamStatus,
+} from './upstream/upstream.port';

@@ -17,6 +17,9 @@ export const isIdentifier = (value: unknown): value is string => typeof value ==
 /** A request body on either API. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/** The JSON body of a back-office bulk action, which may list 10,000 orders by number. */
+export const MAX_BULK_BODY_BYTES = 1024 * 1024;
+
 /** The names of the account fields a SKU requires (back office: `required_account_fields`). */
 export const ACCOUNT_FIELD_NAME = /^[a-z][a-z0-9_]{0,31}$/;
 

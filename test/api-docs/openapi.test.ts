@@ -59,7 +59,7 @@ describe('OpenAPI documents (/docs)', () => {
   });
 
   /** One request; its reply is checked against the document of its path. */
-  async function send(method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
+  async function send(method: string, path: string, init: { body?: string | Buffer | FormData; headers?: Record<string, string> } = {}): Promise<Reply> {
     const reply = await readReply(await fetch(`${service.url}${path}`, { method, headers: init.headers, body: init.body }));
     (path.startsWith('/api/') ? merchantApi : backOffice).check(method, path, reply);
     return reply;
@@ -213,6 +213,64 @@ describe('OpenAPI documents (/docs)', () => {
     expect((await admin('GET', '/admin/v1/operations/dashboard?window=24h')).status).toBe(200);
     expect((await admin('GET', '/admin/v1/operations/dashboard?window=7d')).status).toBe(422);
     expect((await admin('GET', '/admin/v1/operations/dashboard', undefined, reconciler)).status).toBe(403);
+
+    // Bulk reconciliation: a re-query job, reports uploaded and fetched, and their applies.
+    const pending = (await signed(buyer, '/api/v2/topup/submit', submitBody('BO-3', '55556999'))).body.data.order_no as string;
+    await until(
+      () => admin('GET', `/admin/v1/orders/${pending}`, undefined, reconciler),
+      (reply) => reply.body.data?.stage === 'unknown',
+    );
+    const job = await admin('POST', '/admin/v1/reconciliation/requery', { merchant_id: buyer.merchantId }, reconciler);
+    expect(job.status).toBe(202);
+    const jobPath = `/admin/v1/reconciliation/requery/${job.body.data.job_id}`;
+    expect((await admin('POST', '/admin/v1/reconciliation/requery', {}, reconciler)).status).toBe(422);
+    expect((await admin('POST', '/admin/v1/reconciliation/requery', { merchant_id: buyer.merchantId }, auditor)).status).toBe(403);
+    await until(
+      () => admin('GET', jobPath, undefined, reconciler),
+      (reply) => reply.body.data?.status === 'done',
+    );
+    expect((await admin('GET', `${jobPath}?proposal=leave&limit=1`, undefined, auditor)).status).toBe(200);
+    expect((await admin('GET', `${jobPath}?proposal=maybe`, undefined, auditor)).status).toBe(422);
+    expect((await admin('GET', '/admin/v1/reconciliation/requery/rq_0000000000000000', undefined, reconciler)).status).toBe(404);
+    expect((await admin('GET', '/admin/v1/reconciliation/requery?limit=5', undefined, auditor)).status).toBe(200);
+    expect((await admin('POST', `${jobPath}/apply`, { note: 'nothing definitive yet' }, reconciler)).status).toBe(200);
+    expect((await admin('POST', `${jobPath}/apply`, { note: 'x', orders: [{ order_no: pending }] }, reconciler)).body.data.counts.refused).toBe(1);
+    expect((await admin('POST', '/admin/v1/reconciliation/requery/rq_0000000000000000/apply', { note: 'x' }, reconciler)).status).toBe(404);
+    expect((await admin('POST', `${jobPath}/apply`, { note: '' }, reconciler)).status).toBe(422);
+    const asCsv = (token = reconciler) => ({ ...staff(token), 'content-type': 'text/csv' });
+    const report = `order_no,status,amount,currency,reference,completed_at\r\n${pending},delivered,1.20,USD,R-1,2026-11-22T10:00:00Z\r\n`;
+    const uploaded = await send('POST', '/admin/v1/reconciliation/reports', { body: report, headers: asCsv() });
+    expect(uploaded.status).toBe(201);
+    const reportPath = `/admin/v1/reconciliation/reports/${uploaded.body.data.report_id}`;
+    expect((await send('POST', '/admin/v1/reconciliation/reports?file_name=again.csv', { body: report, headers: asCsv() })).status).toBe(200);
+    const form = new FormData();
+    form.append('report', new Blob([report.replace('R-1', 'R-2')]), 'provider.csv');
+    expect((await send('POST', '/admin/v1/reconciliation/reports', { body: form, headers: staff(reconciler) })).status).toBe(201);
+    const twoFiles = new FormData();
+    twoFiles.append('a', new Blob(['x']), 'a.csv');
+    twoFiles.append('b', new Blob(['y']), 'b.csv');
+    expect((await send('POST', '/admin/v1/reconciliation/reports', { body: twoFiles, headers: staff(reconciler) })).status).toBe(400);
+    const broken = await send('POST', '/admin/v1/reconciliation/reports', { body: 'order_no,status\r\nx,maybe\r\n', headers: asCsv() });
+    expect(broken.status).toBe(422);
+    expect((await send('POST', '/admin/v1/reconciliation/reports?from=2026-01-01T00:00:00Z', { body: report, headers: asCsv() })).status).toBe(422);
+    expect(
+      (await send('POST', '/admin/v1/reconciliation/reports', { body: '{}', headers: { ...staff(reconciler), 'content-type': 'application/json' } })).status,
+    ).toBe(415);
+    expect((await send('POST', '/admin/v1/reconciliation/reports', { body: Buffer.alloc(10 * 1024 * 1024 + 1, 'x'), headers: asCsv() })).status).toBe(413);
+    expect((await send('POST', '/admin/v1/reconciliation/reports', { body: report, headers: asCsv(auditor) })).status).toBe(403);
+    const window = { from: '2026-01-01T00:00:00Z', to: new Date(Date.now() + 60_000).toISOString() };
+    expect((await admin('POST', '/admin/v1/reconciliation/reports/fetch', window, reconciler)).status).toBe(201);
+    expect((await admin('POST', '/admin/v1/reconciliation/reports/fetch', { from: window.to, to: window.from }, reconciler)).status).toBe(422);
+    expect((await admin('POST', '/admin/v1/reconciliation/reports/fetch', { from: window.from }, reconciler)).status).toBe(400);
+    expect((await admin('GET', '/admin/v1/reconciliation/reports?limit=2', undefined, auditor)).status).toBe(200);
+    expect((await admin('GET', `${reportPath}?category=resolvable&limit=10`, undefined, auditor)).status).toBe(200);
+    expect((await admin('GET', `${reportPath}?category=everything`, undefined, auditor)).status).toBe(422);
+    expect((await admin('GET', '/admin/v1/reconciliation/reports/rp_0000000000000000', undefined, auditor)).status).toBe(404);
+    expect((await admin('GET', `${reportPath}/export?category=resolvable`, undefined, auditor)).status).toBe(200);
+    expect((await admin('GET', '/admin/v1/reconciliation/reports/rp_0000000000000000/export', undefined, auditor)).status).toBe(404);
+    expect((await admin('POST', `${reportPath}/apply`, { note: 'the provider delivered it' }, reconciler)).body.data.counts.applied).toBe(1);
+    expect((await admin('POST', `/admin/v1/reconciliation/reports/${broken.body.report_id}/apply`, { note: 'x' }, reconciler)).status).toBe(409);
+    expect((await admin('POST', '/admin/v1/reconciliation/reports/rp_0000000000000000/apply', { note: 'x' }, reconciler)).status).toBe(404);
 
     // Audit.
     const wallet = `/admin/v1/wallets/${buyer.merchantId}`;

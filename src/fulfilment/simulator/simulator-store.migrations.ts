@@ -15,4 +15,13 @@ export const simulatorMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    id: 'upstream-simulator/002-amounts-and-report',
+    sql: `
+      -- The amount and currency as received, for the transaction report; null in rows kept before.
+      alter table upstream_simulator_topups add column amount text, add column currency text;
+      -- The report lists the top-ups whose result was ready in a window.
+      create index upstream_simulator_topups_ready on upstream_simulator_topups (ready_at);
+    `,
+  },
 ];

@@ -12,6 +12,15 @@ export interface SimulatedTopUp {
   reply: SimulatorReply;
   /** Epoch ms: before it, the top-up is still being delivered and a status query answers pending. */
   readyAt: number;
+  /** As received, "1.20" and "USD": the transaction report quotes them. Absent in rows recorded before they were kept. */
+  amount?: string;
+  currency?: string;
+}
+
+/** A top-up with a definitive result, as the transaction report lists it. */
+export interface CompletedTopUp extends SimulatedTopUp {
+  orderNo: string;
+  reply: Exclude<SimulatorReply, { status: 'pending' }>;
 }
 
 /** What the simulator received. */
@@ -21,7 +30,11 @@ export interface SimulatorStore {
   find(orderNo: string): Promise<SimulatedTopUp | undefined>;
   /** Keeps the first top-up recorded for an order; returns the one kept and whether it is this one. */
   record(orderNo: string, topUp: SimulatedTopUp): Promise<{ kept: SimulatedTopUp; first: boolean }>;
+  /** The delivered and failed top-ups whose result was ready in [from, to) (epoch ms), by ready time. */
+  completedBetween(from: number, to: number): Promise<CompletedTopUp[]>;
 }
+
+const isCompleted = (topUp: SimulatedTopUp): topUp is SimulatedTopUp & { reply: CompletedTopUp['reply'] } => topUp.reply.status !== 'pending';
 
 export class MemorySimulatorStore implements SimulatorStore {
   readonly durable = false;
@@ -37,13 +50,30 @@ export class MemorySimulatorStore implements SimulatorStore {
     this.topUps.set(orderNo, topUp);
     return { kept: topUp, first: true };
   }
+
+  async completedBetween(from: number, to: number): Promise<CompletedTopUp[]> {
+    const found: CompletedTopUp[] = [];
+    for (const [orderNo, topUp] of this.topUps) {
+      if (isCompleted(topUp) && topUp.readyAt >= from && topUp.readyAt < to) found.push({ ...topUp, orderNo });
+    }
+    return found.sort((a, b) => a.readyAt - b.readyAt || (a.orderNo < b.orderNo ? -1 : 1));
+  }
 }
 
 interface StoredTopUp {
   order_no: string;
   reply: SimulatorReply;
   ready_at: Date;
+  amount: string | null;
+  currency: string | null;
 }
+
+const topUpOf = (row: StoredTopUp): SimulatedTopUp => ({
+  reply: row.reply,
+  readyAt: row.ready_at.getTime(),
+  ...(row.amount === null ? {} : { amount: row.amount }),
+  ...(row.currency === null ? {} : { currency: row.currency }),
+});
 
 /**
  * In Postgres (the service's own database for the in-process simulator):
@@ -72,10 +102,11 @@ export class PostgresSimulatorStore implements SimulatorStore {
   }
 
   private async findAll(orderNos: readonly string[]): Promise<(SimulatedTopUp | undefined)[]> {
-    const { rows } = await this.pool.query<StoredTopUp>('select order_no, reply, ready_at from upstream_simulator_topups where order_no = any($1)', [
-      [...new Set(orderNos)],
-    ]);
-    const found = new Map(rows.map((row) => [row.order_no, { reply: row.reply, readyAt: row.ready_at.getTime() }]));
+    const { rows } = await this.pool.query<StoredTopUp>(
+      'select order_no, reply, ready_at, amount, currency from upstream_simulator_topups where order_no = any($1)',
+      [[...new Set(orderNos)]],
+    );
+    const found = new Map(rows.map((row) => [row.order_no, topUpOf(row)]));
     return orderNos.map((orderNo) => found.get(orderNo));
   }
 
@@ -83,21 +114,30 @@ export class PostgresSimulatorStore implements SimulatorStore {
   private async recordAll(records: readonly { orderNo: string; topUp: SimulatedTopUp }[]) {
     const { rows } = await this.pool.query<StoredTopUp & { inserted: boolean }>(
       `with given as (
-         select * from jsonb_to_recordset($1::jsonb) as g(order_no text, reply jsonb, ready_at timestamptz, item int)
+         select * from jsonb_to_recordset($1::jsonb) as g(order_no text, reply jsonb, ready_at timestamptz, amount text, currency text, item int)
        ),
        inserted as (
-         insert into upstream_simulator_topups (order_no, reply, ready_at)
-         select distinct on (order_no) order_no, reply, ready_at from given order by order_no, item
+         insert into upstream_simulator_topups (order_no, reply, ready_at, amount, currency)
+         select distinct on (order_no) order_no, reply, ready_at, amount, currency from given order by order_no, item
          on conflict (order_no) do nothing
-         returning order_no, reply, ready_at
+         returning order_no, reply, ready_at, amount, currency
        )
-       select order_no, reply, ready_at, true as inserted from inserted
+       select order_no, reply, ready_at, amount, currency, true as inserted from inserted
        union all
-       select t.order_no, t.reply, t.ready_at, false from upstream_simulator_topups t
+       select t.order_no, t.reply, t.ready_at, t.amount, t.currency, false from upstream_simulator_topups t
        where t.order_no = any($2::text[]) and t.order_no not in (select order_no from inserted)`,
       // The order numbers again as an array: the planner can size it (not the JSON) and walks the primary key instead of scanning the table.
       [
-        JSON.stringify(records.map(({ orderNo, topUp }, item) => ({ order_no: orderNo, reply: topUp.reply, ready_at: new Date(topUp.readyAt), item }))),
+        JSON.stringify(
+          records.map(({ orderNo, topUp }, item) => ({
+            order_no: orderNo,
+            reply: topUp.reply,
+            ready_at: new Date(topUp.readyAt),
+            amount: topUp.amount ?? null,
+            currency: topUp.currency ?? null,
+            item,
+          })),
+        ),
         records.map(({ orderNo }) => orderNo),
       ],
     );
@@ -108,7 +148,17 @@ export class PostgresSimulatorStore implements SimulatorStore {
       if (!row) return new Error(`no record kept for ${orderNo}`);
       const first = row.inserted && !firstTaken.has(orderNo);
       firstTaken.add(orderNo);
-      return { kept: { reply: row.reply, readyAt: row.ready_at.getTime() }, first };
+      return { kept: topUpOf(row), first };
     });
+  }
+
+  async completedBetween(from: number, to: number): Promise<CompletedTopUp[]> {
+    const { rows } = await this.pool.query<StoredTopUp>(
+      `select order_no, reply, ready_at, amount, currency from upstream_simulator_topups
+       where ready_at >= $1 and ready_at < $2 and reply->>'status' in ('delivered', 'failed')
+       order by ready_at, order_no`,
+      [new Date(from), new Date(to)],
+    );
+    return rows.map((row) => ({ ...topUpOf(row), orderNo: row.order_no }) as CompletedTopUp);
   }
 }

@@ -2,10 +2,13 @@ import { Agent as HttpAgent, request as httpRequest, IncomingMessage } from 'nod
 import { request as httpsRequest } from 'node:https';
 import { cutOnKeptConnection, keptConnectionsAgent } from '../../infrastructure/http/kept-connections';
 import { UpstreamFailCode } from '../../ledger/order/order.decider';
-import { TopUpRequest, UpstreamOutcome, UpstreamProvider, UpstreamStatus } from './upstream.port';
+import { isoTimestamp } from '../../shared/clock';
+import { MAX_REPORT_BYTES, TopUpRequest, UpstreamOutcome, UpstreamProvider, UpstreamReportError, UpstreamStatus } from './upstream.port';
 
 const FAIL_CODES: readonly UpstreamFailCode[] = ['INVALID_ACCOUNT', 'UPSTREAM_REJECTED', 'SKU_UNAVAILABLE'];
 const MAX_BODY_BYTES = 64 * 1024;
+/** A report is a file, not an answer: it may take a while to make and to send. */
+export const REPORT_TIMEOUT_MS = 60_000;
 /**
  * A kept connection is reused only this soon after its last reply, well
  * inside any server's keep-alive timeout (Node's own is 5 s; a shorter
@@ -15,13 +18,27 @@ const REUSE_WITHIN_MS = 1_000;
 /** Idle connections kept: as many as fulfilment runs at once by default. */
 const KEPT_CONNECTIONS = 256;
 
-/** How far one HTTP exchange got: the line between "retry" and "unknown". */
-type Exchange = { phase: 'not_sent'; error: string } | { phase: 'sent'; error: string } | { phase: 'answered'; status: number; body: string };
+/**
+ * How far one HTTP exchange got: the line between "retry" and "unknown".
+ * An answer over the size limit keeps its first bytes and says it was cut.
+ */
+type Exchange =
+  | { phase: 'not_sent'; error: string }
+  | { phase: 'sent'; error: string }
+  | { phase: 'answered'; status: number; body: string; bytes: Buffer; contentType: string; oversized: boolean };
+
+/** What one exchange may take: the reply's size, and the time from sending to its end. */
+interface ExchangeLimits {
+  maxBytes: number;
+  timeoutMs: number;
+}
 
 export interface HttpUpstreamOptions {
   /** From sending the request to the end of the reply. */
   timeoutMs: number;
   connectTimeoutMs: number;
+  /** The same for a transaction report; REPORT_TIMEOUT_MS by default. */
+  reportTimeoutMs?: number;
 }
 
 /**
@@ -67,6 +84,31 @@ export class HttpUpstream implements UpstreamProvider {
     return answer ?? { kind: 'unknown', reason: `unexpected reply (HTTP ${exchange.status})`, evidence: evidenceOf(exchange) };
   }
 
+  async transactionReport(from: Date, to: Date): Promise<Buffer> {
+    const url = this.urlOf('v1/reports/transactions');
+    url.searchParams.set('from', isoTimestamp(from));
+    url.searchParams.set('to', isoTimestamp(to));
+    const exchange = await this.exchange(
+      'GET',
+      url,
+      undefined,
+      { Accept: 'text/csv' },
+      {
+        maxBytes: MAX_REPORT_BYTES,
+        timeoutMs: this.options.reportTimeoutMs ?? REPORT_TIMEOUT_MS,
+      },
+    );
+    if (exchange.phase !== 'answered') throw new UpstreamReportError(`the upstream's transaction report could not be fetched: ${exchange.error}`);
+    if (exchange.oversized) throw new UpstreamReportError(`the upstream's transaction report is larger than ${MAX_REPORT_BYTES / 1024 / 1024} MiB`);
+    if (exchange.status !== 200) {
+      throw new UpstreamReportError(`the upstream answered the transaction report with ${evidenceOf(exchange).slice(0, 300)}`);
+    }
+    if (!/^text\/(csv|plain)\b/i.test(exchange.contentType)) {
+      throw new UpstreamReportError(`the upstream answered the transaction report with Content-Type ${JSON.stringify(exchange.contentType)}, not text/csv`);
+    }
+    return exchange.bytes;
+  }
+
   async status(orderNo: string): Promise<UpstreamStatus> {
     const exchange = await this.exchange('GET', this.urlOf(`v1/topups/${encodeURIComponent(orderNo)}`));
     if (exchange.phase !== 'answered') return { kind: 'unknown', reason: exchange.error, evidence: exchange.error };
@@ -84,7 +126,14 @@ export class HttpUpstream implements UpstreamProvider {
    * If that one is not answered either, the first may still have arrived:
    * the exchange counts as sent, and so is never "retryable".
    */
-  private exchange(method: string, url: URL, body?: string, headers: Record<string, string> = {}, fresh = false): Promise<Exchange> {
+  private exchange(
+    method: string,
+    url: URL,
+    body?: string,
+    headers: Record<string, string> = {},
+    limits: ExchangeLimits = { maxBytes: MAX_BODY_BYTES, timeoutMs: this.options.timeoutMs },
+    fresh = false,
+  ): Promise<Exchange> {
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise<Exchange>((resolve) => {
       let sent = false;
@@ -108,14 +157,14 @@ export class HttpUpstream implements UpstreamProvider {
       const sending = () => {
         sent = true;
         clearTimeout(connectTimer);
-        replyTimer = setTimeout(() => req.destroy(new Error(`no reply within ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
+        replyTimer = setTimeout(() => req.destroy(new Error(`no reply within ${limits.timeoutMs} ms`)), limits.timeoutMs);
       };
       // A kept connection is open already: the request goes out on it at once.
       req.on('socket', (socket) => (req.reusedSocket ? sending() : socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', sending)));
       req.on('error', (error: NodeJS.ErrnoException) => {
         const message = error.code ? `${error.code}: ${error.message}` : error.message;
         if (!fresh && cutOnKeptConnection(req, error, replied)) {
-          const again = this.exchange(method, url, body, headers, true);
+          const again = this.exchange(method, url, body, headers, limits, true);
           return finish(
             again.then((second): Exchange =>
               second.phase === 'answered' ? second : { phase: 'sent', error: `${message} on a kept connection, then ${second.error} on a new one` },
@@ -128,20 +177,23 @@ export class HttpUpstream implements UpstreamProvider {
         replied = true;
         const chunks: Buffer[] = [];
         let size = 0;
+        const answered = (oversized: boolean): Exchange => {
+          const bytes = Buffer.concat(chunks);
+          const status = response.statusCode ?? 0;
+          const contentType = response.headers['content-type'] ?? '';
+          const text = oversized ? `${bytes.toString('utf8', 0, 200)}... (over ${limits.maxBytes} bytes)` : bytes.toString('utf8');
+          return { phase: 'answered', status, body: text, bytes, contentType, oversized };
+        };
         response.on('data', (chunk: Buffer) => {
           size += chunk.length;
-          if (size > MAX_BODY_BYTES) {
+          if (size > limits.maxBytes) {
             response.destroy();
-            finish({
-              phase: 'answered',
-              status: response.statusCode ?? 0,
-              body: `${Buffer.concat(chunks).toString('utf8', 0, 200)}... (over ${MAX_BODY_BYTES} bytes)`,
-            });
+            finish(answered(true));
             return;
           }
           chunks.push(chunk);
         });
-        response.on('end', () => finish({ phase: 'answered', status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        response.on('end', () => finish(answered(false)));
         response.on('error', (error) => fail(`reply broken off: ${error.message}`));
       });
       req.end(body);

@@ -39,6 +39,26 @@ export type UpstreamStatus =
 export interface UpstreamProvider {
   topUp(request: TopUpRequest): Promise<UpstreamOutcome>;
   status(orderNo: string): Promise<UpstreamStatus>;
+  /**
+   * The upstream's transaction report for [from, to), as the bytes it sent
+   * (CSV, docs/upstream-protocol.md). Throws UpstreamReportError, saying
+   * why, when there is no whole report to give.
+   */
+  transactionReport(from: Date, to: Date): Promise<Buffer>;
+}
+
+/** The transaction report's columns, in the order the upstream writes them (docs/upstream-protocol.md). */
+export const REPORT_COLUMNS = ['order_no', 'status', 'amount', 'currency', 'reference', 'completed_at'] as const;
+
+/** The most a transaction report may be, fetched or uploaded: 10 MiB. */
+export const MAX_REPORT_BYTES = 10 * 1024 * 1024;
+
+/** No transaction report came back: the upstream could not be reached, answered something else, or too much. */
+export class UpstreamReportError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UpstreamReportError';
+  }
 }
 
 export const UPSTREAM = Symbol('UpstreamProvider');

@@ -58,7 +58,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (error instanceof ApiError) {
       if (request) request.code = error.code;
       response.set(error.headers);
-      sendJson(response, error.status, failureEnvelope(error.code, error.message, error.field));
+      sendJson(response, error.status, { ...failureEnvelope(error.code, error.message, error.field), ...error.details });
       return;
     }
     if (error instanceof CommandRefusedError) {

@@ -50,5 +50,6 @@ export class ClientGoneError extends Error {
 
 function tooLarge(limit: number): ApiError {
   // The rest of the body is never read, so the connection cannot be reused.
-  return new ApiError(413, 'PAYLOAD_TOO_LARGE', `The body is larger than ${limit / 1024} KiB`, undefined, { Connection: 'close' });
+  const size = limit >= 1024 * 1024 ? `${limit / 1024 / 1024} MiB` : `${limit / 1024} KiB`;
+  return new ApiError(413, 'PAYLOAD_TOO_LARGE', `The body is larger than ${size}`, undefined, { Connection: 'close' });
 }

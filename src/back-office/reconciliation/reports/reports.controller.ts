@@ -1,0 +1,239 @@
+import { Body, Get, Headers, HttpCode, Inject, Logger, Param, Post, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { MAX_REPORT_BYTES, UPSTREAM, UpstreamProvider, UpstreamReportError } from '../../../fulfilment';
+import { ApiError, FailureEnvelope, successEnvelope } from '../../../infrastructure/http/api-error';
+import { logFailure } from '../../../infrastructure/logging/log-failure';
+import { requestFields } from '../../../infrastructure/logging/request-context';
+import { CurrentStaff } from '../../auth/current-staff.decorator';
+import { Roles } from '../../auth/roles.decorator';
+import type { StaffMember } from '../../auth/staff-member';
+import { BodyPipe } from '../../http/back-office-body.pipe';
+import { BackOfficeController } from '../../http/back-office-controller.decorator';
+import { PathIds, PathIdsPipe } from '../../http/identifier';
+import { JsonBodyLimit, RawBody } from '../../http/json-body.interceptor';
+import { choiceParameter, decodeCursor, instantParameter, ListPage, page, pageSize, queryParameters } from '../../http/listing';
+import { BACK_OFFICE_ROUTES } from '../../routes.public';
+import { MAX_BULK_BODY_BYTES } from '../../../shared/limits';
+import { BulkApplyDto } from '../bulk-apply/bulk-apply.dto';
+import { BulkApplyRequests } from '../bulk-apply/bulk-apply-requests';
+import { itemPage } from '../item-page';
+import { EXPORT_HEADER, exportRow } from './report-export';
+import { REPORT_CATEGORIES, ReportWindow } from './report-matching';
+import { FetchReportDto } from './reports.dto';
+import { ReceivedReport, ReportsService, SHOWN_ERRORS } from './reports.service';
+import { ReportLineError, UpstreamReportSummaryView } from './reports.view';
+import { fileFromMultipart, MultipartError, multipartBoundary, UploadedFile } from './multipart';
+
+/** The 422 a report with errors gets: the report is kept (`report_id`), its first errors listed. */
+export interface ReportRejectedEnvelope extends FailureEnvelope {
+  code: 'REPORT_INVALID';
+  report_id: string;
+  error_count: number;
+  errors: ReportLineError[];
+}
+
+/** What a raw upload may be labelled: CSV, or text that is CSV, or bytes. */
+const RAW_TYPES = ['text/csv', 'text/plain', 'application/csv', 'application/octet-stream'];
+
+/**
+ * The upstream's own transaction reports: fetched from it, or uploaded by
+ * hand for providers that send files; each kept as received and matched
+ * against our orders, listed by category, exported for the finance team,
+ * and applied in one call.
+ */
+@BackOfficeController()
+@Roles('reconciler')
+export class ReportsController {
+  private readonly logger = new Logger('Reports');
+
+  constructor(
+    private readonly reports: ReportsService,
+    private readonly applies: BulkApplyRequests,
+    @Inject(UPSTREAM) private readonly upstream: UpstreamProvider,
+  ) {}
+
+  /** A report as a file: the raw CSV (Content-Type text/csv) or one file of multipart/form-data; at most 10 MiB. */
+  @Post(BACK_OFFICE_ROUTES.reports)
+  @RawBody(MAX_REPORT_BYTES)
+  async upload(
+    @Body() body: Buffer,
+    @Headers('content-type') contentType: string | undefined,
+    @Query() query: Record<string, unknown>,
+    @CurrentStaff() by: StaffMember,
+    @Res({ passthrough: true }) response: Response,
+  ) {
+    const q = uploadParameters(query);
+    const file = uploadedFile(body, contentType);
+    const received = await this.reports.receive(file.bytes, {
+      source: 'upload',
+      fileName: file.fileName ?? q.fileName ?? null,
+      receivedBy: by.staffId,
+      window: q.window,
+    });
+    return this.answer(received, response);
+  }
+
+  /** The service asks the upstream for its report of [from, to). */
+  @Post(BACK_OFFICE_ROUTES.reportsFetch)
+  async fetch(@Body(BodyPipe) body: FetchReportDto, @CurrentStaff() by: StaffMember, @Res({ passthrough: true }) response: Response) {
+    const window = windowOf(body.from, body.to, 'from', 'to');
+    let bytes: Buffer;
+    try {
+      bytes = await this.upstream.transactionReport(window.from, window.to);
+    } catch (error) {
+      if (error instanceof UpstreamReportError) throw new ApiError(502, 'UPSTREAM_REPORT_FAILED', error.message);
+      throw error;
+    }
+    const fileName = `transactions-${body.from}-${body.to}.csv`.replace(/[^A-Za-z0-9._-]/g, '_');
+    return this.answer(await this.reports.receive(bytes, { source: 'upstream', fileName, receivedBy: by.staffId, window }), response);
+  }
+
+  /** Reports, newest first. */
+  @Get(BACK_OFFICE_ROUTES.reports)
+  @Roles('reconciler', 'auditor')
+  async list(@Query() query: Record<string, unknown>) {
+    const q = queryParameters(query, []);
+    const limit = pageSize(q.limit);
+    const { rows, views } = await this.reports.list(decodeCursor(q.cursor, 2), limit + 1);
+    const { shown, next_cursor } = page(rows, limit, (r) => [r.sort_at, r.report_id]);
+    return successEnvelope('OK', { reports: views.slice(0, shown.length), next_cursor } satisfies ListPage<'reports', UpstreamReportSummaryView>);
+  }
+
+  /** A report: its errors, its counts per category and a page of its items. */
+  @Get(BACK_OFFICE_ROUTES.report)
+  @Roles('reconciler', 'auditor')
+  async report(@Param(PathIdsPipe) { report_id: reportId }: PathIds, @Query() query: Record<string, unknown>) {
+    const { chosen, limit, offset } = itemPage(query, 'category', REPORT_CATEGORIES);
+    const view = await this.reports.view(reportId, { category: chosen, limit, offset });
+    if (!view) throw new ApiError(404, 'REPORT_NOT_FOUND', `No report ${reportId}`);
+    return successEnvelope('OK', view);
+  }
+
+  /** The items (of one category, or all) as CSV a spreadsheet opens safely, streamed. */
+  @Get(BACK_OFFICE_ROUTES.reportExport)
+  @Roles('reconciler', 'auditor')
+  async export(@Param(PathIdsPipe) { report_id: reportId }: PathIds, @Query() query: Record<string, unknown>, @Res() response: Response) {
+    const q = queryParameters(query, ['category']);
+    if (q.limit !== undefined || q.cursor !== undefined)
+      throw new ApiError(422, 'VALIDATION_FAILED', 'The export takes only category', q.limit ? 'limit' : 'cursor');
+    const category = choiceParameter(q.category, 'category', REPORT_CATEGORIES);
+    if (!(await this.reports.header(reportId))) throw new ApiError(404, 'REPORT_NOT_FOUND', `No report ${reportId}`);
+    response.status(200);
+    response.setHeader('Content-Type', 'text/csv; charset=utf-8');
+    response.setHeader('Content-Disposition', `attachment; filename="report-${reportId}${category ? `-${category}` : ''}.csv"`);
+    try {
+      await write(response, EXPORT_HEADER);
+      for await (const items of this.reports.itemPages(reportId, category)) await write(response, items.map(exportRow).join(''));
+      response.end();
+    } catch (error) {
+      // The status line is out: the one honest signal left is to cut the response short.
+      if (!(error instanceof ClientGone)) logFailure(this.logger, `export of report ${reportId} failed while streaming`, error, requestFields(response.req));
+      response.destroy();
+    }
+  }
+
+  /** The report's resolvable orders, or the orders chosen, each resolved as a clerk would by hand, the line its evidence. */
+  @Post(BACK_OFFICE_ROUTES.reportApply)
+  @JsonBodyLimit(MAX_BULK_BODY_BYTES)
+  @HttpCode(200)
+  async apply(
+    @Param(PathIdsPipe) { report_id: reportId }: PathIds,
+    @Body(BodyPipe) body: BulkApplyDto,
+    @CurrentStaff() by: StaffMember,
+    @Res({ passthrough: true }) response: Response,
+  ) {
+    const answer = await this.applies.apply({ source: 'report', reportId, orders: body.orders }, body.note, by.staffId);
+    if (answer.approval) {
+      response.status(202);
+      return successEnvelope('APPROVAL_REQUIRED', answer.approval);
+    }
+    return successEnvelope('OK', answer.applied);
+  }
+
+  /** 201 for a new report, 200 DUPLICATE for the same bytes again; 422 with the errors for a report that has any (kept all the same). */
+  private async answer(received: ReceivedReport, response: Response) {
+    const view = await this.reports.view(received.reportId, { limit: 100, offset: 0 });
+    if (!view) throw new Error(`report ${received.reportId} vanished after it was recorded`);
+    if (!received.valid) {
+      const [first] = view.errors;
+      const where = first ? ` (the first: line ${first.line}${first.column ? `, ${first.column}` : ''}: ${first.message})` : '';
+      throw new ApiError(
+        422,
+        'REPORT_INVALID',
+        `The report has ${view.error_count} error${view.error_count === 1 ? '' : 's'}${where}; it is kept as ${view.report_id} but can never be applied`,
+        undefined,
+        {},
+        { report_id: view.report_id, error_count: view.error_count, errors: view.errors.slice(0, SHOWN_ERRORS) },
+      );
+    }
+    response.status(received.created ? 201 : 200);
+    return successEnvelope(received.created ? 'OK' : 'DUPLICATE', view);
+  }
+}
+
+/** The upload's query: the window, both or neither, and a file name for a raw upload. */
+function uploadParameters(query: Record<string, unknown>): { window?: ReportWindow; fileName?: string } {
+  const allowed = ['from', 'to', 'file_name'];
+  for (const [name, value] of Object.entries(query)) {
+    if (!allowed.includes(name)) throw new ApiError(422, 'VALIDATION_FAILED', `Unknown query parameter ${name}; this route takes ${allowed.join(', ')}`, name);
+    if (typeof value !== 'string') throw new ApiError(422, 'VALIDATION_FAILED', `${name} may be given once`, name);
+  }
+  const { from, to, file_name: fileName } = query as Record<string, string | undefined>;
+  if (fileName !== undefined && !/^[^\u0000-\u001f\u007f/\\]{1,255}$/.test(fileName)) {
+    throw new ApiError(422, 'VALIDATION_FAILED', 'file_name must be 1-255 characters without control characters or slashes', 'file_name');
+  }
+  if ((from === undefined) !== (to === undefined))
+    throw new ApiError(422, 'VALIDATION_FAILED', 'Give both from and to, or neither', from === undefined ? 'from' : 'to');
+  const window = from !== undefined && to !== undefined ? windowOf(from, to, 'from', 'to') : undefined;
+  return { window, fileName };
+}
+
+function windowOf(fromText: string, toText: string, fromField: string, toField: string): ReportWindow {
+  const from = instant(fromText, fromField);
+  const to = instant(toText, toField);
+  if (from >= to) throw new ApiError(422, 'VALIDATION_FAILED', `${toField} must be later than ${fromField}`, toField);
+  return { from, to };
+}
+
+/** A given instant (instantParameter refuses a bad one with 422 naming the field). */
+function instant(text: string, field: string): Date {
+  const date = instantParameter(text, field);
+  if (!date) throw new ApiError(422, 'VALIDATION_FAILED', `${field} is required`, field);
+  return date;
+}
+
+/** The file: the whole body, or the one file of a multipart body. */
+function uploadedFile(body: Buffer, contentType: string | undefined): UploadedFile {
+  const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  try {
+    const boundary = multipartBoundary(contentType ?? '');
+    if (boundary !== undefined) return fileFromMultipart(body, boundary);
+  } catch (error) {
+    if (error instanceof MultipartError) throw new ApiError(400, 'INVALID_MULTIPART', `The multipart body is not one file: ${error.message}`);
+    throw error;
+  }
+  if (type !== '' && !RAW_TYPES.includes(type)) {
+    throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', `Send the report as text/csv, or as one file of multipart/form-data, not ${type}`, 'Content-Type');
+  }
+  return { fileName: null, bytes: body };
+}
+
+/** The client stopped reading and closed the connection: nobody to tell, nothing went wrong here. */
+class ClientGone extends Error {}
+
+/** Writes a chunk, waiting while the client's buffer is full. */
+function write(response: Response, chunk: string): Promise<void> {
+  if (response.destroyed) return Promise.reject(new ClientGone());
+  if (response.write(chunk)) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const drained = () => {
+      response.off('close', closed);
+      resolve();
+    };
+    const closed = () => {
+      response.off('drain', drained);
+      reject(new ClientGone());
+    };
+    response.once('drain', drained).once('close', closed);
+  });
+}
