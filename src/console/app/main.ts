@@ -16,6 +16,9 @@ import { orderPage } from './pages/order';
 import { ordersPage } from './pages/orders';
 import { queuePage } from './pages/queue';
 import { rebuildPage } from './pages/rebuild';
+import { reportPage } from './pages/report';
+import { reportsPage } from './pages/reports';
+import { requeryPage } from './pages/requery';
 import { signInPage } from './pages/sign-in';
 import { staffPage } from './pages/staff';
 import { statementPage } from './pages/statement';
@@ -31,6 +34,9 @@ export type Page = (main: HTMLElement, arg: string) => Promise<unknown> | unknow
 const ROUTES: Record<string, Page> = {
   dashboard: dashboardPage,
   queue: queuePage,
+  requery: requeryPage,
+  reports: reportsPage,
+  report: reportPage,
   approvals: approvalsPage,
   approval: approvalPage,
   orders: ordersPage,
@@ -46,7 +52,14 @@ const ROUTES: Record<string, Page> = {
 };
 
 /** A page reached from another is shown under that one in the navigation. */
-const NAV_PARENT: Record<string, string> = { order: 'orders', merchant: 'merchants', approval: 'approvals' };
+const NAV_PARENT: Record<string, string> = {
+  order: 'orders',
+  merchant: 'merchants',
+  approval: 'approvals',
+  requery: 'queue',
+  reports: 'queue',
+  report: 'queue',
+};
 
 const app = document.getElementById('app')!;
 /** Whether a page has been drawn since the document loaded: the sign-in page counts. */

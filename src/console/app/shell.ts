@@ -1,13 +1,14 @@
 import { api } from './api';
 import { h } from './dom';
 import { go } from './navigation';
+import { reconciliationHome } from './pages/reconciliation-tabs';
 import type { ApprovalPageView, StaffRole } from './replies';
 import { currentSession, may, setSession } from './session';
 
 /** The pages in the navigation, with the roles besides admin that see each. */
 export const PAGES: readonly (readonly [path: string, title: string, roles: readonly StaffRole[]])[] = [
   ['dashboard', 'Dashboard', []],
-  ['queue', 'Reconciliation', ['reconciler']],
+  ['queue', 'Reconciliation', ['reconciler', 'auditor']],
   ['orders', 'Orders', ['reconciler', 'auditor']],
   ['approvals', 'Approvals', ['reconciler', 'auditor']],
   ['statement', 'Statements', ['auditor']],
@@ -19,8 +20,16 @@ export const PAGES: readonly (readonly [path: string, title: string, roles: read
   ['status', 'Status', []],
 ];
 
-/** The first page the signed-in role may see: where signing in lands. */
-export const landingPage = () => PAGES.find(([, , roles]) => may(...roles))?.[0];
+/** Where signing in lands: an operator on the dashboard, a clerk on the queue, an auditor on the orders. */
+const LANDING: Record<StaffRole, string> = { admin: 'dashboard', reconciler: 'queue', auditor: 'orders' };
+
+export const landingPage = () => {
+  const session = currentSession();
+  return session ? LANDING[session.role] : undefined;
+};
+
+/** A page's link in the navigation: Reconciliation leads each role to the part of it that role works in. */
+const hrefOf = (path: string) => `#/${path === 'queue' ? reconciliationHome() : path}`;
 
 async function signOut() {
   await api('DELETE', '/console/session');
@@ -66,7 +75,7 @@ export function shell(current: string): HTMLElement {
   const nav = PAGES.filter(([, , roles]) => may(...roles)).map(([path, title]) =>
     h(
       'a',
-      { href: `#/${path}`, class: path === current ? 'current' : undefined, 'aria-current': path === current && 'page' },
+      { href: hrefOf(path), class: path === current ? 'current' : undefined, 'aria-current': path === current && 'page' },
       title,
       path === 'approvals' && pendingCount(),
     ),

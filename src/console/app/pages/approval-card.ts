@@ -10,6 +10,14 @@ import { decisionPanel } from './approval-decide';
 /** The merchant by name; a link to its page for an administrator, the only role that has one. */
 const merchantLink = (id: string, name: string | null) => (may() ? link(`#/merchant/${id}`, named(name, id)) : named(name, id));
 
+/** Where a bulk apply's proposals come from: the report or the re-query job, a link to its page. */
+function sourceOf(selection: unknown): Child {
+  const s = (selection ?? {}) as Record<string, unknown>;
+  if (s.source === 'report' && typeof s.reportId === 'string') return link(`#/report/${s.reportId}`, `upstream report ${s.reportId}`);
+  if (s.source === 'requery' && typeof s.jobId === 'string') return link(`#/requery/${s.jobId}`, `re-query job ${s.jobId}`);
+  return '—';
+}
+
 /** How it ended: what the movement did, why the ledger refused it, or that nothing moved. */
 function resultOf(a: ApprovalView): Child {
   if (a.status === 'rejected') return a.decided_by === a.requested_by ? 'Withdrawn by its requester: nothing moved.' : 'Rejected: nothing moved.';
@@ -30,6 +38,8 @@ function afterwards(detail: Record<string, unknown>): string {
   if (typeof wallet.balance === 'string')
     return ` Wallet after it: balance ${wallet.balance} ${String(wallet.currency ?? '')}, available ${String(wallet.available_balance)}.`;
   if (typeof detail.stage === 'string') return ` The order is now ${detail.stage}.`;
+  const counts = detail.counts as Record<string, number> | undefined;
+  if (counts) return ` ${counts.applied} applied, ${counts.already_applied} already applied, ${counts.skipped} skipped, ${counts.refused} refused.`;
   return '';
 }
 
@@ -52,6 +62,7 @@ export function approvalCard(a: ApprovalView, decided: (updated: ApprovalView) =
       ['Merchant', a.merchant_id === null ? 'several merchants' : merchantLink(a.merchant_id, a.merchant_name)],
       ['Amount', h('span', { class: 'amount' }, amountsText(a))],
       orderNo !== undefined && ['Order', link(`#/order/${orderNo}`, orderNo)],
+      a.kind === 'bulk_resolution' && ['From', sourceOf(a.payload.selection)],
       ['What moves', effectOf(a)],
       ['Requested by', h('span', {}, named(a.requested_by_name, a.requested_by), ` at ${time(a.requested_at)}`)],
       ['Their note', a.note],

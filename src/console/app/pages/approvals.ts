@@ -28,7 +28,7 @@ export async function approvalsPage(main: HTMLElement) {
     h(
       'p',
       { class: 'muted' },
-      'Deposits, resolutions and adjustments over the approval threshold wait here until a second person approves them. Nothing moves until then.',
+      'Deposits, resolutions, adjustments and bulk applies over the approval threshold wait here until a second person approves them. Nothing moves until then.',
     ),
     form(
       [
