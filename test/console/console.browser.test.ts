@@ -185,7 +185,7 @@ inBrowser('the staff console in a real browser', () => {
 
   it('an auditor downloads a statement that verify-statement accepts, checks the chain and runs a clean verification', async () => {
     const page = await signIn(auditor.token);
-    expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Orders', 'Approvals', 'Statements', 'Verification']);
+    expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Reconciliation', 'Orders', 'Approvals', 'Statements', 'Verification']);
     await go(page, 'statement', '#statement-form');
     await page.selectOption('#statement-form select[name=merchant_id]', merchant.merchantId);
     await page.click('#statement-form button[type=submit]');
