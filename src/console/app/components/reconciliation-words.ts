@@ -60,13 +60,13 @@ export const appliedCell = (a: AppliedView | null) =>
         `, ${time(a.applied_at)}`,
       );
 
-/** What a job selected, in words: "20 orders listed", "of Acme Games, created from ...". */
+/** What a job selected, in words: "The 32 orders chosen in the queue", "The queue's orders of Acme Games, created from ...". */
 export function filterWords(f: RequeryFilterView): string {
-  const parts = [
-    f.order_nos !== null && `${f.order_nos} orders listed`,
+  const narrowed = [
     f.merchant_id !== null && `of ${f.merchant_name ?? f.merchant_id}`,
     f.created_from !== null && `created from ${time(f.created_from)}`,
     f.created_to !== null && `created before ${time(f.created_to)}`,
   ].filter(Boolean);
-  return `The queue's orders ${parts.join(', ')}`;
+  const chosen = f.order_nos === null ? 'The queue’s orders' : `The ${f.order_nos === 1 ? 'order' : `${f.order_nos} orders`} chosen in the queue`;
+  return [chosen, ...narrowed].join(narrowed.length > 0 && f.order_nos !== null ? ', ' : ' ');
 }

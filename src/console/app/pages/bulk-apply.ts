@@ -48,7 +48,7 @@ export function planLines(orders: readonly PlannedOrder[]): string[] {
  * becomes one request for a second person. `plan` is asked when the clerk
  * asks to apply, so it counts what is there to apply then.
  */
-export function bulkApplyPanel(spec: { path: string; label: string; plan: () => Promise<ApplyPlan>; more?: Child }): HTMLElement {
+export function bulkApplyPanel(spec: { path: string; title: string; label: string; plan: () => Promise<ApplyPlan>; more?: Child }): HTMLElement {
   const slot = h('div', { id: 'apply-result' });
   const confirmSlot = h('div');
   const note = h('textarea', { id: 'apply-note', name: 'note', required: true, maxlength: 1000 });
@@ -102,7 +102,7 @@ export function bulkApplyPanel(spec: { path: string; label: string; plan: () => 
   return h(
     'section',
     { class: 'card', id: 'apply', 'aria-labelledby': 'apply-title' },
-    h('h2', { id: 'apply-title' }, 'Apply the proposals'),
+    h('h2', { id: 'apply-title' }, spec.title),
     spec.more,
     form,
     confirmSlot,

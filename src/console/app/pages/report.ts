@@ -54,7 +54,7 @@ export async function reportPage(main: HTMLElement, reportId: string) {
         ['From', r.source === 'upload' ? `uploaded as ${r.file_name ?? 'a file'}` : 'fetched from the upstream'],
         ['Received', h('span', {}, time(r.received_at), ' by ', named(r.received_by_name, r.received_by))],
         ['Window (UTC)', r.window ? `${time(r.window.from)} to ${time(r.window.to)}` : '—'],
-        ['Size', `${count(r.lines, 'line')}, ${r.size_bytes} bytes, SHA-256 ${r.sha256}`],
+        ['Size', `${r.valid ? `${count(r.lines, 'line')}, ` : ''}${r.size_bytes} bytes, SHA-256 ${r.sha256}`],
       ]),
     ),
     !r.valid && errors(r),
@@ -138,6 +138,7 @@ function applyPanel(base: string, r: UpstreamReportView) {
   };
   return bulkApplyPanel({
     path: `${base}/apply`,
+    title: 'Apply the resolvable orders',
     label: 'Apply the resolvable ones…',
     plan,
     more: h(

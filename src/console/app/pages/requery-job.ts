@@ -140,6 +140,7 @@ async function applyPanel(base: string, j: RequeryJobView) {
   };
   return bulkApplyPanel({
     path: `${base}/apply`,
+    title: 'Apply the proposals',
     label: 'Apply the proposals…',
     plan,
     more: [
