@@ -353,6 +353,8 @@ describe('reconciliation: upstream transaction reports', () => {
       resolved_by_name: null,
       applied_by: reconciler.staff_id,
       applied_by_name: 'Rita',
+      approved_by: null,
+      approved_by_name: null,
       applied_at: expect.stringMatching(/\+00:00$/),
     });
     const audit = await service.pool.query(

@@ -36,6 +36,8 @@ const applied: Schema = nullable(
     resolved_by_name: staffName('resolved_by'),
     applied_by: string(),
     applied_by_name: staffName('applied_by'),
+    approved_by: nullable(string({ description: 'The second person who approved the apply under the four-eyes rule' })),
+    approved_by_name: staffName('approved_by'),
     applied_at: timestamp,
   }),
 );
