@@ -355,6 +355,24 @@ export function bulkReconciliationPaths(): PathItems {
         },
       }),
     },
+    [documentedPath(BACK_OFFICE_ROUTES.reportOriginal)]: {
+      get: operation({
+        summary: 'A report exactly as received',
+        description:
+          "The bytes the upload or the upstream sent, unchanged, as an opaque download, for comparing with the provider's file; X-Content-SHA256 is their SHA-256, as in the report. Cells are not neutralised: open the export in a spreadsheet, not this.",
+        roles: ['reconciler', 'auditor'],
+        parameters: [reportId],
+        responses: {
+          200: response({
+            description: 'The bytes as received',
+            schema: string(),
+            contentType: 'application/octet-stream',
+            headers: { 'Content-Disposition': { schema: string() }, 'X-Content-SHA256': { schema: string({ pattern: '^[0-9a-f]{64}$' }) } },
+          }),
+          ...refusals({ 404: { codes: ['REPORT_NOT_FOUND'], description: 'no such report' } }),
+        },
+      }),
+    },
     [documentedPath(BACK_OFFICE_ROUTES.reportApply)]: {
       post: operation({
         summary: "Apply a report's resolvable orders in one call",
