@@ -36,6 +36,7 @@ export const BACK_OFFICE_ROUTES = {
   reportsFetch: 'reconciliation/reports/fetch',
   report: 'reconciliation/reports/:report_id',
   reportExport: 'reconciliation/reports/:report_id/export',
+  reportOriginal: 'reconciliation/reports/:report_id/original',
   reportApply: 'reconciliation/reports/:report_id/apply',
   statement: 'wallets/:merchant_id/statement',
   statementExport: 'wallets/:merchant_id/statement/export',

@@ -268,6 +268,8 @@ describe('OpenAPI documents (/docs)', () => {
     expect((await admin('GET', '/admin/v1/reconciliation/reports/rp_0000000000000000', undefined, auditor)).status).toBe(404);
     expect((await admin('GET', `${reportPath}/export?category=resolvable`, undefined, auditor)).status).toBe(200);
     expect((await admin('GET', '/admin/v1/reconciliation/reports/rp_0000000000000000/export', undefined, auditor)).status).toBe(404);
+    expect((await admin('GET', `${reportPath}/original`, undefined, auditor)).status).toBe(200);
+    expect((await admin('GET', '/admin/v1/reconciliation/reports/rp_0000000000000000/original', undefined, auditor)).status).toBe(404);
     expect((await admin('POST', `${reportPath}/apply`, { note: 'the provider delivered it' }, reconciler)).body.data.counts.applied).toBe(1);
     expect((await admin('POST', `/admin/v1/reconciliation/reports/${broken.body.report_id}/apply`, { note: 'x' }, reconciler)).status).toBe(409);
     expect((await admin('POST', '/admin/v1/reconciliation/reports/rp_0000000000000000/apply', { note: 'x' }, reconciler)).status).toBe(404);

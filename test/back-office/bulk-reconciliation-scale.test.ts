@@ -125,6 +125,8 @@ describe(`reconciliation at scale: ${ORDERS} unknown-result orders cleared in tw
     const job = await admin('GET', `/admin/v1/reconciliation/requery/${started.body.data.job_id}?limit=1000`);
     const proposals = new Map<string, string>(job.body.data.results.map((o: { order_no: string; proposal: string }) => [o.order_no, o.proposal]));
     expect(orders.delivered.every((n) => proposals.get(n) === 'success') && orders.refused.every((n) => proposals.get(n) === 'failed')).toBe(true);
+    // The job's view names who applied and who approved, beside each order.
+    expect(job.body.data.results[0].applied).toMatchObject({ result: 'applied', applied_by_name: 'Clara Clerk', approved_by_name: 'Chen Checker' });
     await expectCleared(merchant, orders);
     const resolved = (await service.store.readStream(`order-${orders.refused[0]}`)).find((e) => e.type === 'OrderResolved');
     expect(resolved?.data).toMatchObject({

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { startUpstreamSimulator, UpstreamSimulator } from '../../src/fulfilment/simulator/upstream-simulator';
 import { MAX_REPORT_BYTES } from '../../src/fulfilment/upstream/upstream.port';
 import { isoTimestamp } from '../../src/shared/clock';
@@ -184,6 +185,16 @@ describe('reconciliation: upstream transaction reports', () => {
     expect(again.body.data.file_name).toBe('provider-november.csv');
     const { rows } = await service.pool.query('select count(*)::int as n from upstream_reports where sha256 = $1', [first.data.sha256]);
     expect(rows[0].n).toBe(1);
+    // Kept as received: the multipart file's own bytes, byte for byte, under their checksum.
+    const original = await fetch(`${service.url}/admin/v1/reconciliation/reports/${first.data.report_id}/original`, {
+      headers: { authorization: `Bearer ${auditor.token}` },
+    });
+    expect(original.status).toBe(200);
+    expect(original.headers.get('content-type')).toBe('application/octet-stream');
+    expect(original.headers.get('x-content-sha256')).toBe(first.data.sha256);
+    const bytes = Buffer.from(await original.arrayBuffer());
+    expect(bytes.equals(Buffer.from(csv))).toBe(true);
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(first.data.sha256);
     // The same bytes for another window are another report: the window decides which orders it should list.
     expect((await upload(csv, windowQuery())).status).toBe(201);
 
@@ -353,6 +364,8 @@ describe('reconciliation: upstream transaction reports', () => {
       resolved_by_name: null,
       applied_by: reconciler.staff_id,
       applied_by_name: 'Rita',
+      approved_by: null,
+      approved_by_name: null,
       applied_at: expect.stringMatching(/\+00:00$/),
     });
     const audit = await service.pool.query(

@@ -26,7 +26,16 @@ const FIRST = [
 ];
 
 /** Documents that must have examples that run; a block skipped in them is listed like any other. */
-const RUN = ['README.md', 'docs/quick-start.md', 'docs/signing.md', 'docs/merchant-client.md', 'docs/callbacks.md', 'docs/back-office-api.md', 'docs/auditors-guide.md'];
+const RUN = [
+  'README.md',
+  'docs/quick-start.md',
+  'docs/signing.md',
+  'docs/merchant-client.md',
+  'docs/callbacks.md',
+  'docs/back-office-api.md',
+  'docs/auditors-guide.md',
+  'docs/reconciliation.md',
+];
 
 /** What the quick start tells the reader to start the sandbox with; the service here runs with the same. */
 const SANDBOX_SETTINGS = { CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true', UPSTREAM_TIMEOUT_MS: '2000' };

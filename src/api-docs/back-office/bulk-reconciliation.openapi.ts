@@ -36,6 +36,8 @@ const applied: Schema = nullable(
     resolved_by_name: staffName('resolved_by'),
     applied_by: string(),
     applied_by_name: staffName('applied_by'),
+    approved_by: nullable(string({ description: 'The second person who approved the apply under the four-eyes rule' })),
+    approved_by_name: staffName('approved_by'),
     applied_at: timestamp,
   }),
 );
@@ -348,6 +350,24 @@ export function bulkReconciliationPaths(): PathItems {
             schema: string(),
             contentType: 'text/csv',
             headers: { 'Content-Disposition': { schema: string() } },
+          }),
+          ...refusals({ 404: { codes: ['REPORT_NOT_FOUND'], description: 'no such report' } }),
+        },
+      }),
+    },
+    [documentedPath(BACK_OFFICE_ROUTES.reportOriginal)]: {
+      get: operation({
+        summary: 'A report exactly as received',
+        description:
+          "The bytes the upload or the upstream sent, unchanged, as an opaque download, for comparing with the provider's file; X-Content-SHA256 is their SHA-256, as in the report. Cells are not neutralised: open the export in a spreadsheet, not this.",
+        roles: ['reconciler', 'auditor'],
+        parameters: [reportId],
+        responses: {
+          200: response({
+            description: 'The bytes as received',
+            schema: string(),
+            contentType: 'application/octet-stream',
+            headers: { 'Content-Disposition': { schema: string() }, 'X-Content-SHA256': { schema: string({ pattern: '^[0-9a-f]{64}$' }) } },
           }),
           ...refusals({ 404: { codes: ['REPORT_NOT_FOUND'], description: 'no such report' } }),
         },

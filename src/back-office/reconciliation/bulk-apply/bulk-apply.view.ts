@@ -17,6 +17,8 @@ export interface AppliedDetail {
   message: string | null;
   /** Who resolved the order, when it was skipped because someone else did. */
   resolved_by: string | null;
+  /** The second person who approved the apply under the four-eyes rule; absent in rows written before it was kept. */
+  approved_by?: string | null;
 }
 
 /** The last bulk apply that took an order of a report or a job. */
@@ -25,6 +27,8 @@ export interface AppliedView extends AppliedDetail {
   resolved_by_name: string | null;
   applied_by: string;
   applied_by_name: string | null;
+  approved_by: string | null;
+  approved_by_name: string | null;
   applied_at: string;
 }
 
@@ -44,12 +48,18 @@ export function appliedView(row: AppliedColumns, names: Names): AppliedView | nu
     resolved_by_name: names.staff(row.applied_detail.resolved_by),
     applied_by: row.applied_by,
     applied_by_name: names.staff(row.applied_by),
+    approved_by: row.applied_detail.approved_by ?? null,
+    approved_by_name: names.staff(row.applied_detail.approved_by ?? null),
     applied_at: isoTimestamp(row.applied_at),
   };
 }
 
 /** The staff ids an applied state names, for DisplayNames. */
-export const appliedStaff = (row: AppliedColumns): (string | null)[] => [row.applied_by, row.applied_detail?.resolved_by ?? null];
+export const appliedStaff = (row: AppliedColumns): (string | null)[] => [
+  row.applied_by,
+  row.applied_detail?.resolved_by ?? null,
+  row.applied_detail?.approved_by ?? null,
+];
 
 /** One order of a bulk apply's reply. */
 export interface BulkApplyOrderView {

@@ -121,7 +121,7 @@ export class BulkResolutions {
         : this.resolve(planned, note, staffId, approvedBy),
     );
     const { selection } = plan;
-    const recorded = done.map((d) => ({ orderNo: d.planned.orderNo, result: d.result, detail: d.detail }));
+    const recorded = done.map((d) => ({ orderNo: d.planned.orderNo, result: d.result, detail: { ...d.detail, approved_by: approvedBy ?? null } }));
     if (selection.source === 'report') await this.reports.recordApplied(selection.reportId, recorded, staffId);
     else await this.jobs.recordApplied(selection.jobId, recorded, staffId);
 

@@ -109,6 +109,27 @@ export class ReportsController {
     return successEnvelope('OK', view);
   }
 
+  /**
+   * The report exactly as it was received, byte for byte, for an auditor to
+   * compare with the provider's file (the SHA-256 is in X-Content-SHA256 and
+   * in the report). Served as an opaque download: the provider's cells are
+   * not neutralised here, which is why this is not the export.
+   */
+  @Get(BACK_OFFICE_ROUTES.reportOriginal)
+  @Roles('reconciler', 'auditor')
+  async original(@Param(PathIdsPipe) { report_id: reportId }: PathIds, @Query() query: Record<string, unknown>, @Res() response: Response) {
+    const q = queryParameters(query, []);
+    if (q.limit !== undefined || q.cursor !== undefined)
+      throw new ApiError(422, 'VALIDATION_FAILED', 'The original takes no query', q.limit ? 'limit' : 'cursor');
+    const original = await this.reports.original(reportId);
+    if (!original) throw new ApiError(404, 'REPORT_NOT_FOUND', `No report ${reportId}`);
+    response.status(200);
+    response.setHeader('Content-Type', 'application/octet-stream');
+    response.setHeader('Content-Disposition', `attachment; filename="report-${reportId}-original.csv"`);
+    response.setHeader('X-Content-SHA256', original.sha256);
+    response.end(original.content);
+  }
+
   /** The items (of one category, or all) as CSV a spreadsheet opens safely, streamed. */
   @Get(BACK_OFFICE_ROUTES.reportExport)
   @Roles('reconciler', 'auditor')

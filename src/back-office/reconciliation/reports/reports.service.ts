@@ -128,6 +128,11 @@ export class ReportsService {
     return this.reports.header(reportId);
   }
 
+  /** The bytes as received, with their checksum. */
+  original(reportId: string): Promise<{ content: Buffer; sha256: string } | undefined> {
+    return this.reports.original(reportId);
+  }
+
   private namesOf(reports: ReportRow[], items: ReportItemRow[]): Promise<Names> {
     return this.names.of({
       merchants: items.flatMap((i) => (i.merchant_id ? [i.merchant_id] : [])),

@@ -204,6 +204,14 @@ export class UpstreamReports {
     });
   }
 
+  /** The bytes as received, with their checksum: the evidence itself. */
+  async original(reportId: string): Promise<{ content: Buffer; sha256: string } | undefined> {
+    const { rows } = await this.pool.query<{ content: Buffer; sha256: string }>('select content, sha256 from upstream_reports where report_id = $1', [
+      reportId,
+    ]);
+    return rows[0];
+  }
+
   /** The report's row alone. */
   async header(reportId: string): Promise<ReportRow | undefined> {
     const { rows } = await this.pool.query<ReportRow>(`select ${REPORT_COLUMNS} from upstream_reports where report_id = $1`, [reportId]);
