@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
@@ -215,7 +215,7 @@ inBrowser('bulk reconciliation in the console', () => {
 
     // The job's page says what was applied, by whom.
     await go(asClara, `requery/${jobId}?proposal=success`, 'main table');
-    expect(await text(asClara, 'main table tbody tr:first-child')).toContain('applied as success by Clara Clerk');
+    expect(await text(asClara, 'main table tbody tr:first-child')).toContain('applied as success by Clara Clerk, approved by Chen Checker');
     // The queue is empty of them.
     await go(asClara, 'queue', '#queue-summary');
     expect(await text(asClara, '#queue-summary')).toContain('0 orders with an unknown upstream result');
@@ -273,6 +273,12 @@ inBrowser('bulk reconciliation in the console', () => {
       await asClara.click('nav.groups a:has-text("Missing")');
       await asClara.waitForSelector('nav.groups a[aria-current=page]:has-text("Missing")');
       expect(await text(asClara, 'main > table tbody')).toContain('no order of ours');
+
+      // The file as received, byte for byte: the evidence each resolution's report id points to.
+      const [original] = await Promise.all([asClara.waitForEvent('download'), asClara.click('#report-original')]);
+      const received = join(dir, `received-${original.suggestedFilename()}`);
+      await original.saveAs(received);
+      expect(readFileSync(received)).toEqual(readFileSync(good));
 
       // The export, as the finance team gets it.
       const [download] = await Promise.all([asClara.waitForEvent('download'), asClara.click('#export-missing')]);

@@ -46,7 +46,7 @@ export const REASON_WORDS: Record<MatchReason, string> = {
   in_fulfilment: 'ours is still being sent',
 };
 
-/** What the last bulk apply did with an order of a job or a report, and who did it; a dash before any. */
+/** What the last bulk apply did with an order of a job or a report, who applied it and who approved it; a dash before any. */
 export const appliedCell = (a: AppliedView | null) =>
   a === null
     ? '—'
@@ -57,6 +57,7 @@ export const appliedCell = (a: AppliedView | null) =>
         a.resolved_by ? [' (resolved by ', named(a.resolved_by_name, a.resolved_by), ')'] : '',
         ` by `,
         named(a.applied_by_name, a.applied_by),
+        a.approved_by ? [', approved by ', named(a.approved_by_name, a.approved_by)] : '',
         `, ${time(a.applied_at)}`,
       );
 

@@ -55,6 +55,11 @@ export async function reportPage(main: HTMLElement, reportId: string) {
         ['Received', h('span', {}, time(r.received_at), ' by ', named(r.received_by_name, r.received_by))],
         ['Window (UTC)', r.window ? `${time(r.window.from)} to ${time(r.window.to)}` : '—'],
         ['Size', `${r.valid ? `${count(r.lines, 'line')}, ` : ''}${r.size_bytes} bytes, SHA-256 ${r.sha256}`],
+        // The evidence a resolution's reportId points to, unchanged: for comparing with the provider's own file, not for a spreadsheet.
+        [
+          'As received',
+          h('a', { href: `${base}/original`, download: r.file_name ?? `${r.report_id}.csv`, id: 'report-original' }, 'Download the original file'),
+        ],
       ]),
     ),
     !r.valid && errors(r),
