@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
 import { startUpstreamSimulator, UpstreamSimulator } from '../../src/fulfilment/simulator/upstream-simulator';
 import { adminClient } from '../back-office/admin-client';
@@ -104,7 +106,8 @@ inBrowser('the staff console without a mouse, and its accessibility', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     simulator = await startUpstreamSimulator({ deliveryDelayMs: 10 });
-    service = await startService(db, { ...FULFILMENT_ENV, UPSTREAM_URL: simulator.url, UPSTREAM_TIMEOUT_MS: '200' });
+    // The four-eyes rule over 1000.00: the orders (1.20) and the keyboard's deposit (250.00) move at once; the audit asks for more.
+    service = await startService(db, { ...FULFILMENT_ENV, UPSTREAM_URL: simulator.url, UPSTREAM_TIMEOUT_MS: '200', APPROVAL_THRESHOLD: '1000.00' });
     merchant = await provisionMerchant(service);
     await service.pool.query(`update merchants set name = 'Acme Games' where merchant_id = $1`, [merchant.merchantId]);
     const admin = adminClient(service.url);
@@ -134,7 +137,8 @@ inBrowser('the staff console without a mouse, and its accessibility', () => {
     const problems: string[] = [];
     contexts.push({ context, problems });
     const page = await context.newPage();
-    page.on('console', (message) => message.type() === 'error' && !message.text().includes('status of 40') && problems.push(message.text()));
+    // A refusal the page shows (a 40x, a malformed report's 422) is the browser's own log line, not the page's error.
+    page.on('console', (message) => message.type() === 'error' && !/status of 4(0\d|22)/.test(message.text()) && problems.push(message.text()));
     page.on('pageerror', (error) => problems.push(error.message));
     page.on('dialog', (dialog) => dialog.accept());
     return page;
@@ -296,6 +300,59 @@ inBrowser('the staff console without a mouse, and its accessibility', () => {
     await asClerk.click('#resolve-form button[type=submit]');
     await asClerk.waitForSelector('.confirm');
     await audit(asClerk, 'the confirmation of a resolution (clerk)');
+    // A correction of the final order over the threshold: the form, its confirmation, and the request it becomes.
+    await go(asClerk, `order/${final}`, '#adjustments');
+    await asClerk.click('#correct-order summary');
+    await asClerk.selectOption('#adjust-wallet select[name=direction]', 'credit');
+    await asClerk.fill('#adjust-wallet input[name=amount]', '1500.00');
+    await asClerk.fill('#adjust-wallet input[name=reason]', 'UPSTREAM_REPORT_FAILED');
+    await asClerk.fill('#adjust-wallet textarea[name=note]', 'The provider’s report lists it as failed');
+    await asClerk.click('#adjust-wallet button[type=submit]');
+    await asClerk.waitForSelector('#confirm-adjustment');
+    await audit(asClerk, 'the confirmation of an adjustment (clerk)');
+    await asClerk.click('#confirm-adjustment');
+    await asClerk.waitForSelector('#adjustments .notice.waiting');
+    await audit(asClerk, 'an adjustment waiting for approval (clerk)');
+    await go(asClerk, 'approvals', 'article.approval .decide');
+    await audit(asClerk, 'approvals, a request of their own (clerk)');
+    // Bulk reconciliation: the queue with a page selected, a re-query job, the reports, a report's apply, a malformed report.
+    await go(asClerk, 'queue', '#select-page');
+    await asClerk.check('#select-page');
+    await audit(asClerk, 'the queue, a page selected (clerk)');
+    await asClerk.click('#requery-selected');
+    await asClerk.waitForSelector('#job-progress .pill.done', { timeout: 30_000 });
+    await asClerk.waitForSelector('nav.groups');
+    await audit(asClerk, 'a re-query job, done (clerk)');
+    await go(asClerk, 'requery', 'main table');
+    await audit(asClerk, 're-query jobs (clerk)');
+    const dir = mkdtempSync(join(tmpdir(), 'a11y-report-'));
+    try {
+      const csv = (file: string, lines: string[]) => {
+        writeFileSync(join(dir, file), ['order_no,status,amount,currency,reference,completed_at', ...lines].join('\r\n') + '\r\n');
+        return join(dir, file);
+      };
+      await go(asClerk, 'reports', '#upload-report');
+      await audit(asClerk, 'reports (clerk)');
+      await asClerk.setInputFiles(
+        '#report-file',
+        csv('good.csv', [`${unknown},delivered,1.20,USD,UP-1,2026-11-22T10:00:00Z`, 'T0000000000000000000000A11Y,failed,1.20,USD,,2026-11-22T10:00:01Z']),
+      );
+      await asClerk.click('#upload-report button[type=submit]');
+      await asClerk.waitForSelector('#apply-form');
+      await audit(asClerk, 'a report by category (clerk)');
+      await asClerk.fill('#apply-note', 'Provider report');
+      await asClerk.click('#apply-form button[type=submit]');
+      await asClerk.waitForSelector('#confirm-apply');
+      await audit(asClerk, 'the confirmation of a bulk apply (clerk)');
+      await asClerk.click('#apply .confirm button:has-text("Cancel")');
+      await go(asClerk, 'reports', '#upload-report');
+      await asClerk.setInputFiles('#report-file', csv('bad.csv', ['T1,shipped,1.2,USD,X,yesterday']));
+      await asClerk.click('#upload-report button[type=submit]');
+      await asClerk.waitForSelector('#report-errors');
+      await audit(asClerk, 'a malformed report (clerk)');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
 
     const asAuditor = await signIn(auditor.token);
     await go(asAuditor, 'orders', 'main table');
@@ -311,6 +368,13 @@ inBrowser('the staff console without a mouse, and its accessibility', () => {
     await asAuditor.click('#verify-form button[type=submit]');
     await asAuditor.waitForSelector('#verification .ok, #verification .bad');
     await audit(asAuditor, 'verification (auditor)');
+    await go(asAuditor, 'approvals', 'article.approval');
+    await audit(asAuditor, 'approvals, read only (auditor)');
+    await go(asAuditor, 'reports', 'main table a');
+    await audit(asAuditor, 'reports, read only (auditor)');
+    await asAuditor.click('main table a >> nth=1');
+    await asAuditor.waitForSelector('nav.groups');
+    await audit(asAuditor, 'a report, read only (auditor)');
 
     const asAdmin = await signIn(TEST_ENV.ADMIN_TOKEN);
     for (const [hash, selector] of [
@@ -321,6 +385,7 @@ inBrowser('the staff console without a mouse, and its accessibility', () => {
       ['verify', '#verify-form'],
       ['merchants', 'main table'],
       [`merchant/${merchant.merchantId}`, '#deposit'],
+      ['approvals', 'article.approval .decide'],
       ['catalogue', '#put-sku'],
       ['staff', '#create-staff'],
       ['rebuild', '#start-rebuild'],
@@ -329,6 +394,22 @@ inBrowser('the staff console without a mouse, and its accessibility', () => {
       await go(asAdmin, hash, selector);
       await audit(asAdmin, `${hash.split(/[/?]/)[0]} (admin)`);
     }
+    // The administrator decides the clerk's request: the note, the confirmation, the decided card.
+    await go(asAdmin, 'approvals?status=pending', 'article.approval .decide');
+    await asAdmin.fill('article.approval textarea[name=note]', 'Checked against the report');
+    await asAdmin.click('article.approval button[data-decision=reject]');
+    await asAdmin.waitForSelector('article.approval .confirm');
+    await audit(asAdmin, 'the confirmation of a decision (admin)');
+    await asAdmin.click('article.approval .confirm button:has-text("Confirm")');
+    await asAdmin.waitForSelector('article.approval.rejected');
+    await audit(asAdmin, 'a decided request (admin)');
+    // A deposit over the threshold: the notice that it waits for another administrator.
+    await go(asAdmin, `merchant/${merchant.merchantId}`, '#deposit');
+    await asAdmin.fill('#deposit input[name=amount]', '5000.00');
+    await asAdmin.fill('#deposit input[name=reference]', 'bank-a11y-large');
+    await asAdmin.click('#deposit button[type=submit]');
+    await asAdmin.waitForSelector('#deposit + div .notice.waiting');
+    await audit(asAdmin, 'a deposit waiting for approval (admin)');
     await go(asAdmin, 'merchants', '#create-merchant');
     await asAdmin.fill('#create-merchant input[name=name]', 'Audit Top-ups');
     await asAdmin.click('#create-merchant button[type=submit]');
@@ -399,7 +480,7 @@ inBrowser('the staff console without a mouse, and its accessibility', () => {
     expect(await text(page, 'h1')).toContain(orderNo);
 
     // From the queue this time: the order's link, the outcome (arrow keys), the note, the button, the confirmation.
-    await tabTo(page, 'the queue in the navigation', (f) => f.tag === 'a' && f.text === 'Reconciliation queue', { back: true });
+    await tabTo(page, 'the queue in the navigation', (f) => f.tag === 'a' && f.text === 'Reconciliation', { back: true });
     await page.keyboard.press('Enter');
     await page.waitForSelector(`main table a[href="#/order/${orderNo}"]`);
     await tabTo(page, 'the order in the queue', linkTo(`#/order/${orderNo}`));
@@ -461,7 +542,9 @@ inBrowser('the staff console without a mouse, and its accessibility', () => {
     await page.keyboard.type('250.00');
     await tabNext(page, 'the amount', byName('reference'));
     await page.keyboard.type('bank-a11y-001');
-    await tabNext(page, 'the reference', (f) => f.form === 'deposit' && f.type === 'submit');
+    await tabNext(page, 'the reference', byName('note'));
+    await page.keyboard.type('Wire of the day');
+    await tabNext(page, 'the note', (f) => f.form === 'deposit' && f.type === 'submit');
     await page.keyboard.press('Enter');
 
     // The same result as with the mouse, shown and read out.

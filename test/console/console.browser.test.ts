@@ -142,7 +142,7 @@ inBrowser('the staff console in a real browser', () => {
     expect(await text(page, 'main tbody tr')).toMatch(/TICKET-4711\t1\.20 USD\t\d+ s\t/);
     await shot(page, 'queue');
     // A clerk sees the clerk's pages, not the operator's.
-    expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Reconciliation queue', 'Orders']);
+    expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Reconciliation', 'Orders', 'Approvals']);
 
     await page.click('header nav >> text=Orders');
     await page.fill('#order-search input[name=out_trade_no]', 'TICKET-4711');
@@ -185,7 +185,7 @@ inBrowser('the staff console in a real browser', () => {
 
   it('an auditor downloads a statement that verify-statement accepts, checks the chain and runs a clean verification', async () => {
     const page = await signIn(auditor.token);
-    expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Orders', 'Statements', 'Verification']);
+    expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Reconciliation', 'Orders', 'Approvals', 'Statements', 'Verification']);
     await go(page, 'statement', '#statement-form');
     await page.selectOption('#statement-form select[name=merchant_id]', merchant.merchantId);
     await page.click('#statement-form button[type=submit]');

@@ -12,17 +12,29 @@ export interface Failure {
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/** A body sent as it is, not as JSON: a file the clerk chose (an upstream's report), with its media type. */
+export interface RawBody {
+  raw: Blob;
+  type: string;
+}
+
 /**
  * Calls the service with the session cookie (the browser sends it), the
  * X-Console header only this script sends, and the session's CSRF token with
- * every change. A 401 from the back office means the session ended: back to
- * the sign-in page.
+ * every change. A body is sent as JSON, or, given as a RawBody, as it is
+ * with its own Content-Type. A 401 from the back office means the session
+ * ended: back to the sign-in page.
  */
 export async function api<T>(method: Method, path: string, body?: unknown): Promise<Reply<T>> {
   const headers: Record<string, string> = { 'x-console': '1' };
   const session = currentSession();
   if (method !== 'GET' && session) headers['x-csrf-token'] = session.csrf_token;
-  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+  let payload: BodyInit | undefined;
+  if (isRaw(body)) {
+    headers['content-type'] = body.type;
+    payload = body.raw;
+  } else if (body !== undefined) payload = JSON.stringify(body);
+  const response = await fetch(path, { method, headers, body: payload, credentials: 'same-origin' });
   let json: SuccessEnvelope<T> | FailureEnvelope;
   try {
     json = (await response.json()) as SuccessEnvelope<T> | FailureEnvelope;
@@ -36,6 +48,8 @@ export async function api<T>(method: Method, path: string, body?: unknown): Prom
   if (response.ok && json.success) return { ok: true, status: response.status, body: json, data: json.data };
   return { ok: false, status: response.status, body: json.success ? unexpected(response.status) : json };
 }
+
+const isRaw = (body: unknown): body is RawBody => typeof body === 'object' && body !== null && 'raw' in body && body.raw instanceof Blob;
 
 const unexpected = (status: number): FailureEnvelope => ({
   success: false,

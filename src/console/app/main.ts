@@ -6,6 +6,8 @@
 import { api } from './api';
 import { h } from './dom';
 import { currentPath, go, onNavigate } from './navigation';
+import { approvalPage } from './pages/approval';
+import { approvalsPage } from './pages/approvals';
 import { cataloguePage } from './pages/catalogue';
 import { dashboardPage } from './pages/dashboard';
 import { merchantPage } from './pages/merchant';
@@ -14,6 +16,9 @@ import { orderPage } from './pages/order';
 import { ordersPage } from './pages/orders';
 import { queuePage } from './pages/queue';
 import { rebuildPage } from './pages/rebuild';
+import { reportPage } from './pages/report';
+import { reportsPage } from './pages/reports';
+import { requeryPage } from './pages/requery';
 import { signInPage } from './pages/sign-in';
 import { staffPage } from './pages/staff';
 import { statementPage } from './pages/statement';
@@ -21,7 +26,7 @@ import { statusPage } from './pages/status';
 import { verifyPage } from './pages/verify';
 import type { ConsoleSessionView } from './replies';
 import { currentSession, setSession } from './session';
-import { landingPage, pageTitle, shell } from './shell';
+import { landingPage, pageTitle, refreshPendingCount, shell } from './shell';
 
 /** A page draws itself into `main`; `arg` is what follows its name in the address (`#/order/T01J...`). */
 export type Page = (main: HTMLElement, arg: string) => Promise<unknown> | unknown;
@@ -29,6 +34,11 @@ export type Page = (main: HTMLElement, arg: string) => Promise<unknown> | unknow
 const ROUTES: Record<string, Page> = {
   dashboard: dashboardPage,
   queue: queuePage,
+  requery: requeryPage,
+  reports: reportsPage,
+  report: reportPage,
+  approvals: approvalsPage,
+  approval: approvalPage,
   orders: ordersPage,
   order: orderPage,
   statement: statementPage,
@@ -42,7 +52,14 @@ const ROUTES: Record<string, Page> = {
 };
 
 /** A page reached from another is shown under that one in the navigation. */
-const NAV_PARENT: Record<string, string> = { order: 'orders', merchant: 'merchants' };
+const NAV_PARENT: Record<string, string> = {
+  order: 'orders',
+  merchant: 'merchants',
+  approval: 'approvals',
+  requery: 'queue',
+  reports: 'queue',
+  report: 'queue',
+};
 
 const app = document.getElementById('app')!;
 /** Whether a page has been drawn since the document loaded: the sign-in page counts. */
@@ -67,6 +84,7 @@ async function route() {
   const current = NAV_PARENT[path] ?? path;
   document.title = pageTitle(current);
   app.replaceChildren(shell(current), main);
+  void refreshPendingCount();
   if (drawn) main.focus({ preventScroll: true });
   drawn = true;
   if (!page) return main.append(h('h1', {}, 'No such page'), h('p', { class: 'error', role: 'alert' }, 'No such page.'));

@@ -45,7 +45,26 @@ const WALLET_EVENTS: Record<WalletEventType, (l: StatementLine, d: Data) => stri
 const known = <K extends string>(table: Record<K, unknown>, type: string): type is K => Object.hasOwn(table, type);
 
 export function orderEventWords(e: OrderEventView): string {
-  return known(ORDER_EVENTS, e.type) ? ORDER_EVENTS[e.type](e.data, e.staff_name ?? str(e.data.resolved_by)) : e.type;
+  if (!known(ORDER_EVENTS, e.type)) return e.type;
+  const words = ORDER_EVENTS[e.type](e.data, e.staff_name ?? str(e.data.resolved_by));
+  // The second person, when the four-eyes rule asked for one.
+  return e.data.approved_by === undefined ? words : `${words} (approved by ${e.approved_by_name ?? str(e.data.approved_by)})`;
+}
+
+/**
+ * What a resolution rests on, in words: a line of the upstream's report, or
+ * the upstream's answer to a re-query (snake_case, as the order's page gives
+ * it); undefined for a person's own finding.
+ */
+export function evidenceWords(evidence: Record<string, unknown> | undefined): string | undefined {
+  if (evidence === undefined) return undefined;
+  if (evidence.source === 'report')
+    return `Line ${str(evidence.line)} of the upstream's report ${str(evidence.report_id)}: ${str(evidence.status)}${evidence.reference ? `, reference ${str(evidence.reference)}` : ''}`;
+  if (evidence.source === 'requery') {
+    const upstream = evidence.upstream && typeof evidence.upstream === 'object' ? (evidence.upstream as Data) : {};
+    return `The upstream's answer to re-query job ${str(evidence.job_id)}: ${str(upstream.status ?? JSON.stringify(evidence.upstream))}`;
+  }
+  return JSON.stringify(evidence);
 }
 
 export function walletLineWords(l: StatementLine): string {

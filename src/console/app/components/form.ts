@@ -15,6 +15,11 @@ export interface InputField {
   placeholder?: string;
   size?: number;
   autocomplete?: string;
+  /** What the browser accepts (a regular expression of the whole value), and the title it says when it refuses. */
+  pattern?: string;
+  title?: string;
+  /** Values offered as the field is typed in (a datalist); any other that fits is taken too. */
+  suggestions?: readonly string[];
 }
 
 export interface SelectField {
@@ -94,9 +99,16 @@ function control(f: Field): Control {
         placeholder: f.placeholder,
         size: f.size,
         autocomplete: f.autocomplete ?? 'off',
+        pattern: f.pattern,
+        title: f.title,
+        list: f.suggestions && `${id}-suggestions`,
       });
   }
 }
+
+/** The values a field offers as it is typed in. */
+const suggestions = (f: Field, id: string) =>
+  'suggestions' in f && f.suggestions && h('datalist', { id: `${id}-suggestions` }, ...f.suggestions.map((value) => h('option', { value })));
 
 /** A form of labelled fields and one submit button; submitting calls onSubmit with what was entered, and reloads nothing. */
 export function form(fields: readonly Field[], submitLabel: string, onSubmit: OnSubmit, { id }: { id?: string } = {}): HTMLFormElement {
@@ -105,7 +117,9 @@ export function form(fields: readonly Field[], submitLabel: string, onSubmit: On
     'form',
     { class: 'fields', id },
     ...controls.map(([f, input]) =>
-      f.type === 'checkbox' ? h('label', { class: 'check', for: input.id }, input, f.label) : h('label', { for: input.id }, f.label, input),
+      f.type === 'checkbox'
+        ? h('label', { class: 'check', for: input.id }, input, f.label)
+        : h('label', { for: input.id }, f.label, input, suggestions(f, input.id)),
     ),
     h('button', { type: 'submit' }, submitLabel),
   );

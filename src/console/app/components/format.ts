@@ -21,6 +21,19 @@ export function age(seconds: number): string {
 /** An amount (a two-decimal string from the service) with its currency. */
 export const money = (amount: string, currency: string): string => `${amount} ${currency}`;
 
+/** An amount as the service writes it ("12.50", "12.5", "12") in minor units; undefined for what is none. */
+export function minorUnits(amount: string | undefined): bigint | undefined {
+  const m = /^(\d{1,15})(?:\.(\d{1,2}))?$/.exec(amount?.trim() ?? '');
+  return m ? BigInt(m[1]) * 100n + BigInt((m[2] ?? '').padEnd(2, '0')) : undefined;
+}
+
+/** Minor units as the service writes them: "12.50", "-0.30". */
+export function fromMinor(units: bigint): string {
+  const sign = units < 0n ? '-' : '';
+  const abs = units < 0n ? -units : units;
+  return `${sign}${abs / 100n}.${String(abs % 100n).padStart(2, '0')}`;
+}
+
 /** `1 order`, `2 orders`. */
 export const count = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 

@@ -1,7 +1,7 @@
 import { Child, h } from '../dom';
 
-/** A column: its title, what each row shows in it, and a class for both (`num` right-aligns). */
-export type Column<T> = readonly [title: string, cell: (row: T) => Child, cls?: string];
+/** A column: its title (text, or a control such as a select-all box), what each row shows in it, and a class for both (`num` right-aligns). */
+export type Column<T> = readonly [title: Child, cell: (row: T) => Child, cls?: string];
 
 /** Rows under their columns' titles, or a line saying there is nothing. */
 export function table<T>(columns: readonly Column<T>[], rows: readonly T[], empty = 'Nothing to show.'): HTMLElement {

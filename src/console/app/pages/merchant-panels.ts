@@ -1,13 +1,14 @@
 import { api, Reply, segment } from '../api';
 import { row } from '../components/bits';
-import { errorBox, outcome, shownOnce } from '../components/feedback';
+import { gated, showWaiting } from '../components/approval-wait';
+import { announce, errorBox, outcome, shownOnce } from '../components/feedback';
 import { form } from '../components/form';
 import { age, instantText, time } from '../components/format';
 import { named } from '../components/names';
 import { table } from '../components/table';
 import { append, h } from '../dom';
 import { refresh } from '../navigation';
-import type { DepositView, ListPage, MerchantView, MerchantWithSecretView, PriceListView, PriceView } from '../replies';
+import type { ApprovalView, DepositView, ListPage, MerchantView, MerchantWithSecretView, PriceListView, PriceView } from '../replies';
 
 /** A new app secret, shown once, with an overlap during which the old one still verifies. */
 export function secretPanel(base: string, m: MerchantView): HTMLElement {
@@ -74,15 +75,19 @@ export function depositPanel(merchantId: string, deposited: (wallet: DepositView
       [
         { name: 'amount', label: 'Amount', required: true, placeholder: '100.00' },
         { name: 'reference', label: 'Reference (bank transfer id)', required: true, size: 30 },
+        { name: 'note', label: 'Note (for the approver, when one is needed)', size: 30 },
       ],
       'Deposit',
       async (values, f) => {
-        const reply = await api<DepositView>('POST', `/admin/v1/merchants/${segment(merchantId)}/deposits`, values);
-        outcome(slot, reply, (w) => {
-          f.reset();
-          deposited(w);
-          return h('p', { class: 'ok' }, `Deposited. Balance ${w.balance} ${w.currency}, available ${w.available_balance}.`);
-        });
+        const reply = gated(await api<DepositView | ApprovalView>('POST', `/admin/v1/merchants/${segment(merchantId)}/deposits`, values));
+        if (!reply.ok) return slot.replaceChildren(errorBox(reply));
+        f.reset();
+        // Over the approval threshold: a request for another administrator, and the wallet as it was.
+        if (reply.waiting) return showWaiting(slot, reply.waiting);
+        deposited(reply.data);
+        const done = h('p', { class: 'ok' }, `Deposited. Balance ${reply.data.balance} ${reply.data.currency}, available ${reply.data.available_balance}.`);
+        slot.replaceChildren(done);
+        announce(done.textContent ?? '');
       },
       { id: 'deposit' },
     ),

@@ -8,10 +8,11 @@ import { h } from '../dom';
 import { hashWith, refresh } from '../navigation';
 import type { BalanceAsOf, DepositView, ListPage, MerchantView, PriceListView } from '../replies';
 import { may } from '../session';
+import { adjustmentCard } from './adjustment-panel';
 import { depositPanel, pricesPanel, secretPanel } from './merchant-panels';
 import { merchantBody } from './merchants';
 
-/** One merchant for an operator: its settings, suspension, the app secret's rotation, deposits and prices. */
+/** One merchant for an operator: its settings, suspension, the app secret's rotation, deposits, adjustments and prices. */
 export async function merchantPage(main: HTMLElement, merchantId: string) {
   const base = `/admin/v1/merchants/${segment(merchantId)}`;
   const [reply, wallet, prices]: [Reply<MerchantView>, Reply<BalanceAsOf>, Reply<ListPage<'prices', PriceListView>>] = await Promise.all([
@@ -25,8 +26,11 @@ export async function merchantPage(main: HTMLElement, merchantId: string) {
   const slot = h('div', { id: 'merchant-result' });
   // The wallet as of the last change this page made: a deposit below redraws it, so the page never shows two balances.
   const walletNow = h('span', { id: 'merchant-wallet' });
-  const showWallet = (w: Pick<DepositView, 'balance' | 'frozen_balance' | 'available_balance'>) =>
+  let available: string | undefined;
+  const showWallet = (w: Pick<DepositView, 'balance' | 'frozen_balance' | 'available_balance'>) => {
+    available = w.available_balance;
     walletNow.replaceChildren(`${w.balance} ${m.currency} (frozen ${w.frozen_balance}, available ${w.available_balance})`);
+  };
   if (wallet.ok) showWallet(wallet.data);
   const toggleStatus = async () => {
     const to = m.status === 'active' ? 'suspended' : 'active';
@@ -96,6 +100,7 @@ export async function merchantPage(main: HTMLElement, merchantId: string) {
     ),
     secretPanel(base, m),
     depositPanel(merchantId, showWallet),
+    adjustmentCard({ merchantId, merchantName: m.name, currency: m.currency, available: () => available }, ({ wallet: w }) => showWallet(w)),
     pricesPanel(base, prices),
   );
 }

@@ -1,10 +1,12 @@
 import { api } from '../api';
 import { json, row } from '../components/bits';
+import { fourEyesHint, gated, showWaiting } from '../components/approval-wait';
+import { confirmIn } from '../components/confirm';
 import { errorBox, outcome } from '../components/feedback';
 import { form } from '../components/form';
 import { h } from '../dom';
 import { refresh } from '../navigation';
-import type { OrderDetailView, RequeryView } from '../replies';
+import type { ApprovalView, OrderDetailView, RequeryView } from '../replies';
 
 /** Settling an unknown result: ask the upstream again, then resolve with a note, behind a confirmation that says what it does to the money. */
 export function resolvePanel(order: OrderDetailView): HTMLElement {
@@ -40,42 +42,26 @@ export function resolvePanel(order: OrderDetailView): HTMLElement {
         const note = values.note;
         if (!note?.trim()) return confirmSlot.replaceChildren(h('div', { class: 'error', role: 'alert' }, 'A note is required.'));
         const chosen = values.outcome;
-        const result = h('div');
-        const resolve = async () => {
-          const reply = await api<OrderDetailView>('POST', `${base}/resolve`, { outcome: chosen, note });
-          if (reply.ok) return refresh();
-          result.replaceChildren(errorBox(reply));
-        };
-        confirmSlot.replaceChildren(
-          h(
-            'div',
-            // Takes the focus, so a screen reader reads the question and what it does; Tab goes on to the buttons.
-            { class: 'confirm', role: 'alertdialog', 'aria-labelledby': 'confirm-question', 'aria-describedby': 'confirm-effect', tabindex: -1 },
-            h(
-              'p',
-              { id: 'confirm-effect' },
-              h('strong', { id: 'confirm-question' }, `Resolve ${order.order_no} as ${chosen}?`),
-              ` ${order.amount} ${order.currency} will be ${chosen === 'success' ? 'deducted from' : 'released to'} merchant ${order.merchant_name ?? order.merchant_id}. This cannot be undone.`,
-            ),
-            h('p', {}, `Note: ${note}`),
-            row(
-              h('button', { type: 'button', class: 'danger', id: 'confirm-resolve', onclick: resolve }, `Confirm: resolve as ${chosen}`),
-              h('button', { type: 'button', class: 'secondary', onclick: () => cancel(confirmSlot, resolveForm) }, 'Cancel'),
-            ),
-            result,
-          ),
-        );
-        confirmSlot.querySelector<HTMLElement>('.confirm')?.focus();
+        confirmIn(confirmSlot, {
+          question: `Resolve ${order.order_no} as ${chosen}?`,
+          effect: `${order.amount} ${order.currency} will be ${chosen === 'success' ? 'deducted from' : 'released to'} merchant ${order.merchant_name ?? order.merchant_id}. This cannot be undone.`,
+          more: [h('p', {}, `Note: ${note}`), fourEyesHint()],
+          label: `Confirm: resolve as ${chosen}`,
+          id: 'confirm-resolve',
+          back: () => resolveForm.querySelector<HTMLElement>('button[type=submit]'),
+          onConfirm: async (result) => {
+            const reply = gated(await api<OrderDetailView | ApprovalView>('POST', `${base}/resolve`, { outcome: chosen, note }));
+            if (!reply.ok) return result.replaceChildren(errorBox(reply));
+            if (!reply.waiting) return refresh();
+            // Over the approval threshold: a request, and the order still waits; nothing moved.
+            resolveForm.reset();
+            showWaiting(confirmSlot, reply.waiting);
+          },
+        });
       },
       { id: 'resolve-form' },
     ),
     confirmSlot,
   );
   return panel;
-}
-
-/** Takes the confirmation away, and gives the focus back to the button that asked for it. */
-function cancel(confirmSlot: HTMLElement, resolveForm: HTMLFormElement) {
-  confirmSlot.replaceChildren();
-  resolveForm.querySelector<HTMLElement>('button[type=submit]')?.focus();
 }

@@ -1,13 +1,15 @@
 import { api, segment } from '../api';
 import { facts, pill } from '../components/bits';
-import { eventCell, orderEventWords } from '../components/events';
+import { waitingNotice } from '../components/approval-wait';
+import { eventCell, evidenceWords, orderEventWords } from '../components/events';
 import { errorBox } from '../components/feedback';
 import { money, time } from '../components/format';
 import { namedWithId } from '../components/names';
 import { table } from '../components/table';
 import { append, h } from '../dom';
-import type { BalanceAsOf, OrderDetailView } from '../replies';
+import type { ApprovalPageView, BalanceAsOf, OrderDetailView } from '../replies';
 import { may } from '../session';
+import { adjustmentsSection } from './order-adjustments';
 import { callbacksPanel } from './order-callbacks';
 import { resolvePanel } from './order-resolve';
 
@@ -36,13 +38,19 @@ export async function orderPage(main: HTMLElement, orderNo: string) {
     ),
   );
   const wallet = await api<BalanceAsOf>('GET', `/admin/v1/wallets/${segment(o.merchant_id)}/balance`);
+  // The wallet as of the last change this page made: an adjustment below redraws it.
+  const walletNow = h('p', { id: 'wallet' });
+  let available: string | undefined;
+  const showWallet = (w: Pick<BalanceAsOf, 'balance' | 'frozen_balance' | 'available_balance'>) => {
+    available = w.available_balance;
+    walletNow.replaceChildren(`Merchant wallet now: balance ${w.balance} ${o.currency}, frozen ${w.frozen_balance}, available ${w.available_balance}`);
+  };
   if (wallet.ok) {
-    const w = wallet.data;
-    main.append(
-      h('p', { id: 'wallet' }, `Merchant wallet now: balance ${w.balance} ${o.currency}, frozen ${w.frozen_balance}, available ${w.available_balance}`),
-    );
+    showWallet(wallet.data);
+    main.append(walletNow);
   }
   const r = o.resolution;
+  const evidence = evidenceWords(r?.evidence);
   append(
     main,
     r &&
@@ -53,11 +61,15 @@ export async function orderPage(main: HTMLElement, orderNo: string) {
         facts([
           ['Outcome', r.outcome],
           ['Resolved by', namedWithId(r.resolved_by_name, r.resolved_by)],
+          r.approved_by !== undefined && ['Approved by', namedWithId(r.approved_by_name ?? null, r.approved_by)],
           ['When', time(r.resolved_at)],
           ['Why', r.note],
+          evidence !== undefined && ['Evidence', evidence],
         ]),
       ),
+    o.stage === 'unknown' && may('reconciler') && (await waitingResolution(o.order_no)),
     o.stage === 'unknown' && may('reconciler') && resolvePanel(o),
+    adjustmentsSection(o, { available: () => available, show: showWallet }),
     h('h2', {}, 'Timeline'),
     table(
       [
@@ -76,4 +88,11 @@ export async function orderPage(main: HTMLElement, orderNo: string) {
 function statusAndStage(o: OrderDetailView) {
   if (o.status === 'success' || o.status === 'failed') return pill(o.status);
   return h('span', {}, o.status ?? '—', ' ', pill(o.stage));
+}
+
+/** A resolution of the order that waits for a second person, said above the form: resolving it again would only ask again. */
+async function waitingResolution(orderNo: string) {
+  const reply = await api<ApprovalPageView>('GET', '/admin/v1/approvals?status=pending&kind=resolution&limit=200');
+  const waiting = reply.ok ? reply.data.approvals.find((a) => a.payload.order_no === orderNo) : undefined;
+  return waiting && waitingNotice(waiting);
 }
