@@ -30,10 +30,9 @@ const UPSTREAM_DELAY_MS = 700;
 type Staff = { staff_id: string; token: string };
 
 /**
- * An upstream outage cleared in the console, as issue 50's "Must show"
- * asks: 152 orders whose result the service does not know (150 the
- * upstream delivered or refused, 2 it never received), all selected in the
- * queue, re-queried in one job with a progress bar, applied in one call
+ * An upstream outage cleared in the console, as a clerk meets one: 152
+ * orders whose result the service does not know (150 the upstream
+ * delivered or refused, 2 it never received), all selected in the queue, re-queried in one job with a progress bar, applied in one call
  * with the 2 decided by hand, approved by a second clerk in the inbox
  * (APPROVAL_THRESHOLD 100.00), and the money checked to the cent. Then an
  * upstream's report, uploaded as a file and fetched for a window: its
