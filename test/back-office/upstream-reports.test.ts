@@ -195,6 +195,8 @@ describe('reconciliation: upstream transaction reports', () => {
     const bytes = Buffer.from(await original.arrayBuffer());
     expect(bytes.equals(Buffer.from(csv))).toBe(true);
     expect(createHash('sha256').update(bytes).digest('hex')).toBe(first.data.sha256);
+    const withQuery = await admin('GET', `/admin/v1/reconciliation/reports/${first.data.report_id}/original?limit=1`, undefined, as(auditor));
+    expect([withQuery.status, withQuery.body.code, withQuery.body.field]).toEqual([422, 'VALIDATION_FAILED', 'limit']);
     // The same bytes for another window are another report: the window decides which orders it should list.
     expect((await upload(csv, windowQuery())).status).toBe(201);
 

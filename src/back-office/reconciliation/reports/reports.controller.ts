@@ -118,9 +118,8 @@ export class ReportsController {
   @Get(BACK_OFFICE_ROUTES.reportOriginal)
   @Roles('reconciler', 'auditor')
   async original(@Param(PathIdsPipe) { report_id: reportId }: PathIds, @Query() query: Record<string, unknown>, @Res() response: Response) {
-    const q = queryParameters(query, []);
-    if (q.limit !== undefined || q.cursor !== undefined)
-      throw new ApiError(422, 'VALIDATION_FAILED', 'The original takes no query', q.limit ? 'limit' : 'cursor');
+    const [first] = Object.keys(query);
+    if (first !== undefined) throw new ApiError(422, 'VALIDATION_FAILED', `Unknown query parameter ${first}; this route takes none`, first);
     const original = await this.reports.original(reportId);
     if (!original) throw new ApiError(404, 'REPORT_NOT_FOUND', `No report ${reportId}`);
     response.status(200);
