@@ -1,17 +1,13 @@
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { Page } from 'playwright-core';
 import { startUpstreamSimulator, UpstreamSimulator } from '../../src/fulfilment/simulator/upstream-simulator';
 import { adminClient } from '../back-office/admin-client';
 import { FULFILMENT_ENV } from '../support/fulfilment';
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { RunningService, startService, TEST_ENV } from '../support/service';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { consoleBrowser, inBrowser } from './console-browser';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { findChromium } = require('../support/chromium') as { findChromium(): { path?: string; reason?: string } };
-
-const CHROMIUM = findChromium();
-const inBrowser = CHROMIUM.path ? describe : describe.skip;
-if (!CHROMIUM.path) process.stdout.write(`Console approvals browser tests skipped: ${CHROMIUM.reason}\n`);
+const describeInBrowser = inBrowser('Console approvals browser tests');
 
 type Staff = { staff_id: string; token: string };
 
@@ -22,18 +18,18 @@ type Staff = { staff_id: string; token: string };
  * people, two browsers (contexts), as on two machines; the money is checked
  * to the cent through the API.
  */
-inBrowser('four-eyes approvals and wallet adjustments in the console', () => {
+describeInBrowser('four-eyes approvals and wallet adjustments in the console', () => {
   let db: TestDatabase;
   let simulator: UpstreamSimulator;
   let service: RunningService;
-  let browser: Browser;
   let merchant: TestMerchant;
   let admin: ReturnType<typeof adminClient>;
   let rita: Staff;
   let rob: Staff;
   let ada: Staff;
   let seq = 0;
-  const contexts: { context: BrowserContext; problems: string[] }[] = [];
+
+  const { signIn } = consoleBrowser(() => service.url);
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -45,37 +41,13 @@ inBrowser('four-eyes approvals and wallet adjustments in the console', () => {
     rita = await admin.createStaff('reconciler', 'Rita Reconciler');
     rob = await admin.createStaff('reconciler', 'Rob Reconciler');
     ada = await admin.createStaff('admin', 'Ada Admin');
-    browser = await chromium.launch({ executablePath: CHROMIUM.path, headless: true, args: ['--no-sandbox'] });
   });
 
   afterAll(async () => {
-    await browser?.close();
     await service?.stop();
     await simulator?.stop();
     await db?.drop();
   });
-
-  afterEach(async () => {
-    // No page may log an error: a Content-Security-Policy violation shows up here.
-    for (const { context, problems } of contexts.splice(0)) {
-      await context.close();
-      expect(problems).toEqual([]);
-    }
-  });
-
-  async function signIn(token: string): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const problems: string[] = [];
-    contexts.push({ context, problems });
-    const page = await context.newPage();
-    page.on('console', (message) => message.type() === 'error' && !message.text().includes('status of 40') && problems.push(message.text()));
-    page.on('pageerror', (error) => problems.push(error.message));
-    await page.goto(`${service.url}/console`);
-    await page.fill('input[name=token]', token);
-    await page.click('button[type=submit]');
-    await page.waitForSelector('#sign-out');
-    return page;
-  }
 
   async function go(page: Page, hash: string, selector: string) {
     await page.goto(`${service.url}/console#/${hash}`);

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { Page } from 'playwright-core';
 import { PostgresSimulatorStore } from '../../src/fulfilment/simulator/simulator-store';
 import { simulatorMigrations } from '../../src/fulfilment/simulator/simulator-store.migrations';
 import { startUpstreamSimulator, UpstreamSimulator } from '../../src/fulfilment/simulator/upstream-simulator';
@@ -13,13 +13,9 @@ import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchan
 import { awaitStage, submitOrder, unknownNeverReceived } from '../support/reconciliation-orders';
 import { RunningService, startService } from '../support/service';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { consoleBrowser, inBrowser } from './console-browser';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { findChromium } = require('../support/chromium') as { findChromium(): { path?: string; reason?: string } };
-
-const CHROMIUM = findChromium();
-const inBrowser = CHROMIUM.path ? describe : describe.skip;
-if (!CHROMIUM.path) process.stdout.write(`Console bulk reconciliation browser tests skipped: ${CHROMIUM.reason}\n`);
+const describeInBrowser = inBrowser('Console bulk reconciliation browser tests');
 
 /** Delivered by the upstream (accounts ending 123), refused (ending 000); every one unknown to the service. */
 const DELIVERED = 100;
@@ -38,15 +34,15 @@ type Staff = { staff_id: string; token: string };
  * upstream's report, uploaded as a file and fetched for a window: its
  * categories, its errors when malformed, its export and its apply.
  */
-inBrowser('bulk reconciliation in the console', () => {
+describeInBrowser('bulk reconciliation in the console', () => {
   let db: TestDatabase;
   let simulator: UpstreamSimulator;
   let service: RunningService;
-  let browser: Browser;
   let admin: ReturnType<typeof adminClient>;
   let clara: Staff;
   let chen: Staff;
-  const contexts: { context: BrowserContext; problems: string[] }[] = [];
+
+  const { signIn } = consoleBrowser(() => service.url, { context: { acceptDownloads: true }, expectedErrors: 'status of 4' });
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -69,37 +65,13 @@ inBrowser('bulk reconciliation in the console', () => {
     admin = adminClient(service.url);
     clara = await admin.createStaff('reconciler', 'Clara Clerk');
     chen = await admin.createStaff('reconciler', 'Chen Checker');
-    browser = await chromium.launch({ executablePath: CHROMIUM.path, headless: true, args: ['--no-sandbox'] });
   });
 
   afterAll(async () => {
-    await browser?.close();
     await service?.stop();
     await simulator?.stop();
     await db?.drop();
   });
-
-  afterEach(async () => {
-    // No page may log an error: a Content-Security-Policy violation shows up here.
-    for (const { context, problems } of contexts.splice(0)) {
-      await context.close();
-      expect(problems).toEqual([]);
-    }
-  });
-
-  async function signIn(token: string): Promise<Page> {
-    const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 900 } });
-    const problems: string[] = [];
-    contexts.push({ context, problems });
-    const page = await context.newPage();
-    page.on('console', (message) => message.type() === 'error' && !message.text().includes('status of 4') && problems.push(message.text()));
-    page.on('pageerror', (error) => problems.push(error.message));
-    await page.goto(`${service.url}/console`);
-    await page.fill('input[name=token]', token);
-    await page.click('button[type=submit]');
-    await page.waitForSelector('#sign-out');
-    return page;
-  }
 
   async function go(page: Page, hash: string, selector: string) {
     await page.goto(`${service.url}/console#/${hash}`);

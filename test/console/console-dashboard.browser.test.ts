@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { Page } from 'playwright-core';
 import { startUpstreamSimulator, UpstreamSimulator } from '../../src/fulfilment/simulator/upstream-simulator';
 import type { DashboardView } from '../../src/back-office/replies.public';
 import { adminClient } from '../back-office/admin-client';
@@ -7,14 +7,10 @@ import { FULFILMENT_ENV } from '../support/fulfilment';
 import { provisionMerchant, TestMerchant } from '../support/merchant-fixture';
 import { RunningService, startService, TEST_ENV } from '../support/service';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { consoleBrowser, inBrowser } from './console-browser';
 import { submitOrderMix } from './dashboard-orders';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { findChromium } = require('../support/chromium') as { findChromium(): { path?: string; reason?: string } };
-
-const CHROMIUM = findChromium();
-const inBrowser = CHROMIUM.path ? describe : describe.skip;
-if (!CHROMIUM.path) process.stdout.write(`Console dashboard tests skipped: ${CHROMIUM.reason}\n`);
+const describeInBrowser = inBrowser('Console dashboard tests');
 
 /** axe-core's engine, handed to the page through the DevTools protocol as the accessibility test does: the CSP stays on. */
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -28,14 +24,14 @@ const ACCEPTED = MIX.success + MIX.failed + MIX.unknown;
  * charts show what the service's own events say, in the same Chromium as
  * the other console tests.
  */
-inBrowser('the operations dashboard in a real browser', () => {
+describeInBrowser('the operations dashboard in a real browser', () => {
   let db: TestDatabase;
   let simulator: UpstreamSimulator;
   let service: RunningService;
-  let browser: Browser;
   let merchant: TestMerchant;
   let clerk: { staff_id: string; token: string };
-  const contexts: { context: BrowserContext; problems: string[] }[] = [];
+
+  const { signIn } = consoleBrowser(() => service.url, { context: { viewport: { width: 1280, height: 800 } } });
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -54,22 +50,12 @@ inBrowser('the operations dashboard in a real browser', () => {
       const totals = outcomes(await dashboard('1h'));
       return totals.accepted === ACCEPTED && totals.success === MIX.success && totals.failed === MIX.failed && totals.unknown === MIX.unknown;
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM.path, headless: true, args: ['--no-sandbox'] });
   });
 
   afterAll(async () => {
-    await browser?.close();
     await service?.stop();
     await simulator?.stop();
     await db?.drop();
-  });
-
-  afterEach(async () => {
-    // No page may log an error: a Content-Security-Policy violation shows up here.
-    for (const { context, problems } of contexts.splice(0)) {
-      await context.close();
-      expect(problems).toEqual([]);
-    }
   });
 
   async function dashboard(window: '1h' | '24h'): Promise<DashboardView> {
@@ -89,20 +75,6 @@ inBrowser('the operations dashboard in a real browser', () => {
       if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
       await new Promise((r) => setTimeout(r, 250));
     }
-  }
-
-  async function signIn(token: string): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const problems: string[] = [];
-    contexts.push({ context, problems });
-    const page = await context.newPage();
-    page.on('console', (message) => message.type() === 'error' && !message.text().includes('status of 40') && problems.push(message.text()));
-    page.on('pageerror', (error) => problems.push(error.message));
-    await page.goto(`${service.url}/console`);
-    await page.fill('input[name=token]', token);
-    await page.click('button[type=submit]');
-    await page.waitForSelector('#sign-out');
-    return page;
   }
 
   /** The values a chart's marks carry, summed per series: what the picture is drawn from. */

@@ -4,24 +4,20 @@ import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { Page } from 'playwright-core';
 import { startUpstreamSimulator, UpstreamSimulator } from '../../src/fulfilment/simulator/upstream-simulator';
 import { adminClient } from '../back-office/admin-client';
 import { FULFILMENT_ENV } from '../support/fulfilment';
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { RunningService, startService, TEST_ENV } from '../support/service';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { findChromium } = require('../support/chromium') as { findChromium(): { path?: string; reason?: string } };
+import { consoleBrowser, inBrowser } from './console-browser';
 
 const ROOT = resolve(__dirname, '../..');
-const CHROMIUM = findChromium();
 /** CONSOLE_SCREENSHOTS=dir npx jest test/console/console.browser.test.ts saves its pages there; docs/console.md's pictures come from console-screenshots.browser.test.ts. */
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS && resolve(ROOT, process.env.CONSOLE_SCREENSHOTS);
 
-const inBrowser = CHROMIUM.path ? describe : describe.skip;
-if (!CHROMIUM.path) process.stdout.write(`Console browser tests skipped: ${CHROMIUM.reason}\n`);
+const describeInBrowser = inBrowser('Console browser tests');
 
 /**
  * The console as staff use it: Debian's Chromium, headless, driven by
@@ -29,16 +25,16 @@ if (!CHROMIUM.path) process.stdout.write(`Console browser tests skipped: ${CHROM
  * browser for the file; each person gets a context of their own (their own
  * cookies), as two people on two machines would.
  */
-inBrowser('the staff console in a real browser', () => {
+describeInBrowser('the staff console in a real browser', () => {
   let db: TestDatabase;
   let simulator: UpstreamSimulator;
   let service: RunningService;
-  let browser: Browser;
   let merchant: TestMerchant;
   let clerk: { staff_id: string; token: string };
   let auditor: { staff_id: string; token: string };
   let seq = 0;
-  const contexts: { context: BrowserContext; problems: string[] }[] = [];
+
+  const { signIn, browser } = consoleBrowser(() => service.url, { context: { acceptDownloads: true }, acceptDialogs: true });
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -49,40 +45,14 @@ inBrowser('the staff console in a real browser', () => {
     const admin = adminClient(service.url);
     clerk = await admin.createStaff('reconciler', 'Rita Reconciler');
     auditor = await admin.createStaff('auditor', 'Aldo Auditor');
-    // Running as root (CI containers) needs --no-sandbox.
-    browser = await chromium.launch({ executablePath: CHROMIUM.path, headless: true, args: ['--no-sandbox'] });
     if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
   });
 
   afterAll(async () => {
-    await browser?.close();
     await service?.stop();
     await simulator?.stop();
     await db?.drop();
   });
-
-  afterEach(async () => {
-    // No page may log an error: a Content-Security-Policy violation shows up here.
-    for (const { context, problems } of contexts.splice(0)) {
-      await context.close();
-      expect(problems).toEqual([]);
-    }
-  });
-
-  async function signIn(token: string): Promise<Page> {
-    const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 900 } });
-    const problems: string[] = [];
-    contexts.push({ context, problems });
-    const page = await context.newPage();
-    page.on('console', (message) => message.type() === 'error' && !message.text().includes('status of 40') && problems.push(message.text()));
-    page.on('pageerror', (error) => problems.push(error.message));
-    page.on('dialog', (dialog) => dialog.accept());
-    await page.goto(`${service.url}/console`);
-    await page.fill('input[name=token]', token);
-    await page.click('button[type=submit]');
-    await page.waitForSelector('#sign-out');
-    return page;
-  }
 
   async function shot(page: Page, name: string) {
     if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
@@ -118,7 +88,7 @@ inBrowser('the staff console in a real browser', () => {
 
   it('a clerk signs in, finds an order by out_trade_no, resolves it as success behind a confirmation, and sees the balance change', async () => {
     const orderNo = await unknownResultOrder('TICKET-4711');
-    const signInPage = await browser.newPage();
+    const signInPage = await browser().newPage();
     await signInPage.goto(`${service.url}/console`);
     await signInPage.waitForSelector('input[name=token]');
     await shot(signInPage, 'sign-in');
