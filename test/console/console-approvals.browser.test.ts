@@ -5,7 +5,7 @@ import { FULFILMENT_ENV } from '../support/fulfilment';
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { RunningService, startService, TEST_ENV } from '../support/service';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { consoleBrowser, inBrowser } from './console-browser';
+import { consoleBrowser, inBrowser, until } from './console-browser';
 
 const describeInBrowser = inBrowser('Console approvals browser tests');
 
@@ -29,7 +29,7 @@ describeInBrowser('four-eyes approvals and wallet adjustments in the console', (
   let ada: Staff;
   let seq = 0;
 
-  const { signIn } = consoleBrowser(() => service.url);
+  const { signIn, go } = consoleBrowser(() => service.url);
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -48,19 +48,6 @@ describeInBrowser('four-eyes approvals and wallet adjustments in the console', (
     await simulator?.stop();
     await db?.drop();
   });
-
-  async function go(page: Page, hash: string, selector: string) {
-    await page.goto(`${service.url}/console#/${hash}`);
-    await page.waitForSelector(selector);
-  }
-
-  async function until(what: string, check: () => Promise<boolean>, timeoutMs = 15_000) {
-    const end = Date.now() + timeoutMs;
-    while (!(await check())) {
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
 
   const text = (page: Page, selector: string) => page.locator(selector).innerText();
   const stage = async (orderNo: string) => (await service.pool.query('select stage from rm_orders where order_no = $1', [orderNo])).rows[0]?.stage;

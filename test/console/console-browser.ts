@@ -73,5 +73,20 @@ export function consoleBrowser(serviceUrl: () => string, settings: ConsoleBrowse
     return page;
   }
 
-  return { browser: () => browser, newPage, signIn };
+  /** Opens a page of the console by its address and waits until it shows `selector`. */
+  async function go(page: Page, hash: string, selector: string): Promise<void> {
+    await page.goto(`${serviceUrl()}/console#/${hash}`);
+    await page.waitForSelector(selector);
+  }
+
+  return { browser: () => browser, newPage, signIn, go };
+}
+
+/** Waits until `check` holds, asking every 200 ms; throws naming `what` after the timeout. */
+export async function until(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }

@@ -42,7 +42,7 @@ describeInBrowser('bulk reconciliation in the console', () => {
   let clara: Staff;
   let chen: Staff;
 
-  const { signIn } = consoleBrowser(() => service.url, { context: { acceptDownloads: true }, expectedErrors: 'status of 4' });
+  const { signIn, go } = consoleBrowser(() => service.url, { context: { acceptDownloads: true }, expectedErrors: 'status of 4' });
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -72,11 +72,6 @@ describeInBrowser('bulk reconciliation in the console', () => {
     await simulator?.stop();
     await db?.drop();
   });
-
-  async function go(page: Page, hash: string, selector: string) {
-    await page.goto(`${service.url}/console#/${hash}`);
-    await page.waitForSelector(selector);
-  }
 
   const text = (page: Page, selector: string) => page.locator(selector).innerText();
   /** The wallet in cents, from the merchant API (the wallet itself). */

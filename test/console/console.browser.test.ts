@@ -11,7 +11,7 @@ import { FULFILMENT_ENV } from '../support/fulfilment';
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { RunningService, startService, TEST_ENV } from '../support/service';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { consoleBrowser, inBrowser } from './console-browser';
+import { consoleBrowser, inBrowser, until } from './console-browser';
 
 const ROOT = resolve(__dirname, '../..');
 /** CONSOLE_SCREENSHOTS=dir npx jest test/console/console.browser.test.ts saves its pages there; docs/console.md's pictures come from console-screenshots.browser.test.ts. */
@@ -34,7 +34,7 @@ describeInBrowser('the staff console in a real browser', () => {
   let auditor: { staff_id: string; token: string };
   let seq = 0;
 
-  const { signIn, browser } = consoleBrowser(() => service.url, { context: { acceptDownloads: true }, acceptDialogs: true });
+  const { signIn, go, browser } = consoleBrowser(() => service.url, { context: { acceptDownloads: true }, acceptDialogs: true });
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -56,19 +56,6 @@ describeInBrowser('the staff console in a real browser', () => {
 
   async function shot(page: Page, name: string) {
     if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-  }
-
-  async function go(page: Page, hash: string, selector: string) {
-    await page.goto(`${service.url}/console#/${hash}`);
-    await page.waitForSelector(selector);
-  }
-
-  async function until(what: string, check: () => Promise<boolean>, timeoutMs = 15_000) {
-    const end = Date.now() + timeoutMs;
-    while (!(await check())) {
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
   }
 
   /** An order whose upstream result is unknown: the simulator takes account ids ending 999 and never answers. */
