@@ -1,6 +1,6 @@
 import { Body, Param, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { successEnvelope } from '../../infrastructure/http/api-error';
+import { approvalOr } from '../approvals/approval-reply';
 import { parseAmount } from '../../shared/money';
 import { CurrentStaff } from '../auth/current-staff.decorator';
 import { Roles } from '../auth/roles.decorator';
@@ -35,10 +35,6 @@ export class AdjustWalletController {
       ...(body.order_no === undefined ? {} : { orderNo: body.order_no }),
     };
     const outcome = await this.adjustments.adjust(merchantId, adjustment, by.staffId);
-    if (outcome.approval) {
-      response.status(202);
-      return successEnvelope('APPROVAL_REQUIRED', outcome.approval);
-    }
-    return successEnvelope('OK', outcome.adjusted);
+    return approvalOr(response, outcome.approval, () => outcome.adjusted);
   }
 }

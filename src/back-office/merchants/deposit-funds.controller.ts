@@ -1,6 +1,6 @@
 import { Body, Param, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { successEnvelope } from '../../infrastructure/http/api-error';
+import { approvalOr } from '../approvals/approval-reply';
 import { parseAmount } from '../../shared/money';
 import { CurrentStaff } from '../auth/current-staff.decorator';
 import { Roles } from '../auth/roles.decorator';
@@ -27,10 +27,6 @@ export class DepositFundsController {
   ) {
     const amount = parseAmount(body.amount)!; // validated by DepositFundsDto
     const outcome = await this.deposits.deposit(merchantId, body.reference, amount, by.staffId, body.note);
-    if (outcome.approval) {
-      response.status(202);
-      return successEnvelope('APPROVAL_REQUIRED', outcome.approval);
-    }
-    return successEnvelope('OK', outcome.wallet);
+    return approvalOr(response, outcome.approval, () => outcome.wallet);
   }
 }

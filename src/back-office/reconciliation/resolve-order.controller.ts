@@ -1,6 +1,6 @@
 import { Body, HttpCode, Param, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { successEnvelope } from '../../infrastructure/http/api-error';
+import { approvalOr } from '../approvals/approval-reply';
 import { CurrentStaff } from '../auth/current-staff.decorator';
 import { Roles } from '../auth/roles.decorator';
 import type { StaffMember } from '../auth/staff-member';
@@ -31,10 +31,6 @@ export class ResolveOrderController {
     @Res({ passthrough: true }) response: Response,
   ) {
     const { approval } = await this.resolutions.resolve(orderNo, body.outcome, body.note, by.staffId);
-    if (approval) {
-      response.status(202);
-      return successEnvelope('APPROVAL_REQUIRED', approval);
-    }
-    return successEnvelope('OK', await this.orders.detail(orderNo));
+    return approvalOr(response, approval, () => this.orders.detail(orderNo));
   }
 }

@@ -1,5 +1,6 @@
 import { Body, Get, Headers, HttpCode, Inject, Logger, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
+import { approvalOr } from '../../approvals/approval-reply';
 import { MAX_REPORT_BYTES, UPSTREAM, UpstreamProvider, UpstreamReportError } from '../../../fulfilment';
 import { ApiError, FailureEnvelope, successEnvelope } from '../../../infrastructure/http/api-error';
 import { logFailure } from '../../../infrastructure/logging/log-failure';
@@ -163,11 +164,7 @@ export class ReportsController {
     @Res({ passthrough: true }) response: Response,
   ) {
     const answer = await this.applies.apply({ source: 'report', reportId, orders: body.orders }, body.note, by.staffId);
-    if (answer.approval) {
-      response.status(202);
-      return successEnvelope('APPROVAL_REQUIRED', answer.approval);
-    }
-    return successEnvelope('OK', answer.applied);
+    return approvalOr(response, answer.approval, () => answer.applied);
   }
 
   /** 201 for a new report, 200 DUPLICATE for the same bytes again; 422 with the errors for a report that has any (kept all the same). */

@@ -1,5 +1,6 @@
 import { Body, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
+import { approvalOr } from '../../approvals/approval-reply';
 import { ApiError, successEnvelope } from '../../../infrastructure/http/api-error';
 import { CurrentStaff } from '../../auth/current-staff.decorator';
 import { Roles } from '../../auth/roles.decorator';
@@ -71,10 +72,6 @@ export class RequeryController {
     @Res({ passthrough: true }) response: Response,
   ) {
     const answer = await this.applies.apply({ source: 'requery', jobId, orders: body.orders }, body.note, by.staffId);
-    if (answer.approval) {
-      response.status(202);
-      return successEnvelope('APPROVAL_REQUIRED', answer.approval);
-    }
-    return successEnvelope('OK', answer.applied);
+    return approvalOr(response, answer.approval, () => answer.applied);
   }
 }
