@@ -29,26 +29,25 @@ export class BulkApplyRequests implements OnModuleInit {
   }
 
   async apply(selection: BulkSelection, note: string, staffId: string): Promise<BulkApplyAnswer> {
-    if (this.approvals.active) {
-      const plan = await this.resolutions.plan(selection);
-      if (this.approvals.needsApproval(plan.amounts)) {
-        const approval = await this.approvals.request({
-          kind: 'bulk_resolution',
-          summary: summaryOf(plan),
-          ...oneMerchantOf(plan),
-          amounts: plan.amounts,
-          payload: { selection, note },
-          requestedBy: staffId,
-          note,
-          // The same apply asked twice (a double click) is one request.
-          key: createHash('sha256')
-            .update(JSON.stringify([selection, note]))
-            .digest('hex'),
-        });
-        // Approved already: carried out, so applying again changes nothing and answers with the orders as they are.
-        if (approval.status === 'pending') return { approval };
-      }
-    }
+    if (!this.approvals.active) return { applied: await this.resolutions.apply(selection, note, staffId) };
+    const plan = await this.resolutions.plan(selection);
+    // Under the threshold, the plan just made is the one carried out: the orders are read once.
+    if (!this.approvals.needsApproval(plan.amounts)) return { applied: await this.resolutions.execute(plan, note, staffId) };
+    const approval = await this.approvals.request({
+      kind: 'bulk_resolution',
+      summary: summaryOf(plan),
+      ...oneMerchantOf(plan),
+      amounts: plan.amounts,
+      payload: { selection, note },
+      requestedBy: staffId,
+      note,
+      // The same apply asked twice (a double click) is one request.
+      key: createHash('sha256')
+        .update(JSON.stringify([selection, note]))
+        .digest('hex'),
+    });
+    if (approval.status === 'pending') return { approval };
+    // Approved already and carried out: planned afresh, applying again changes nothing and answers with the orders as they are.
     return { applied: await this.resolutions.apply(selection, note, staffId) };
   }
 

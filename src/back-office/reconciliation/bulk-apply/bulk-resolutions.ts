@@ -266,10 +266,12 @@ export class BulkResolutions {
 
   /** One order: resolved if it still waits for a person; otherwise, or if someone else was quicker, what became of it. */
   private async resolve(planned: Extract<PlannedOrder, { kind: 'resolve' }>, note: string, staffId: string, approvedBy?: string): Promise<Done> {
-    const before = await this.current(planned.orderNo);
-    if (before.state.stage !== 'unknown') return classify(before, planned);
+    let resolved: OrderState;
     try {
-      await this.commands.execute(new ResolveOrder(planned.orderNo, planned.outcome, staffId, note, { evidence: planned.evidence, approvedBy }));
+      // The command reads the order and decides on it as it stands: an order no longer waiting is refused, and only then read again to say why.
+      ({ state: resolved } = await this.commands.execute(
+        new ResolveOrder(planned.orderNo, planned.outcome, staffId, note, { evidence: planned.evidence, approvedBy }),
+      ));
     } catch (error) {
       if (!(error instanceof CommandRefusedError)) throw error;
       const after = await this.current(planned.orderNo);
@@ -278,7 +280,8 @@ export class BulkResolutions {
       }
       return classify(after, planned);
     }
-    const { order } = before.state;
+    if (resolved.stage === 'none') throw new Error(`order ${planned.orderNo} resolved but never placed`);
+    const { order } = resolved;
     return {
       planned,
       result: 'applied',
