@@ -3,11 +3,12 @@ import { Pool } from 'pg';
 import { adjustmentRevisionsOfOrder } from '../../../projections/wallets.queries';
 import { ApiError } from '../../infrastructure/http/api-error';
 import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
-import { loadAggregate } from '../../ledger/command-handling';
-import { failureOf, isFinal, MerchantStatus, merchantStatus, orderDecider, PlacedOrderState } from '../../ledger/order/order.decider';
+import { decodeEvent } from '../../ledger/event-codec';
+import { failureOf, isFinal, MerchantStatus, merchantStatus, orderDecider, OrderEvent, PlacedOrderState } from '../../ledger/order/order.decider';
 import { EVENT_STORE, EventStore, formatPosition, RecordedEvent } from '../../ledger/ports/event-store.port';
 import { orderStream, walletStream } from '../../ledger/streams';
 import { isoTimestamp } from '../../shared/clock';
+import { fold } from '../../shared/decider';
 import { formatAmount } from '../../shared/money';
 import { DisplayNames } from '../display-names/display-names';
 import { eventDataView } from '../orders/order.view';
@@ -93,14 +94,19 @@ export class OrderDetailReader {
   ) {}
 
   async detail(orderNo: string): Promise<OrderDetailView> {
-    const { state } = await loadAggregate(this.store, orderStream(orderNo), orderDecider);
+    // One read: the state is folded from the history the page shows.
+    const history = await this.store.readStream(orderStream(orderNo));
+    const state = fold(
+      orderDecider,
+      history.map((e) => decodeEvent<OrderEvent>(e)),
+    );
     if (state.stage === 'none') throw new ApiError(404, 'ORDER_NOT_FOUND', `No order ${orderNo}`);
     const { order } = state;
     const failure = failureOf(state);
-    const history = await this.store.readStream(orderStream(orderNo));
     const resolved = [...history].reverse().find((e) => e.type === 'OrderResolved') as
       { data: { outcome: string; resolvedBy: string; at: string; note: string; approvedBy?: string; evidence?: Record<string, unknown> } } | undefined;
-    const adjustments = await this.adjustmentsOf(order.merchantId, orderNo);
+    // Only a final order can be adjusted (ORDER_NOT_FINAL): the others need not look.
+    const adjustments = isFinal(state) ? await this.adjustmentsOf(order.merchantId, orderNo) : [];
     const names = await this.names.of({
       merchants: [order.merchantId],
       staff: [...history, ...adjustments].flatMap((e) => [staffOf(e), approverOf(e)]),
