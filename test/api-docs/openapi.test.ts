@@ -216,9 +216,10 @@ describe('OpenAPI documents (/docs)', () => {
 
     // Bulk reconciliation: a re-query job, reports uploaded and fetched, and their applies.
     const pending = (await signed(buyer, '/api/v2/topup/submit', submitBody('BO-3', '55556999'))).body.data.order_no as string;
+    // The queue is the read model a report is matched against: wait for it, not for the order's own stream.
     await until(
-      () => admin('GET', `/admin/v1/orders/${pending}`, undefined, reconciler),
-      (reply) => reply.body.data?.stage === 'unknown',
+      () => admin('GET', '/admin/v1/reconciliation/orders?limit=500', undefined, reconciler),
+      (reply) => (reply.body.data?.orders ?? []).some((order: { order_no: string }) => order.order_no === pending),
     );
     const job = await admin('POST', '/admin/v1/reconciliation/requery', { merchant_id: buyer.merchantId }, reconciler);
     expect(job.status).toBe(202);
