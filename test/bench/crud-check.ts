@@ -6,7 +6,7 @@
  */
 import { Pool } from 'pg';
 import { newNonce, sign } from '../../src/merchant-client/signing';
-import { crudTotals } from './crud-store';
+import { crudTotals, crudWholeLifeTotals } from './crud-store';
 import { ACCOUNT_ID, Credentials, SUBMIT_PATH } from './load-generator';
 
 async function submit(url: string, merchant: Credentials, fields: object, nonce = newNonce(), secret = merchant.appSecret) {
@@ -57,5 +57,21 @@ export async function crudLedgerCheck(pool: Pool, accepted: number): Promise<{ o
       `CRUD self-check ${ok ? 'passed' : 'FAILED'}: ${totals.orders} orders for ${accepted} replies 202, ` +
       `frozen ${totals.frozen} = sum of the orders' amounts ${totals.ordered} (minor units)` +
       (ok ? '; duplicate, conflict, replayed nonce, bad signature and 402 answered as the service would.' : '.'),
+  };
+}
+
+/**
+ * After the whole-life load and its drain: every deduction is a succeeded
+ * order, the frozen funds are the open orders', and every final order was
+ * called back and acknowledged.
+ */
+export async function crudWholeLifeCheck(pool: Pool, deposited: bigint): Promise<{ ok: boolean; text: string }> {
+  const t = await crudWholeLifeTotals(pool);
+  const ok = deposited - t.balances === t.succeeded && t.frozen === t.open && t.notCalledBack === 0 && t.jobsLeft === 0;
+  return {
+    ok,
+    text:
+      `whole-life peer money check ${ok ? 'passed' : 'FAILED'}: deducted ${deposited - t.balances} = succeeded orders ${t.succeeded}, ` +
+      `frozen ${t.frozen} = open orders ${t.open} (minor units); ${t.final} final orders, ${t.notCalledBack} not called back, ${t.jobsLeft} jobs left.`,
   };
 }

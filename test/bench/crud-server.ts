@@ -15,7 +15,10 @@
  * Started by submit-bench.ts as a child process with DATABASE_URL or PG*
  * naming a database with those tables; PORT (default 0: any free port);
  * CRUD_POOL_SIZE (default 20, the service's main pool). Once listening it
- * prints "CRUD_LISTENING <port>" on stdout.
+ * prints "CRUD_LISTENING <port>" on stdout. With CRUD_UPSTREAM_URL it is the
+ * whole-life peer: the submit's transaction also queues the order's job, and
+ * crud-fulfilment.ts completes it (CRUD_FULFILMENT_CONCURRENCY jobs at once,
+ * default 256 as the service's FULFILMENT_CONCURRENCY).
  */
 import http from 'node:http';
 import { PoolClient } from 'pg';
@@ -24,12 +27,17 @@ import { connectionConfig } from '../../src/config/database-connection';
 import { createPool } from '../../src/infrastructure/postgres/connection';
 import { isoTimestamp } from '../../src/shared/clock';
 import { formatAmount } from '../../src/shared/money';
+import { CrudFulfilment } from './crud-fulfilment';
 import { checkSignature, listen, parseObject, readBody, refuse, reply } from './signed-http';
 
 const SUBMIT_PATH = '/api/v2/topup/submit';
 const OUT_TRADE_NO = /^[A-Za-z0-9\-_.:]{1,64}$/;
 
 const pool = createPool(connectionConfig(process.env.DATABASE_URL), Number(process.env.CRUD_POOL_SIZE ?? 20));
+/** The whole life (crud-fulfilment.ts) when an upstream is named; the submit alone otherwise. */
+const fulfilment = process.env.CRUD_UPSTREAM_URL
+  ? new CrudFulfilment(pool, process.env.CRUD_UPSTREAM_URL, Number(process.env.CRUD_FULFILMENT_CONCURRENCY ?? 256))
+  : undefined;
 
 interface Merchant {
   id: string;
@@ -142,7 +150,9 @@ async function placeOrder(client: PoolClient, merchant: Merchant, submit: Submit
     await client.query('rollback');
     return { status: 402, code: 'INSUFFICIENT_BALANCE' };
   }
+  if (fulfilment) await client.query(`insert into jobs (kind, order_no) values ('topup', $1)`, [inserted.rows[0].order_no]);
   await client.query('commit');
+  fulfilment?.notify();
   return { status: 202, order: inserted.rows[0] };
 }
 
@@ -191,7 +201,11 @@ const server = http.createServer((request, response) => {
   });
 });
 listen(server, 'CRUD');
+fulfilment?.start();
 
-const stop = () => server.close(() => void pool.end().finally(() => process.exit(0)));
+const stop = () => {
+  fulfilment?.stop();
+  server.close(() => void pool.end().finally(() => process.exit(0)));
+};
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);

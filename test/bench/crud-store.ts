@@ -13,6 +13,7 @@ export const CRUD_SCHEMA = `
     currency   text   not null,
     balance    bigint not null,
     frozen     bigint not null default 0,
+    callback_url text,
     check (frozen >= 0 and frozen <= balance)
   );
   create table prices (
@@ -36,8 +37,26 @@ export const CRUD_SCHEMA = `
     account_fields jsonb       not null,
     amount         bigint      not null,
     status         text        not null default 'processing',
+    fail_code      text,
     created_at     timestamptz not null default now(),
+    completed_at   timestamptz,
     unique (merchant_id, out_trade_no)
+  );
+  create table jobs (
+    id        bigint      generated always as identity primary key,
+    kind      text        not null check (kind in ('topup', 'callback')),
+    order_no  bigint      not null references orders,
+    attempts  int         not null default 0,
+    run_after timestamptz not null default now()
+  );
+  create index jobs_due on jobs (run_after);
+  create table callback_attempts (
+    id           bigint      generated always as identity primary key,
+    order_no     bigint      not null references orders,
+    attempt      int         not null,
+    http_status  int         not null,
+    acknowledged boolean     not null,
+    at           timestamptz not null default now()
   );`;
 
 export interface CrudMerchant {
@@ -45,6 +64,8 @@ export interface CrudMerchant {
   appSecret: string;
   /** Minor units. */
   balance: bigint;
+  /** Where the whole-life peer calls back. */
+  callbackUrl?: string;
 }
 
 /** Creates the tables and the merchants, each with `price` (minor units) for `skuId`. */
@@ -52,9 +73,9 @@ export async function provisionCrud(pool: Pool, merchants: readonly CrudMerchant
   await pool.query(CRUD_SCHEMA);
   for (const m of merchants) {
     await pool.query(
-      `with m as (insert into merchants (api_key, app_secret, currency, balance) values ($1, $2, 'USD', $3) returning id)
+      `with m as (insert into merchants (api_key, app_secret, currency, balance, callback_url) values ($1, $2, 'USD', $3, $6) returning id)
        insert into prices (merchant_id, sku_id, amount) select id, $4, $5 from m`,
-      [m.apiKey, m.appSecret, m.balance.toString(), skuId, price.toString()],
+      [m.apiKey, m.appSecret, m.balance.toString(), skuId, price.toString(), m.callbackUrl ?? null],
     );
   }
 }
@@ -74,4 +95,40 @@ export async function crudTotals(pool: Pool): Promise<CrudTotals> {
             (select coalesce(sum(frozen), 0) from merchants) as frozen`,
   );
   return { orders: Number(rows[0].orders), ordered: BigInt(rows[0].ordered), frozen: BigInt(rows[0].frozen) };
+}
+
+export interface CrudWholeLifeTotals {
+  /** Sum of the wallets' balances, minor units. */
+  balances: bigint;
+  frozen: bigint;
+  /** Sums of the orders' amounts by status, minor units. */
+  succeeded: bigint;
+  open: bigint;
+  final: number;
+  /** Final orders without an acknowledged callback. */
+  notCalledBack: number;
+  jobsLeft: number;
+}
+
+export async function crudWholeLifeTotals(pool: Pool): Promise<CrudWholeLifeTotals> {
+  const { rows } = await pool.query<Record<keyof CrudWholeLifeTotals, string>>(
+    `select (select coalesce(sum(balance), 0) from merchants) as balances,
+            (select coalesce(sum(frozen), 0) from merchants) as frozen,
+            (select coalesce(sum(amount), 0) from orders where status = 'success') as succeeded,
+            (select coalesce(sum(amount), 0) from orders where status in ('processing', 'unknown')) as open,
+            (select count(*) from orders where status in ('success', 'failed')) as final,
+            (select count(*) from orders o where status in ('success', 'failed')
+               and not exists (select from callback_attempts a where a.order_no = o.order_no and a.acknowledged)) as "notCalledBack",
+            (select count(*) from jobs) as "jobsLeft"`,
+  );
+  const r = rows[0];
+  return {
+    balances: BigInt(r.balances),
+    frozen: BigInt(r.frozen),
+    succeeded: BigInt(r.succeeded),
+    open: BigInt(r.open),
+    final: Number(r.final),
+    notCalledBack: Number(r.notCalledBack),
+    jobsLeft: Number(r.jobsLeft),
+  };
 }

@@ -96,7 +96,7 @@ export interface ClosedLoopWhileCompleting {
  * The merchants' callback endpoint (callback-receiver.ts) in a process of its
  * own; its CPU is counted with the load generator's, as the upstream's is.
  */
-async function callbackReceiver() {
+export async function callbackReceiver() {
   const { child, url } = await startListening('callback receiver', 'test/bench/callback-receiver.ts', { ...process.env, PORT: '0' }, 'RECEIVER');
   const seen = async (prefix?: string) => {
     const response = await fetch(`${url}/seen${prefix === undefined ? '' : `?prefix=${encodeURIComponent(prefix)}`}`);
@@ -120,7 +120,7 @@ async function callbackReceiver() {
  * its own: its CPU is counted with the load generator's, not the service's, and
  * its records are not in the service's database.
  */
-async function upstreamSimulator(delayMs: number): Promise<{ child: Child; url: string }> {
+export async function upstreamSimulator(delayMs: number): Promise<{ child: Child; url: string }> {
   const port = await freePort();
   const child = startNodeChild('upstream simulator', 'src/fulfilment/simulator/main.ts', {
     ...process.env,
@@ -137,7 +137,7 @@ async function upstreamSimulator(delayMs: number): Promise<{ child: Child; url: 
 }
 
 /** The simulator's delivery delay: UPSTREAM_SIM_DELAY_MS, or the simulator's own default of 200 ms. */
-function upstreamDelayMs(): number {
+export function upstreamDelayMs(): number {
   return Number(process.env.UPSTREAM_SIM_DELAY_MS ?? '200');
 }
 

@@ -1,8 +1,8 @@
 /**
  * The benchmark's printout: the three systems side by side (the median over
  * the passes, with the lowest and highest in parentheses), the ratios within
- * each pass, the end-to-end phase, and the issue's targets next to what was
- * measured.
+ * each pass, the end-to-end phase, the whole-life phase, and the targets
+ * next to what was measured.
  */
 import os from 'node:os';
 import { describeDisk, describeProbe, DiskReading } from './disk-probe';
@@ -15,6 +15,8 @@ import { Settings, SystemName } from './settings';
 import { LABELS } from './systems';
 import { median, Spread, table } from './tables';
 import { atLeast, atMost, Check, verdict } from './targets';
+import { WholeLifePhase } from './whole-life';
+import { wholeLifeChecks, wholeLifeSection } from './whole-life-report';
 
 /** Figures of one load: a scenario's, or the hot half of beside-hot. */
 const rateOf = (r: LoadResult) => (r.elapsedMs > 0 ? r.accepted / (r.elapsedMs / 1000) : Number.NaN);
@@ -74,6 +76,9 @@ interface ReportInput {
   settings: Settings;
   results: Results;
   endToEnd?: EndToEndPhase;
+  wholeLife?: WholeLifePhase;
+  /** The service's commits a second while idle between loads (its pollers). */
+  idleCommitsPerS?: number;
   loadAtStart: number;
   /** machineSpeed() before the first system started and after the last stopped. */
   speed: { atStart: number; atEnd: number };
@@ -82,7 +87,7 @@ interface ReportInput {
   notes: string[];
 }
 
-export function report({ settings, results, endToEnd, loadAtStart, speed, disk, notes }: ReportInput): string {
+export function report({ settings, results, endToEnd, wholeLife, idleCommitsPerS, loadAtStart, speed, disk, notes }: ReportInput): string {
   const systems = settings.systems;
   const cpus = os.cpus();
   const lines = [
@@ -200,7 +205,8 @@ export function report({ settings, results, endToEnd, loadAtStart, speed, disk, 
     const completing = whileCompletingSection(settings, endToEnd, submitOnly);
     if (completing.length > 0) lines.push(...completing, '');
   }
-  lines.push(...targets(settings, results, endToEnd), '');
+  if (wholeLife) lines.push(...wholeLifeSection(settings, wholeLife), '');
+  lines.push(...targets(settings, results, endToEnd, wholeLife, idleCommitsPerS), '');
   lines.push(...notes);
   return lines.join('\n');
 }
@@ -226,13 +232,13 @@ function silences(results: Results, systems: readonly SystemName[]): string[] {
   ];
 }
 
-function targets(settings: Settings, results: Results, e?: EndToEndPhase): string[] {
+function targets(settings: Settings, results: Results, e?: EndToEndPhase, life?: WholeLifePhase, idleCommitsPerS?: number): string[] {
   const has = (s: SystemName) => settings.systems.includes(s);
   const checks: Check[] = [];
   if (has('service') && has('crud')) {
     checks.push(
-      { what: 'accepted/s ÷ CRUD, spread', target: '≥ 1.0', ok: atLeast(1), service: results.ratio('service', 'crud', 'spread'), digits: 3 },
-      { what: 'accepted/s ÷ CRUD, hot wallet', target: '≥ 1.0', ok: atLeast(1), service: results.ratio('service', 'crud', 'hot'), digits: 3 },
+      { what: 'accepted/s ÷ CRUD, spread', target: '≥ 2.0', ok: atLeast(2), service: results.ratio('service', 'crud', 'spread'), digits: 3 },
+      { what: 'accepted/s ÷ CRUD, hot wallet', target: '≥ 2.0', ok: atLeast(2), service: results.ratio('service', 'crud', 'hot'), digits: 3 },
     );
   }
   const both = (what: string, target: string, ok: (v: number) => boolean, scenario: ScenarioName, f: (m: Measurement) => number, digits: number) => {
@@ -252,7 +258,10 @@ function targets(settings: Settings, results: Results, e?: EndToEndPhase): strin
   both('commits per accepted submit, hot wallet', '≤ 2', atMost(2), 'hot', (m) => m.commits ?? Number.NaN, 2);
   both(`p99 ÷ p50 at ${settings.steadyFraction} of the maximum (steady)`, '≤ 4', atMost(4), 'steady', (m) => p99(m) / p50(m), 2);
   both(`non-2xx at ${settings.steadyFraction} of the maximum (steady)`, '0', (v) => v === 0, 'steady', nonOk, 0);
+  if (idleCommitsPerS !== undefined)
+    checks.push({ what: 'commits a second while idle (pollers)', target: '≤ 5', ok: atMost(5), service: new Spread([idleCommitsPerS]), digits: 1 });
   for (const load of e?.loads ?? []) checks.push(...endToEndChecks(load));
+  if (life) checks.push(...wholeLifeChecks(life));
   if (checks.length === 0) return [];
   const rows = checks.map((c) => {
     const shown = c.service.values.some((v) => v === Infinity) ? `> ${settings.drainMaxS}` : c.service.show(c.digits);

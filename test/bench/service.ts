@@ -123,7 +123,7 @@ export async function startProvisionedService(name: string, db: TestDatabase, op
     const service = await startService(name, db, adminToken, options.env);
     try {
       const merchants = await provision(service, adminToken, options.merchants, options.callbackUrl);
-      return { service, merchants };
+      return { service, merchants, adminToken };
     } catch (error) {
       await service.child.stop();
       if (!(error instanceof RouteMissing) || attempt >= BACK_OFFICE_ATTEMPTS) throw error;

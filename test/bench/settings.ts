@@ -20,6 +20,8 @@ export interface Settings {
   endToEndRate?: number;
   /** Seconds of load at the end-to-end rate before its measured load, on the same database. */
   endToEndWarmupS: number;
+  /** Seconds of closed-loop load per system and pass in the whole-life phase (service against the whole-life peer); 0 leaves it out. */
+  wholeLifeS: number;
   /** The longest wait for the end-to-end backlog after the load stops. */
   drainMaxS: number;
   /** Fulfilment on in the service during the submit scenarios (it is always on in the end-to-end phase). */
@@ -39,6 +41,7 @@ const OPTIONS = [
   'e2e',
   'e2e-rate',
   'e2e-warmup',
+  'whole-life',
   'drain-max',
   'with-fulfilment',
   'cpu-prof',
@@ -98,6 +101,7 @@ export function readSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
     // V8's optimising compiler still took 17-19 % of its CPU in the measured
     // window, after 5 s 4-5 %. A steady load meets a warm service.
     endToEndWarmupS: number('e2e-warmup', 'E2E_WARMUP_S', 5, 0)!,
+    wholeLifeS: number('whole-life', 'WHOLE_LIFE_S', 15, 0)!,
     drainMaxS: number('drain-max', 'DRAIN_MAX_S', 60, 1)!,
     withFulfilment: flag('with-fulfilment', 'BENCH_WITH_FULFILMENT'),
     cpuProfDir:
@@ -112,8 +116,8 @@ export function readSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
 export function usage(): string {
   return [
     'usage: npm run bench [-- --concurrency N] [--duration S | --requests N] [--warmup S] [--merchants N] [--passes N]',
-    '                        [--systems service,crud,bare] [--steady F] [--e2e S] [--e2e-rate R] [--e2e-warmup S] [--drain-max S] [--with-fulfilment] [--cpu-prof [DIR]]',
+    '                        [--systems service,crud,bare] [--steady F] [--e2e S] [--e2e-rate R] [--e2e-warmup S] [--whole-life S] [--drain-max S] [--with-fulfilment] [--cpu-prof [DIR]]',
     'or the variables CONCURRENCY, DURATION_S, REQUESTS, WARMUP_S, MERCHANTS, PASSES, BENCH_SYSTEMS, STEADY_FRACTION, E2E_S, E2E_RATE,',
-    'E2E_WARMUP_S, DRAIN_MAX_S, BENCH_WITH_FULFILMENT, BENCH_CPU_PROF. See the header of test/bench/submit-bench.ts.',
+    'E2E_WARMUP_S, WHOLE_LIFE_S, DRAIN_MAX_S, BENCH_WITH_FULFILMENT, BENCH_CPU_PROF. See the header of test/bench/submit-bench.ts.',
   ].join('\n');
 }

@@ -21,6 +21,10 @@
  * acknowledged each second, and the time to drain the backlog; then a closed
  * loop on the same service, which completes orders as it takes them, and the
  * same open-loop load at --steady times what that closed loop accepted.
+ * Last the whole-life phase (whole-life.ts): the service and a conventional
+ * implementation of the whole order life (crud-fulfilment.ts) under the same
+ * closed loop, against the same upstream and callback receiver, comparing
+ * orders completed per second and CPU per completed order.
  *
  * Per scenario: accepted/s, p50/p99, non-2xx, CPU ms per accepted submit of
  * the server and of Postgres for its database (Linux /proc, from the start of
@@ -45,6 +49,8 @@
  *                                            then runs that one load
  *   --e2e-warmup      E2E_WARMUP_S     5     seconds of load at that rate before the end-to-end phase's
  *                                            measured load (its service is a new process)
+ *   --whole-life      WHOLE_LIFE_S     15    seconds of closed-loop load per system and pass in the whole-life
+ *                                            phase; 0 leaves it out
  *   --drain-max       DRAIN_MAX_S      60    longest wait for the end-to-end backlog after the load
  *   --with-fulfilment BENCH_WITH_FULFILMENT  fulfilment on in the service's submit scenarios too
  *                                            (each then waits until the service has worked off its orders)
@@ -68,6 +74,7 @@ import { machineSpeed } from './machine-speed';
 import { probeDisk } from './disk-probe';
 import { readSettings, Settings } from './settings';
 import { startSystem, System } from './systems';
+import { wholeLife, WholeLifePhase } from './whole-life';
 
 interface Profile {
   name: string;
@@ -157,6 +164,12 @@ async function main(): Promise<void> {
       });
   }
 
+  let life: WholeLifePhase | undefined;
+  if (settings.systems.includes('service') && settings.wholeLifeS > 0) {
+    life = await wholeLife(settings);
+    if (life.checks.some((c) => !c.ok)) failed = true;
+  }
+
   for (const m of results.measurements) {
     if (m.result.failures.size > 0) {
       const detail = [...m.result.failures].map(([status, n]) => `${status} x${n}${m.result.samples.has(status) ? ` ${m.result.samples.get(status)}` : ''}`);
@@ -168,7 +181,9 @@ async function main(): Promise<void> {
   }
   const speed = { atStart: speedAtStart, atEnd: machineSpeed() };
   const disk = { atStart: diskAtStart, atEnd: await probeDisk(DISK_PROBE_MS) };
-  console.log(report({ settings, results, endToEnd: e2e, loadAtStart, speed, disk, notes }));
+  const service = systems.find((s) => s.name === 'service');
+  const idleCommitsPerS = service && commits.background.get(service);
+  console.log(report({ settings, results, endToEnd: e2e, wholeLife: life, idleCommitsPerS, loadAtStart, speed, disk, notes }));
   console.log(['', ...coresTable(settings, results)].join('\n'));
   const threads = (taken: ProfileTaken) =>
     taken.threadPaths.map((path) => `\n${summariseProfile(path, "CPU profile of the service's projections thread")}`).join('');

@@ -91,7 +91,7 @@ async function startBare(settings: Settings): Promise<System> {
   return { name: 'bare', label: LABELS.bare, child: child.child, url: child.url, ...split(merchants, settings) };
 }
 
-function newCredentials(count: number): Credentials[] {
+export function newCredentials(count: number): Credentials[] {
   return Array.from({ length: count }, () => ({ apiKey: `ak_${randomBytes(16).toString('hex')}`, appSecret: randomBytes(32).toString('hex') }));
 }
 
