@@ -40,6 +40,9 @@ export function wholeLifeSection(settings: Settings, phase: WholeLifePhase): str
       fig((r) => r.cpuMsPerCompleted, 2),
       fig((r) => r.postgresMsPerCompleted, 2),
       String(runs.reduce((n, r) => n + nonOk(r), 0)),
+      fig((r) => r.commitsPerOrder, 2),
+      fig((r) => r.rowsWrittenPerOrder, 1),
+      fig((r) => r.walBytesPerOrder, 0),
     ];
   });
   return [
@@ -47,8 +50,14 @@ export function wholeLifeSection(settings: Settings, phase: WholeLifePhase): str
       `${settings.warmupS} s warm-up, fulfilment and callbacks on; the same upstream simulator process (${phase.upstreamDelayMs} ms delivery) and callback`,
     'receiver for both. Completed: called back and acknowledged during the window. CPU: the server and Postgres for its database from the',
     "window's start until the load's last order was called back, per order called back in that span. Drain: after the window, until the last.",
+    "Per order, Postgres's work for the load's accepted orders (warm-up included) until all were called back: commits, rows written",
+    '(inserted, updated, deleted) and WAL bytes; the service\'s pollers are in them too.',
     '',
-    ...table(['system', 'completed/s', 'accepted/s', 'p50 ms', 'p99 ms', 'drain s', 'CPU ms/completed', 'of it Postgres', 'non-2xx'], rows, 1),
+    ...table(
+      ['system', 'completed/s', 'accepted/s', 'p50 ms', 'p99 ms', 'drain s', 'CPU ms/completed', 'of it Postgres', 'non-2xx', 'commits/order', 'rows/order', 'WAL B/order'],
+      rows,
+      1,
+    ),
     '',
     `service ÷ whole-life peer within each pass: completed/s ${ratio(phase, (r) => r.completedPerS).show(3)}, ` +
       `CPU ms per completed order ${ratio(phase, (r) => r.cpuMsPerCompleted).show(3)}`,

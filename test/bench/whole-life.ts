@@ -11,7 +11,9 @@
  * second during the measured window; CPU of the server and of Postgres for its
  * database from the window's start until every order of the load was called
  * back, per order called back in that span; the drain (after the window, until
- * the last); the submits' p50 and p99. At the end a money check on both: the
+ * the last); the submits' p50 and p99; and Postgres's work per accepted order
+ * (commits, rows written, WAL bytes) from just before the load until 10 s
+ * after its last callback, when every backend has published its counts. At the end a money check on both: the
  * peer's own tables add up (crud-check.ts), and the service's wallets equal its
  * deposits less its succeeded orders, with frozen funds equal to its open
  * orders and its verification of the whole log clean.
@@ -49,6 +51,10 @@ export interface WholeLifeRun {
   postgresMsPerCompleted: number;
   p50Ms: number;
   p99Ms: number;
+  /** Postgres per accepted order, from just before the load until its last order was called back (PostgresWork). */
+  commitsPerOrder: number;
+  rowsWrittenPerOrder: number;
+  walBytesPerOrder: number;
 }
 
 export interface WholeLifePhase {
@@ -132,11 +138,36 @@ async function serviceMoneyCheck(db: TestDatabase, url: string, adminToken: stri
   };
 }
 
+/** Postgres 15 publishes a quiet backend's counts within 10 s: readings of pg_stat_database wait that long after the load. */
+const STATS_PUBLISHED_AFTER_MS = 10_500;
+
+interface PostgresWork {
+  commits: number;
+  /** Rows inserted, updated and deleted. */
+  rows: number;
+  /** The WAL position: the whole server's, which only this system writes to during its load. */
+  walLsn: string;
+}
+
+async function postgresWork(db: TestDatabase): Promise<PostgresWork> {
+  const { rows } = await db.pool.query<{ commits: string; rows: string; lsn: string }>(
+    `select xact_commit as commits, tup_inserted + tup_updated + tup_deleted as rows, pg_current_wal_lsn()::text as lsn
+     from pg_stat_database where datname = current_database()`,
+  );
+  return { commits: Number(rows[0].commits), rows: Number(rows[0].rows), walLsn: rows[0].lsn };
+}
+
+async function walBytes(db: TestDatabase, from: string, to: string): Promise<number> {
+  const { rows } = await db.pool.query<{ bytes: string }>('select pg_wal_lsn_diff($2::pg_lsn, $1::pg_lsn) as bytes', [from, to]);
+  return Number(rows[0].bytes);
+}
+
 async function measureOne(contender: Contender, pass: number, settings: Settings, receiver: Awaited<ReturnType<typeof callbackReceiver>>): Promise<WholeLifeRun> {
   const tag = `life-${contender.system}-${pass}-${Date.now().toString(36)}`;
   const pid = contender.child.process.pid!;
   const edges: Partial<Record<'start' | 'end', { ms: number; cpu?: CpuSnapshot }>> = {};
   log(`whole life, pass ${pass}: ${WHOLE_LIFE_LABELS[contender.system]}, closed loop at concurrency ${settings.concurrency}, ${settings.wholeLifeS} s`);
+  const workBefore = await postgresWork(contender.db);
   const result = await runLoad({
     baseUrl: contender.url,
     concurrency: settings.concurrency,
@@ -165,6 +196,8 @@ async function measureOne(contender: Contender, pass: number, settings: Settings
   const postgres = postgresSeconds(start.cpu, cpuEnd);
   const cpu = cpuEnd.server - start.cpu.server + postgres;
   const lastCallback = Math.max(...times);
+  await sleep(STATS_PUBLISHED_AFTER_MS);
+  const workAfter = await postgresWork(contender.db);
   return {
     system: contender.system,
     pass,
@@ -175,6 +208,9 @@ async function measureOne(contender: Contender, pass: number, settings: Settings
     postgresMsPerCompleted: (postgres * 1000) / sinceStart,
     p50Ms: percentile(result.latenciesMs, 50),
     p99Ms: percentile(result.latenciesMs, 99),
+    commitsPerOrder: (workAfter.commits - workBefore.commits) / accepted,
+    rowsWrittenPerOrder: (workAfter.rows - workBefore.rows) / accepted,
+    walBytesPerOrder: (await walBytes(contender.db, workBefore.walLsn, workAfter.walLsn)) / accepted,
   };
 }
 
@@ -186,6 +222,8 @@ export async function wholeLife(settings: Settings): Promise<WholeLifePhase> {
   try {
     contenders.push(await startService(settings, upstream.url, receiver.url));
     contenders.push(await startPeer(settings, upstream.url, receiver.url));
+    // The provisioning's counts published before the first reading.
+    await sleep(STATS_PUBLISHED_AFTER_MS);
     const runs: WholeLifeRun[] = [];
     for (let pass = 1; pass <= settings.passes; pass++) {
       const order = pass % 2 === 1 ? contenders : [...contenders].reverse();
