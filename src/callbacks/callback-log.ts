@@ -28,7 +28,11 @@ export interface CallbackLogView {
 
 /** What staff see of an order's callbacks, and the manual redelivery. */
 export class CallbackLog {
-  constructor(private readonly pool: Pool) {}
+  constructor(
+    private readonly pool: Pool,
+    /** Told when an attempt was brought forward, so that this instance's worker claims it now. */
+    private readonly onRedelivery: () => void = () => undefined,
+  ) {}
 
   async of(orderNo: string): Promise<CallbackLogView | undefined> {
     const { delivery, attempts } = await deliveryLogOf(this.pool, orderNo);
@@ -62,7 +66,9 @@ export class CallbackLog {
    * One more attempt, now. A delivery still on its schedule is only brought
    * forward; a finished one (acknowledged or exhausted) gets one extra attempt.
    */
-  redeliver(orderNo: string): Promise<boolean> {
-    return requestRedelivery(this.pool, orderNo);
+  async redeliver(orderNo: string): Promise<boolean> {
+    const requested = await requestRedelivery(this.pool, orderNo);
+    if (requested) this.onRedelivery();
+    return requested;
   }
 }

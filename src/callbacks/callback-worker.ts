@@ -293,10 +293,11 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
     );
     const delays = this.options.retryDelaysMs;
     const maxAttempts = delivery.max_attempts ?? 1 + delays.length;
+    const next = result.acknowledged ? 'acknowledged' : attempt >= maxAttempts ? 'exhausted' : 'pending';
     await this.results.run({
       order_no: delivery.order_no,
       attempt,
-      next: result.acknowledged ? 'acknowledged' : attempt >= maxAttempts ? 'exhausted' : 'pending',
+      next,
       delay_ms: delays[attempt - 1] ?? 0,
       status_code: result.statusCode,
       latency_ms: Math.round(result.latencyMs),
@@ -304,6 +305,7 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
       acknowledged: result.acknowledged,
       error: result.error ?? null,
     });
+    if (next === 'pending') this.nudgeIn(delays[attempt - 1] ?? 0);
   }
 
   /**

@@ -2,6 +2,7 @@ import { Injectable, Logger, Module, OnApplicationBootstrap, OnModuleDestroy } f
 import { Pool } from 'pg';
 import { ProjectionRunner } from '../../projections/projection-runner';
 import { instanceId } from '../infrastructure/jobs/instance-id';
+import { IDLE_POLL_MS } from '../infrastructure/jobs/job-dispatcher';
 import { AppConfig } from '../config/config';
 import { EVENT_STORE, EventStore } from '../ledger/ports/event-store.port';
 import { APP_CONFIG, PG_POOL } from '../infrastructure/infrastructure.tokens';
@@ -51,7 +52,7 @@ class CallbackLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
             allowPrivateNetworks: config.callbackAllowPrivateNetworks,
             concurrency: config.callbackConcurrency,
             perMerchant: config.callbackConcurrencyPerMerchant,
-            pollMs: 100,
+            pollMs: IDLE_POLL_MS,
             instanceId: instanceId(),
             onAttempt: (outcome) => metrics.callbackAttempts.inc({ outcome }),
           },
@@ -61,7 +62,11 @@ class CallbackLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
         );
       },
     },
-    { provide: CallbackLog, inject: [PG_POOL], useFactory: (pool: Pool) => new CallbackLog(pool) },
+    {
+      provide: CallbackLog,
+      inject: [PG_POOL, CallbackWorker],
+      useFactory: (pool: Pool, worker: CallbackWorker) => new CallbackLog(pool, () => worker.nudge()),
+    },
     CallbackLifecycle,
   ],
   exports: [CallbackLog],

@@ -3,6 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { Pool } from 'pg';
 import { ProjectionRunner } from '../../projections/projection-runner';
 import { instanceId } from '../infrastructure/jobs/instance-id';
+import { IDLE_POLL_MS } from '../infrastructure/jobs/job-dispatcher';
 import { AppConfig } from '../config/config';
 import { EVENT_STORE, EventStore } from '../ledger/ports/event-store.port';
 import { APP_CONFIG, PG_POOL } from '../infrastructure/infrastructure.tokens';
@@ -84,7 +85,7 @@ class FulfilmentLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
             maxAttempts: config.fulfilmentMaxAttempts,
             retryBaseMs: config.fulfilmentRetryBaseMs,
             leaseMs: config.upstreamConnectTimeoutMs + config.upstreamTimeoutMs + 5_000,
-            pollMs: 500,
+            pollMs: IDLE_POLL_MS,
             instanceId: instanceId(),
           },
           (message, error) => (error ? logFailure(logger, message, error) : logger.warn(message)),

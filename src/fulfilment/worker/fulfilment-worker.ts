@@ -126,5 +126,6 @@ export class FulfilmentWorker extends DispatchedWorker<ClaimedJob> {
   private async retryLater(job: ClaimedJob, reason: string): Promise<void> {
     const delay = Math.min(this.options.retryBaseMs * 2 ** job.attempts, 60_000);
     await retryJobLater(this.pool, job.order_no, delay, reason.slice(0, 500), this.options.instanceId);
+    this.nudgeIn(delay);
   }
 }

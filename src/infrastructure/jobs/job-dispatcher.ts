@@ -5,6 +5,7 @@ export interface JobDispatcherOptions<Job> {
   name?: string;
   /** Jobs in flight at most; 0 turns the dispatcher off. */
   concurrency: number;
+  /** How often an idle dispatcher looks anyway (IDLE_POLL_MS unless a test wants it sooner). */
   pollMs: number;
   /** Claims (leases) up to `limit` due jobs. */
   claim(limit: number): Promise<Job[]>;
@@ -15,6 +16,17 @@ export interface JobDispatcherOptions<Job> {
 
 /** After a job ends, wait this long for others to end too, and claim for all the free slots at once. */
 const CLAIM_COALESCE_MS = 5;
+/**
+ * An idle dispatcher's look for work nobody announced. New work is announced:
+ * the projections nudge every instance's workers when they apply the events
+ * that make it, and a job put off until later nudges its dispatcher for then
+ * (nudgeIn). What is left is a lease that ran out on a stopped instance, and
+ * work added by an instance whose own dispatcher is off: found within this.
+ * Each look is a commit, so an idle instance makes about one every few seconds.
+ */
+export const IDLE_POLL_MS = 5_000;
+/** Wake-ups asked for later are grouped to this many ms: a retry storm sets one timer per slice, not one per job. */
+const LATER_SLICE_MS = 50;
 
 /**
  * The loop shared by the workers that lease jobs from Postgres: claim as many
@@ -27,6 +39,7 @@ export class JobDispatcher<Job> {
   private loop?: Promise<void>;
   private wake?: () => void;
   private wakeTimer?: NodeJS.Timeout;
+  private readonly later = new Map<number, NodeJS.Timeout>();
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(private readonly options: JobDispatcherOptions<Job>) {}
@@ -44,6 +57,8 @@ export class JobDispatcher<Job> {
     }
     this.running = false;
     clearTimeout(this.wakeTimer);
+    for (const timer of this.later.values()) clearTimeout(timer);
+    this.later.clear();
     this.wake?.();
     await this.loop;
     await Promise.all(this.inFlight);
@@ -52,6 +67,19 @@ export class JobDispatcher<Job> {
   /** New work may be due: claim shortly, without waiting for the poll. */
   nudge(): void {
     if (this.running) this.wakeSoon();
+  }
+
+  /** A job was put off: claim again once it is due, `delayMs` from now, without waiting for the idle poll. */
+  nudgeIn(delayMs: number): void {
+    if (!this.running) return;
+    const slice = Math.ceil((Date.now() + Math.max(0, delayMs)) / LATER_SLICE_MS) * LATER_SLICE_MS;
+    if (this.later.has(slice)) return;
+    const timer = setTimeout(() => {
+      this.later.delete(slice);
+      this.wakeSoon();
+    }, slice - Date.now());
+    timer.unref();
+    this.later.set(slice, timer);
   }
 
   private wakeSoon(): void {
@@ -110,5 +138,10 @@ export abstract class DispatchedWorker<Job> {
   /** Work was just added: claim now rather than at the next poll. */
   nudge(): void {
     this.dispatcher.nudge();
+  }
+
+  /** A job was put off for `delayMs`: claim again then. */
+  protected nudgeIn(delayMs: number): void {
+    this.dispatcher.nudgeIn(delayMs);
   }
 }

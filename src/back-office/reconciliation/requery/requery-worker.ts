@@ -3,7 +3,7 @@ import { AppConfig } from '../../../config/config';
 import { UPSTREAM, UpstreamProvider } from '../../../fulfilment';
 import { APP_CONFIG } from '../../../infrastructure/infrastructure.tokens';
 import { instanceId } from '../../../infrastructure/jobs/instance-id';
-import { JobDispatcher } from '../../../infrastructure/jobs/job-dispatcher';
+import { IDLE_POLL_MS, JobDispatcher } from '../../../infrastructure/jobs/job-dispatcher';
 import { logFailure } from '../../../infrastructure/logging/log-failure';
 import { eventDataView } from '../../orders/order.view';
 import { ClaimedRequery, RequeryJobs } from './requery-jobs';
@@ -11,8 +11,6 @@ import { proposalFor } from './requery-proposal';
 
 /** Claims after this many leases ran out on an order are not tried again: it is recorded as unknown. */
 const MAX_CLAIMS = 5;
-/** How often an idle instance looks for orders to re-query (a job started on this instance wakes it at once). */
-const POLL_MS = 1_000;
 
 /**
  * Asks the upstream about the orders of bulk re-query jobs, in the
@@ -39,7 +37,7 @@ export class RequeryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.dispatcher = new JobDispatcher({
       name: 'bulk re-queries',
       concurrency: config.requeryConcurrency,
-      pollMs: POLL_MS,
+      pollMs: IDLE_POLL_MS,
       claim: (limit) => this.jobs.claim(limit, config.requeryConcurrency, leaseMs, this.instance),
       run: (claimed) => this.requery(claimed),
       describe: (claimed) => `re-querying ${claimed.order_no} for ${claimed.job_id}`,
