@@ -45,6 +45,24 @@ export async function retryJobLater(pool: Pool, orderNo: string, delayMs: number
   );
 }
 
+/**
+ * The jobs due and not claimed by any worker: orders waiting for a worker
+ * slot, which is what grows when intake outruns completion (a job waiting to
+ * retry is not due, one in flight is leased). Counted up to `cap` + 1 only,
+ * along the due-time index, so a long queue costs no more to read than a
+ * short one; `oldestWaitS` is how long the first of them has been due.
+ */
+export async function waitingJobs(pool: Pool, cap: number): Promise<{ waiting: number; oldestWaitS: number }> {
+  const { rows } = await pool.query<{ waiting: number; oldest_wait_s: number | null }>(
+    `select count(*)::int as waiting, extract(epoch from now() - min(next_attempt_at))::float8 as oldest_wait_s
+     from (select next_attempt_at from fulfilment_jobs
+           where not done and next_attempt_at <= now() and (lease_until is null or lease_until < now())
+           order by next_attempt_at limit $1) due`,
+    [cap + 1],
+  );
+  return { waiting: rows[0].waiting, oldestWaitS: Math.max(0, rows[0].oldest_wait_s ?? 0) };
+}
+
 /** Jobs not done, those retrying, and the earliest due time among them. */
 export async function fulfilmentBacklog(pool: Pool): Promise<{ pending: number; retrying: number; oldest: Date | null }> {
   const { rows } = await pool.query<{ pending: number; retrying: number; oldest: Date | null }>(

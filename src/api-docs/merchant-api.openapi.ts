@@ -42,7 +42,7 @@ const SIGNED_FAILURES = {
 } as const;
 
 /** The body checks of row 8 and the business refusals of row 9, per endpoint. */
-function signedFailures(extra: Record<number, { codes: readonly string[]; description: string }> = {}) {
+function signedFailures(extra: Record<number, { codes: readonly string[]; description: string; headers?: Record<string, unknown> }> = {}) {
   const merged: Record<number, { codes: readonly string[]; description: string; headers?: Record<string, unknown> }> = { ...SIGNED_FAILURES };
   for (const [status, spec] of Object.entries(extra)) {
     const base = merged[Number(status)];
@@ -133,6 +133,13 @@ export function merchantApiDocument() {
               description: 'a required field is missing, an account field the SKU does not define, or no upstream route for the SKU',
             },
             402: { codes: ['INSUFFICIENT_BALANCE'], description: 'The available balance is lower than the price; no order was created' },
+            503: {
+              codes: ['SERVICE_BUSY'],
+              description:
+                "Orders wait for fulfilment beyond the service's limits (the backlog policy): no order was created, nothing was frozen, and the nonce " +
+                'was given back; send the same request again after Retry-After seconds',
+              headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'string', pattern: '^\\d+$' } } },
+            },
             409: { codes: ['OUT_TRADE_NO_CONFLICT'], description: 'The out_trade_no was used for a different target' },
             422: {
               codes: ['VALIDATION_FAILED', 'SKU_NOT_FOUND', 'SKU_OFF_SHELF'],

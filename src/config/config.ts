@@ -31,6 +31,9 @@ export interface AppConfig {
   readonly fulfilmentRetryBaseMs: number;
   /** Re-queries of a bulk re-query job in flight at the upstream at once, across every instance; 0: this instance runs none. */
   readonly requeryConcurrency: number;
+  /** The backlog policy (merchant-api/gateway/intake-guard.ts): orders due and waiting for a worker, and seconds the oldest has waited; 0 is no limit. */
+  readonly intakeMaxWaiting: number;
+  readonly intakeMaxWaitS: number;
   readonly callbackRetryDelaysMs: readonly number[];
   readonly callbackAllowPrivateNetworks: boolean;
   readonly callbackTimeoutMs: number;
@@ -153,6 +156,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
     fulfilmentMaxAttempts: read('FULFILMENT_MAX_ATTEMPTS', '10', integerIn(1, 1000), 'an integer from 1 to 1000'),
     fulfilmentRetryBaseMs: read('FULFILMENT_RETRY_BASE_MS', '1000', integerIn(1, 3_600_000), 'an integer of milliseconds'),
     requeryConcurrency: read('REQUERY_CONCURRENCY', '8', integerIn(0, 1000), 'an integer from 0 (off) to 1000'),
+    intakeMaxWaiting: read('INTAKE_MAX_WAITING', '20000', integerIn(0, 10_000_000), 'an integer from 0 (no limit) to 10000000'),
+    intakeMaxWaitS: read('INTAKE_MAX_WAIT_S', '30', integerIn(0, 86_400), 'an integer of seconds from 0 (no limit) to 86400'),
     callbackRetryDelaysMs: read(
       'CALLBACK_RETRY_DELAYS',
       DEFAULT_CALLBACK_DELAYS,

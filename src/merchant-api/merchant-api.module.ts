@@ -22,6 +22,8 @@ import { WalletBalanceReader } from './balance/wallet-balance.reader';
 import { CatalogueReader } from './products/catalogue.reader';
 import { MerchantGatewayMiddleware } from './gateway/merchant-gateway.middleware';
 import { ReplayGuard } from './gateway/replay-guard';
+import { IntakeGuard } from './gateway/intake-guard';
+import { waitingJobs } from '../../projections/fulfilment-jobs.queries';
 import { OrderReader } from './orders/order.reader';
 import { ProductsController } from './products/products.controller';
 import { QueryOrderController } from './query/query-order.controller';
@@ -74,6 +76,18 @@ class NonceHousekeeping implements OnModuleInit, OnModuleDestroy, OnApplicationS
       },
     },
     { provide: ReplayGuard, inject: [REPLAY_POOL], useFactory: (pool: Pool) => new ReplayGuard(pool) },
+    {
+      provide: IntakeGuard,
+      inject: [PG_POOL, APP_CONFIG],
+      useFactory: (pool: Pool, config: AppConfig) => {
+        const logger = new Logger('IntakeGuard');
+        return new IntakeGuard(
+          { maxWaiting: config.intakeMaxWaiting, maxWaitS: config.intakeMaxWaitS },
+          (cap) => waitingJobs(pool, cap),
+          (error) => logger.warn(`could not read the fulfilment queue: ${String(error)}`),
+        );
+      },
+    },
     { provide: CatalogueReader, inject: [PG_POOL], useFactory: (pool: Pool) => new CatalogueReader(pool) },
     {
       provide: OrderReader,
@@ -89,6 +103,7 @@ class NonceHousekeeping implements OnModuleInit, OnModuleDestroy, OnApplicationS
     MerchantGatewayMiddleware,
     SubmitOrderService,
   ],
+  exports: [IntakeGuard],
 })
 export class MerchantApiModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

@@ -16,6 +16,8 @@ import { startMetricsServer } from './metrics-server';
 import { registerScrapeReadings } from './scrape-readings';
 import { LedgerModule } from '../ledger/ledger.module';
 import { WalletWarmup } from '../ledger/wallet/wallet-warmup';
+import { MerchantApiModule } from '../merchant-api/merchant-api.module';
+import { IntakeGuard } from '../merchant-api';
 
 /** Starts the METRICS_PORT listener with the service, and closes it with the service. */
 @Injectable()
@@ -45,26 +47,35 @@ class MetricsListener implements OnApplicationBootstrap, OnApplicationShutdown {
 
 /** Health probes, Prometheus metrics and the readings behind them. */
 @Module({
-  imports: [LedgerModule],
+  imports: [LedgerModule, MerchantApiModule],
   controllers: [HealthController, MetricsController],
   providers: [
     {
       provide: MetricsEndpoint,
-      inject: [METRICS, APP_CONFIG, PG_POOL, EVENT_STORE, ProjectionRunner],
-      useFactory: (metrics: Metrics, config: AppConfig, pool: Pool, store: EventStore, projections: ProjectionRunner) => {
+      inject: [METRICS, APP_CONFIG, PG_POOL, EVENT_STORE, ProjectionRunner, IntakeGuard],
+      useFactory: (metrics: Metrics, config: AppConfig, pool: Pool, store: EventStore, projections: ProjectionRunner, intake: IntakeGuard) => {
         registerScrapeReadings(
           metrics,
           pool,
           store,
           projections.projections.map((p) => p.name),
+          intake,
         );
         return new MetricsEndpoint(metrics, config);
       },
     },
     {
       provide: Readiness,
-      inject: [PG_POOL, EVENT_STORE, APP_CONFIG, MIGRATIONS, ProjectionRunner, WalletWarmup],
-      useFactory: (pool: Pool, store: EventStore, config: AppConfig, migrations: readonly Migration[], projections: ProjectionRunner, warmup: WalletWarmup) =>
+      inject: [PG_POOL, EVENT_STORE, APP_CONFIG, MIGRATIONS, ProjectionRunner, WalletWarmup, IntakeGuard],
+      useFactory: (
+        pool: Pool,
+        store: EventStore,
+        config: AppConfig,
+        migrations: readonly Migration[],
+        projections: ProjectionRunner,
+        warmup: WalletWarmup,
+        intake: IntakeGuard,
+      ) =>
         new Readiness(
           pool,
           store,
@@ -72,6 +83,7 @@ class MetricsListener implements OnApplicationBootstrap, OnApplicationShutdown {
           projections.projections.map((p) => p.name),
           config.readyMaxLagMs,
           warmup,
+          intake,
         ),
     },
     MetricsListener,

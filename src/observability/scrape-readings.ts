@@ -5,16 +5,32 @@ import { projectionLags } from './projection-lag';
 import { CALLBACK_BACKLOG_COLUMNS, CallbackBacklogColumns } from '../../projections/callback-schedule.queries';
 import { FULFILMENT_BACKLOG_COLUMNS, FulfilmentBacklogColumns } from '../../projections/fulfilment-jobs.queries';
 import { lowBalanceFlags } from '../../projections/wallets.queries';
+import type { IntakeGuard } from '../merchant-api';
 
 /** Projection lag is counted up to this many events: enough to tell a hiccup from an outage, cheap to read. */
 const LAG_COUNT_LIMIT = 10_000;
 
 /**
  * The gauges read from Postgres when /metrics is scraped: two indexed counts
- * of unfinished work, one read of the log per distinct checkpoint, and the
- * wallets of the merchants with a low-balance threshold.
+ * of unfinished work, one read of the log per distinct checkpoint, the
+ * wallets of the merchants with a low-balance threshold, and the backlog
+ * policy's reading of the fulfilment queue.
  */
-export function registerScrapeReadings(metrics: Metrics, pool: Pool, store: EventStore, projections: readonly string[]): void {
+export function registerScrapeReadings(
+  metrics: Metrics,
+  pool: Pool,
+  store: EventStore,
+  projections: readonly string[],
+  intake?: Pick<IntakeGuard, 'status'>,
+): void {
+  if (intake) {
+    metrics.readAtScrape(async () => {
+      const status = await intake.status();
+      metrics.intakeWaiting.set(status.waiting);
+      metrics.intakeOldestWait.set(status.oldestWaitS);
+      metrics.intakeShedding.set(status.shedding ? 1 : 0);
+    });
+  }
   metrics.readAtScrape(async () => {
     const { rows } = await pool.query<FulfilmentBacklogColumns & CallbackBacklogColumns>(`select ${FULFILMENT_BACKLOG_COLUMNS}, ${CALLBACK_BACKLOG_COLUMNS}`);
     const row = rows[0];

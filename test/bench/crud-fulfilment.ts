@@ -57,12 +57,16 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
 function post(url: URL, headers: http.OutgoingHttpHeaders, body: string, timeoutMs: number): Promise<{ status: number; body: Buffer }> {
   return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) }, timeout: timeoutMs }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) }));
-      response.on('error', reject);
-    });
+    const request = http.request(
+      url,
+      { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) }, timeout: timeoutMs },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        response.on('error', reject);
+      },
+    );
     request.on('timeout', () => request.destroy(new Error('timeout')));
     request.on('error', reject);
     request.end(body);
@@ -196,7 +200,12 @@ export class CrudFulfilment {
     });
     let reply: { status: number; body: Buffer };
     try {
-      reply = await post(new URL('/v1/topups', this.upstreamUrl), { 'content-type': 'application/json', 'idempotency-key': `C${job.order_no}` }, body, UPSTREAM_TIMEOUT_MS);
+      reply = await post(
+        new URL('/v1/topups', this.upstreamUrl),
+        { 'content-type': 'application/json', 'idempotency-key': `C${job.order_no}` },
+        body,
+        UPSTREAM_TIMEOUT_MS,
+      );
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       return code === 'ECONNREFUSED' ? { outcome: 'retry' } : { outcome: 'unknown' };
@@ -251,7 +260,9 @@ export class CrudFulfilment {
     await this.pool.query(
       `with attempt as (insert into callback_attempts (order_no, attempt, http_status, acknowledged) values ($2, $3, $4, $5))
        ${acknowledged || retryS === undefined ? 'delete from jobs where id = $1' : `update jobs set run_after = now() + make_interval(secs => $6) where id = $1`}`,
-      acknowledged || retryS === undefined ? [job.id, job.order_no, job.attempts, status, acknowledged] : [job.id, job.order_no, job.attempts, status, acknowledged, retryS],
+      acknowledged || retryS === undefined
+        ? [job.id, job.order_no, job.attempts, status, acknowledged]
+        : [job.id, job.order_no, job.attempts, status, acknowledged, retryS],
     );
   }
 }

@@ -158,7 +158,14 @@ async function main(): Promise<void> {
         ['table', 'rows written', 'inserted', 'updated', 'of them HOT', 'deleted'],
         [
           ...writes.map((w) => [w.table, per(w.inserted + w.updated + w.deleted), per(w.inserted), per(w.updated), per(w.hot), per(w.deleted)]),
-          ['all', per(sum((w) => w.inserted + w.updated + w.deleted)), per(sum((w) => w.inserted)), per(sum((w) => w.updated)), per(sum((w) => w.hot)), per(sum((w) => w.deleted))],
+          [
+            'all',
+            per(sum((w) => w.inserted + w.updated + w.deleted)),
+            per(sum((w) => w.inserted)),
+            per(sum((w) => w.updated)),
+            per(sum((w) => w.hot)),
+            per(sum((w) => w.deleted)),
+          ],
         ],
       ),
       '',
@@ -168,13 +175,25 @@ async function main(): Promise<void> {
         ['relation', 'WAL bytes', 'of it full-page images', 'records', 'of them'],
         [
           ...wal.slice(0, 20).map((w) => [w.relation, per(w.bytes, 0), per(w.fpi, 0), per(w.records), recordKinds(w.kinds, accepted)]),
-          ['all', per(walTotal, 0), per(wal.reduce((n, w) => n + w.fpi, 0), 0), per(wal.reduce((n, w) => n + w.records, 0)), ''],
+          [
+            'all',
+            per(walTotal, 0),
+            per(
+              wal.reduce((n, w) => n + w.fpi, 0),
+              0,
+            ),
+            per(wal.reduce((n, w) => n + w.records, 0)),
+            '',
+          ],
         ],
       ),
       '',
       'WAL by kind of record:',
       '',
-      ...table(['record', 'bytes', 'of it full-page images', 'records'], kinds.slice(0, 15).map((k) => [k.kind, per(k.bytes, 0), per(k.fpi, 0), per(k.count)])),
+      ...table(
+        ['record', 'bytes', 'of it full-page images', 'records'],
+        kinds.slice(0, 15).map((k) => [k.kind, per(k.bytes, 0), per(k.fpi, 0), per(k.count)]),
+      ),
     ].join('\n'),
   );
 }

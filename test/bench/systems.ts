@@ -61,7 +61,8 @@ export function startSystem(name: SystemName, settings: Settings): Promise<Syste
 async function startServiceSystem(settings: Settings): Promise<System> {
   const db = await freshDatabase('topup_bench');
   // Fulfilment off unless asked for: the submit figures are the submit path and its projections.
-  const env: NodeJS.ProcessEnv = settings.withFulfilment ? {} : { FULFILMENT_CONCURRENCY: '0' };
+  // With fulfilment off every accepted order waits: the backlog policy, which would refuse submits, goes off with it.
+  const env: NodeJS.ProcessEnv = settings.withFulfilment ? {} : { FULFILMENT_CONCURRENCY: '0', INTAKE_MAX_WAITING: '0', INTAKE_MAX_WAIT_S: '0' };
   if (settings.cpuProfDir) env.BENCH_CPU_PROF_DIR = settings.cpuProfDir;
   const { service, merchants } = await startProvisionedService('service', db, { env, merchants: settings.merchants + 1 });
   log(`service up at ${service.url}, ${merchants.length} merchants provisioned`);

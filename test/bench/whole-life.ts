@@ -162,7 +162,12 @@ async function walBytes(db: TestDatabase, from: string, to: string): Promise<num
   return Number(rows[0].bytes);
 }
 
-async function measureOne(contender: Contender, pass: number, settings: Settings, receiver: Awaited<ReturnType<typeof callbackReceiver>>): Promise<WholeLifeRun> {
+async function measureOne(
+  contender: Contender,
+  pass: number,
+  settings: Settings,
+  receiver: Awaited<ReturnType<typeof callbackReceiver>>,
+): Promise<WholeLifeRun> {
   const tag = `life-${contender.system}-${pass}-${Date.now().toString(36)}`;
   const pid = contender.child.process.pid!;
   const edges: Partial<Record<'start' | 'end', { ms: number; cpu?: CpuSnapshot }>> = {};

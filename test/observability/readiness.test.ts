@@ -49,6 +49,8 @@ describe('health probes: /health/live, /health/ready (on a Postgres server of it
           projections: passed({ max_lag_ms: MAX_LAG_MS, lag_ms: { orders: 0, wallets: 0, 'order-minutes': 0, 'fulfilment-jobs': 0, 'callback-schedule': 0 } }),
           // A new database has no wallets to load at start-up.
           wallets: passed({ state: 'done', wanted: 0, loaded: 0, events: 0, ms: expect.any(Number) }),
+          // The test settings turn the backlog policy off; it is shown all the same.
+          intake: passed({ shedding: false, waiting: 0, oldest_wait_s: 0, max_waiting: 0, max_wait_s: 0 }),
         },
       },
     });

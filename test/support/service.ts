@@ -35,6 +35,9 @@ export const TEST_ENV = {
   FULFILMENT_CONCURRENCY: '0',
   // Callback suites turn the sender on.
   CALLBACK_CONCURRENCY: '0',
+  // With fulfilment off, every accepted order waits: the backlog policy would refuse submits after 30 s of a suite.
+  INTAKE_MAX_WAITING: '0',
+  INTAKE_MAX_WAIT_S: '0',
 };
 
 /** Starts the real service (HTTP on a random port) on the given test database. */

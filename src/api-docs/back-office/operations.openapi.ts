@@ -95,7 +95,14 @@ export function dashboardPaths(): PathItems {
 }
 
 const checkResult = closed({ ok: boolean, ms: integer(), error: string(), detail: anyObject }, ['error', 'detail']);
-const readinessChecks = closed({ postgres: checkResult, event_store: checkResult, migrations: checkResult, projections: checkResult, wallets: checkResult });
+const readinessChecks = closed({
+  postgres: checkResult,
+  event_store: checkResult,
+  migrations: checkResult,
+  projections: checkResult,
+  wallets: checkResult,
+  intake: checkResult,
+});
 
 /** The operators' probes, the metrics and these documents: no staff token. */
 export function probePaths(): PathItems {

@@ -84,6 +84,12 @@ export class Metrics {
   });
   readonly fulfilmentBacklog = this.gauge('topup_fulfilment_backlog', 'Fulfilment jobs not yet done (due, waiting to retry, or in flight)');
   readonly fulfilmentOldestAge = this.gauge('topup_fulfilment_oldest_job_age_seconds', 'Age of the oldest fulfilment job not yet done (0 when none)');
+  readonly intakeWaiting = this.gauge(
+    'topup_intake_waiting_orders',
+    'Orders due for fulfilment and not yet taken by a worker (counted up to INTAKE_MAX_WAITING + 1)',
+  );
+  readonly intakeOldestWait = this.gauge('topup_intake_oldest_wait_seconds', 'How long the longest-waiting of them has waited for a worker');
+  readonly intakeShedding = this.gauge('topup_intake_shedding', '1 while new submits are refused (503 SERVICE_BUSY) by the backlog policy, else 0');
   readonly callbackBacklog = this.gauge('topup_callback_backlog', 'Callbacks not yet acknowledged that have attempts left');
   readonly callbackOldestAge = this.gauge(
     'topup_callback_oldest_age_seconds',

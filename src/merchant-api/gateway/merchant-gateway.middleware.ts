@@ -13,6 +13,7 @@ import { METRICS, Metrics } from '../../infrastructure/metrics/metrics';
 import { MAX_BODY_BYTES } from '../../shared/limits';
 import { MERCHANT_REQUEST, MerchantRequest } from './merchant-request';
 import { ReplayGuard } from './replay-guard';
+import { IntakeGuard, RETRY_AFTER_S } from './intake-guard';
 import { signatureMatches, stringToSign } from '../../shared/signature';
 import { isAllowed, parseAllowList, sourceAddress } from './source-address';
 import { V2_PATHS, V2_ROUTES } from '../routes.public';
@@ -27,7 +28,8 @@ const unauthorized = (code: string, message: string, field?: string) => new ApiE
 /**
  * Every /api request passes here first, and the checks run in the contract's
  * order: route, method, query string, size, authentication (key, timestamp,
- * signature, nonce), suspension and IP whitelist, rate limit, JSON body.
+ * signature, nonce), suspension and IP whitelist, rate limit, the backlog
+ * policy (submits only), JSON body.
  * Controllers only see requests that passed them all.
  */
 @Injectable()
@@ -38,6 +40,7 @@ export class MerchantGatewayMiddleware implements NestMiddleware {
   constructor(
     private readonly directory: MerchantDirectory,
     private readonly replayGuard: ReplayGuard,
+    private readonly intake: IntakeGuard,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(METRICS) private readonly metrics: Metrics,
   ) {}
@@ -107,6 +110,16 @@ export class MerchantGatewayMiddleware implements NestMiddleware {
       const retryAfter = String(Math.max(1, Math.ceil((1000 - (now % 1000)) / 1000)));
       throw new ApiError(429, 'RATE_LIMITED', `More than ${merchant.rateLimitPerSecond} requests per second`, undefined, {
         'Retry-After': retryAfter,
+      });
+    }
+
+    // The backlog policy: nothing is frozen, and the nonce is given back so that the same request can be sent again unchanged.
+    if (path === V2_ROUTES.submit && this.intake.shedding(now)) {
+      await this.replayGuard.forget(merchant.merchantId, signing.nonce, Number(signing.timestamp), (e) =>
+        this.logger.warn({ message: `could not give back the nonce of a refused submit: ${String(e)}`, ...requestFields(request) }),
+      );
+      throw new ApiError(503, 'SERVICE_BUSY', "Orders are waiting for fulfilment beyond the service's limits: send the same request again later", undefined, {
+        'Retry-After': String(RETRY_AFTER_S),
       });
     }
 

@@ -4,6 +4,7 @@ import { isDatabaseUnavailable } from '../../infrastructure/postgres/connection'
 import { Migration } from '../../infrastructure/postgres/migrations';
 import { projectionLags } from '../projection-lag';
 import { WalletWarmup } from '../../ledger/wallet/wallet-warmup';
+import type { IntakeGuard } from '../../merchant-api';
 
 /** A check that has not answered by then has failed: a probe must answer before its own timeout. */
 const CHECK_TIMEOUT_MS = 2000;
@@ -19,13 +20,16 @@ export interface CheckResult {
   detail?: Record<string, unknown>;
 }
 
-export type ReadinessChecks = Record<'postgres' | 'event_store' | 'migrations' | 'projections' | 'wallets', CheckResult>;
+export type ReadinessChecks = Record<'postgres' | 'event_store' | 'migrations' | 'projections' | 'wallets' | 'intake', CheckResult>;
 
 /**
  * Whether this instance can serve: Postgres and the event store answer, every
  * migration it knows is applied, and every projection is within maxLagMs of
  * the log (orders and balances read from the read models would be stale),
- * and the wallets loaded at start-up are loaded (WALLET_WARMUP).
+ * and the wallets loaded at start-up are loaded (WALLET_WARMUP). The backlog
+ * policy's state is shown (intake) but never makes an instance unready: every
+ * instance shares the one queue, so taking one out of the balancer would only
+ * move its merchants to others that refuse them too.
  */
 export class Readiness {
   constructor(
@@ -36,10 +40,11 @@ export class Readiness {
     private readonly maxLagMs: number,
     /** The wallets' start-up load: only its status is read. */
     private readonly warmup: Pick<WalletWarmup, 'status'>,
+    private readonly intake?: Pick<IntakeGuard, 'status'>,
   ) {}
 
   async check(): Promise<{ ready: boolean; checks: ReadinessChecks }> {
-    const [postgres, eventStore, migrations, projections] = await Promise.all([
+    const [postgres, eventStore, migrations, projections, intake] = await Promise.all([
       timed(async () => {
         await this.pool.query('select 1');
       }),
@@ -48,9 +53,24 @@ export class Readiness {
       }),
       timed(() => this.missingMigrations()),
       timed(() => this.projectionLag()),
+      timed(() => this.intakeState()),
     ]);
-    const checks: ReadinessChecks = { postgres, event_store: eventStore, migrations, projections, wallets: this.walletsLoaded() };
+    const checks: ReadinessChecks = { postgres, event_store: eventStore, migrations, projections, wallets: this.walletsLoaded(), intake };
     return { ready: Object.values(checks).every((c) => c.ok), checks };
+  }
+
+  private async intakeState(): Promise<Omit<CheckResult, 'ms'>> {
+    if (!this.intake) return { ok: true };
+    const { shedding, waiting, oldestWaitS, limits } = await this.intake.status();
+    const detail = {
+      shedding,
+      waiting,
+      oldest_wait_s: Math.round(oldestWaitS * 10) / 10,
+      max_waiting: limits.maxWaiting,
+      max_wait_s: limits.maxWaitS,
+    };
+    // The instance serves either way (a refused submit is an answer): the detail says whether submits are refused.
+    return { ok: true, detail };
   }
 
   private async missingMigrations(): Promise<Omit<CheckResult, 'ms'>> {
