@@ -39,6 +39,11 @@ export const callbackScheduleProjection: Projection<Tables> = {
       sql: (t) => `
     create index on ${t.callback_deliveries} (created_at) where state = 'exhausted';`,
     },
+    // Room for the two updates a delivery gets (its attempt started, its result) on the page it was inserted in.
+    {
+      id: 'projections/callback-schedule/003-fillfactor',
+      sql: (t) => `alter table ${t.callback_deliveries} set (fillfactor = 70);`,
+    },
   ],
   apply: (event, t) => scheduleCallbacks([event], t),
   applyAll: scheduleCallbacks,

@@ -90,11 +90,11 @@ export async function unknownResultPage(pool: Pool, limit: number, offset: numbe
     rows: (
       await client.query<QueueRow>(
         `select *, extract(epoch from now() - result_unknown_at)::int as age_seconds from rm_orders
-           where stage = 'unknown' order by result_unknown_at, order_no limit $1 offset $2`,
+           where awaiting_clerk_since is not null order by awaiting_clerk_since, order_no limit $1 offset $2`,
         [limit, offset],
       )
     ).rows,
-    total: (await client.query<{ n: number }>(`select count(*)::int as n from rm_orders where stage = 'unknown'`)).rows[0].n,
+    total: (await client.query<{ n: number }>(`select count(*)::int as n from rm_orders where awaiting_clerk_since is not null`)).rows[0].n,
   }));
 }
 
@@ -105,7 +105,7 @@ export async function oldestUnknownResult(
   const { rows } = await pool.query<{ order_no: string; merchant_id: string; result_unknown_at: Date; age_seconds: number; total: number }>(
     `select order_no, merchant_id, result_unknown_at, extract(epoch from now() - result_unknown_at)::int as age_seconds,
                 count(*) over ()::int as total
-         from rm_orders where stage = 'unknown' order by result_unknown_at, order_no limit 1`,
+         from rm_orders where awaiting_clerk_since is not null order by awaiting_clerk_since, order_no limit 1`,
   );
   return rows[0];
 }
@@ -116,9 +116,9 @@ export async function oldestUnknownResult(
  * queue's own index: scalar subqueries for the operations dashboard's
  * statement of the queues.
  */
-export const UNKNOWN_QUEUE_COLUMNS = `(select count(*) from rm_orders where stage = 'unknown') as unknown_orders,
-              (select extract(epoch from now() - min(result_unknown_at))::float8 from rm_orders where stage = 'unknown') as unknown_oldest_age,
-              (select order_no from rm_orders where stage = 'unknown' order by result_unknown_at, order_no limit 1) as unknown_oldest_no`;
+export const UNKNOWN_QUEUE_COLUMNS = `(select count(*) from rm_orders where awaiting_clerk_since is not null) as unknown_orders,
+              (select extract(epoch from now() - min(awaiting_clerk_since))::float8 from rm_orders where awaiting_clerk_since is not null) as unknown_oldest_age,
+              (select order_no from rm_orders where awaiting_clerk_since is not null order by awaiting_clerk_since, order_no limit 1) as unknown_oldest_no`;
 
 export interface UnknownQueueColumns {
   unknown_orders: string;
@@ -145,14 +145,14 @@ export interface UnknownResultOrder {
 /** Up to `limit` orders of the queue that the filter selects, oldest result first (the queue's order). */
 export async function unknownResultOrders(pool: Pool, filter: UnknownResultFilter, limit: number): Promise<UnknownResultOrder[]> {
   const where = new Conditions()
-    .add(`stage = 'unknown'`)
+    .add(`awaiting_clerk_since is not null`)
     .addIf(filter.merchantId, 'merchant_id = ?')
     .addIf(filter.createdFrom, 'created_at >= ?')
     .addIf(filter.createdTo, 'created_at < ?')
     .addIf(filter.orderNos, 'order_no = any(?::text[])');
   const { rows } = await pool.query<UnknownResultOrder>(
     `select order_no, merchant_id, amount::text, currency from rm_orders ${where.where()}
-       order by result_unknown_at, order_no limit ${where.next(limit)}`,
+       order by awaiting_clerk_since, order_no limit ${where.next(limit)}`,
     where.values,
   );
   return rows;
@@ -201,8 +201,8 @@ export async function reconciliationCandidates(pool: Pool, orderNos: readonly st
 export async function stuckOrderNos(pool: Pool, graceMs: number, limit: number): Promise<string[]> {
   const { rows } = await pool.query<{ order_no: string }>(
     `select order_no from rm_orders
-       where stage in ('placed', 'succeeding', 'failing') and updated_at < now() - make_interval(secs => $1::float8 / 1000)
-       order by updated_at limit $2`,
+       where step_pending_since < now() - make_interval(secs => $1::float8 / 1000)
+       order by step_pending_since limit $2`,
     [graceMs, limit],
   );
   return rows.map((row) => row.order_no);

@@ -1,7 +1,7 @@
 import { LedgerEvent } from '../../projections/ledger-event';
 import { ordersProjection } from '../../projections/orders.projection';
 import { inlineStatements } from '../../projections/statement-batch';
-import { at, interleaved, order, placed } from '../support/order-lives';
+import { at, interleaved, order, OrderSpec, orderLives, placed } from '../support/order-lives';
 import { projectionCases } from '../support/projection-cases';
 
 /**
@@ -135,6 +135,88 @@ describe('orders projection: a batch of events writes what the events one by one
         { order_no: "Q'1", fail_code: 'INVALID_ACCOUNT', fail_reason: reason },
         { order_no: 'Q\\2', fail_code: 'INVALID_ACCOUNT', fail_reason: reason },
       ]);
+    }
+  });
+
+  /** Whether each row's two keys follow its stage: the reconciliation queue's and the recovery sweep's. */
+  const keysFollowStages = (rows: Record<string, any>[]) =>
+    rows.map((row) => ({
+      order_no: row.order_no,
+      stage: row.stage,
+      queued: row.awaiting_clerk_since?.toISOString() ?? null,
+      stepPending: row.step_pending_since?.toISOString() ?? null,
+    }));
+  const expectedKeys = (rows: Record<string, any>[]) =>
+    rows.map((row) => ({
+      order_no: row.order_no,
+      stage: row.stage,
+      queued: row.stage === 'unknown' ? row.result_unknown_at.toISOString() : null,
+      stepPending: ['placed', 'succeeding', 'failing'].includes(row.stage) ? row.updated_at.toISOString() : null,
+    }));
+
+  it('keeps the queue key set exactly while an order is unknown, and the step key while its next step is due, after every event', async () => {
+    const log = interleaved([
+      ...orderLives(),
+      [
+        placed('F', 1, at(0)),
+        order('F', { type: 'OrderAccepted', data: { attempt: 1, at: at(1) } }),
+        order('F', { type: 'OrderSentUpstream', data: { upstreamAttempt: 1, at: at(2) } }),
+        order('F', { type: 'OrderResultUnknown', data: { reason: 'timeout', at: at(3) } }),
+      ],
+      [
+        placed('G', 1, at(0)),
+        order('G', { type: 'OrderAccepted', data: { attempt: 1, at: at(1) } }),
+        order('G', { type: 'OrderSentUpstream', data: { upstreamAttempt: 1, at: at(2) } }),
+        order('G', { type: 'OrderDeliveryConfirmed', data: { at: at(3) } }),
+      ],
+    ]);
+    const t = await cases.freshTables();
+    let stagesSeen = new Set<string>();
+    for (const event of log) {
+      await cases.pool().query(inlineStatements(ordersProjection.apply(event, t)));
+      const { rows } = await cases.pool().query(`select * from ${t.rm_orders} order by order_no`);
+      expect(keysFollowStages(rows)).toEqual(expectedKeys(rows));
+      stagesSeen = new Set([...stagesSeen, ...rows.map((row) => row.stage as string)]);
+    }
+    // Every stage passed through on the way, the ones with a key among them.
+    expect([...stagesSeen].sort()).toEqual(['accepted', 'failed', 'failing', 'placed', 'refused', 'sent', 'succeeded', 'succeeding', 'unknown']);
+    // Whole, in one batch, the same.
+    const whole = await cases.applied([log]);
+    const { rows } = await cases.pool().query(`select * from ${whole.rm_orders} order by order_no`);
+    expect(keysFollowStages(rows)).toEqual(expectedKeys(rows));
+  });
+
+  it("updates an order's row in its normal life without touching an index (HOT): sent, then succeeded", async () => {
+    const orderNos = Array.from({ length: 20 }, (_, i) => `H${String(i).padStart(2, '0')}`);
+    const step = (make: (orderNo: string) => OrderSpec[]) => interleaved(orderNos.map(make));
+    const submits = step((o) => [placed(o, 1, at(0)), order(o, { type: 'OrderAccepted', data: { attempt: 1, at: at(1) } })]);
+    const sends = step((o) => [order(o, { type: 'OrderSentUpstream', data: { upstreamAttempt: 1, at: at(2) } })]);
+    const settles = step((o) => [order(o, { type: 'OrderDeliveryConfirmed', data: { at: at(3) } }), order(o, { type: 'OrderSucceeded', data: { at: at(4) } })]);
+    const t = await cases.freshTables();
+    const client = await cases.pool().connect();
+    try {
+      // Each batch in a transaction of its own, as the runner applies them. The backend's own counts, not yet
+      // published, read at the transaction's start and end (they publish only between transactions).
+      const read = async () =>
+        (
+          await client.query<{ updated: string; hot: string }>(
+            `select pg_stat_get_xact_tuples_updated($1::regclass) as updated, pg_stat_get_xact_tuples_hot_updated($1::regclass) as hot`,
+            [t.rm_orders],
+          )
+        ).rows[0];
+      const counts = { updated: 0, hot: 0 };
+      for (const batch of [submits, sends, settles]) {
+        await client.query('begin');
+        const before = await read();
+        await client.query(inlineStatements(ordersProjection.applyAll!(batch, t)));
+        const after = await read();
+        await client.query('commit');
+        counts.updated += Number(after.updated) - Number(before.updated);
+        counts.hot += Number(after.hot) - Number(before.hot);
+      }
+      expect(counts).toEqual({ updated: 2 * orderNos.length, hot: 2 * orderNos.length });
+    } finally {
+      client.release();
     }
   });
 });
