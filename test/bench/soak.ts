@@ -1,0 +1,197 @@
+/**
+ * `npm run bench:soak`: the service under sustained load, a minute at a time,
+ * to show what a short benchmark hides: whether intake, its tail, the
+ * completion of orders and the process's memory stay flat while the log
+ * grows. The service runs with its defaults on a fresh database (the built-in
+ * upstream simulator inside its process, as `npm start` runs it, unless
+ * UPSTREAM_URL is set), callbacks off; closed loops of --concurrency clients,
+ * a quarter of them on one hot merchant and the rest over --merchants others.
+ *
+ * Each minute: submits accepted a second, p50 and p99, refusals by code (the
+ * backlog policy's 503 SERVICE_BUSY among them), orders that became final in
+ * the read model a second, the backlog (accepted, not final), the
+ * service's resident memory and the log's length (read once a minute: the
+ * final orders are counted with a scan of rm_orders). After the load: the time
+ * until every order is final, then the service's verification of the whole
+ * log (POST /admin/v1/audit/verify) with its time and the service's peak
+ * resident memory meanwhile. It measures; it asserts nothing, except that the
+ * verification is clean (exit code 1 if not).
+ *
+ * Settings, as --name=value: --minutes (SOAK_MINUTES, 30), --concurrency
+ * (CONCURRENCY, 32), --merchants (MERCHANTS, 20), --delay (UPSTREAM_SIM_DELAY_MS,
+ * 50: the simulator's delivery delay). The database server as for the tests.
+ */
+import { readFileSync } from 'node:fs';
+import { cleanUp, log, wasInterrupted } from './clean-up';
+import { LoadResult, percentile, runLoad } from './load-generator';
+import { sleep } from './processes';
+import { SKU_ID, startProvisionedService } from './service';
+import { freshDatabase } from './systems';
+import { table } from './tables';
+
+const WINDOW_MS = 60_000;
+const DRAIN_MAX_MS = 30 * 60_000;
+
+function option(name: string, variable: string, fallback: number): number {
+  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
+  const raw = arg?.slice(name.length + 3) ?? process.env[variable];
+  const value = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`--${name} / ${variable} must be a number from 0, got ${raw}`);
+  return value;
+}
+
+/** Resident memory of a process, MB (Linux /proc). */
+function rssMb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
+  return line ? Number(line.split(/\s+/)[1]) / 1024 : Number.NaN;
+}
+
+interface Minute {
+  minute: number;
+  acceptedPerS: number;
+  p50: number;
+  p99: number;
+  refused: Map<string, number>;
+  finalPerS: number;
+  backlog: number;
+  rssMb: number;
+  events: number;
+}
+
+async function main(): Promise<void> {
+  const minutes = option('minutes', 'SOAK_MINUTES', 30);
+  const concurrency = option('concurrency', 'CONCURRENCY', 32);
+  const merchantCount = option('merchants', 'MERCHANTS', 20);
+  const delayMs = option('delay', 'UPSTREAM_SIM_DELAY_MS', 50);
+  const db = await freshDatabase('topup_bench_soak');
+  const { service, merchants, adminToken } = await startProvisionedService('service (soak)', db, {
+    env: { UPSTREAM_SIM_DELAY_MS: String(delayMs), CALLBACK_CONCURRENCY: '0' },
+    merchants: merchantCount + 1,
+  });
+  const pid = service.child.process.pid!;
+  const hot = merchants[merchantCount];
+  const many = merchants.slice(0, merchantCount);
+  const hotClients = Math.max(1, Math.round(concurrency / 4));
+
+  const counts = async () => {
+    const { rows } = await db.pool.query<{ final: string; events: string }>(
+      `select (select count(*) from rm_orders where stage in ('succeeded', 'failed')) as final,
+              (select last_value from es_events_global_position_seq) as events`,
+    );
+    return { final: Number(rows[0].final), events: Number(rows[0].events) };
+  };
+
+  const table_: Minute[] = [];
+  let accepted = 0;
+  let before = await counts();
+  log(`soak: ${minutes} min, ${concurrency} clients (${hotClients} on the hot wallet), ${merchantCount} merchants, simulator delay ${delayMs} ms`);
+  for (let minute = 1; minute <= minutes && !wasInterrupted(); minute++) {
+    const load = (clients: number, who: typeof merchants, tag: string) =>
+      runLoad({ baseUrl: service.url, concurrency: clients, merchants: who, skuId: SKU_ID, durationMs: WINDOW_MS, tag });
+    const tag = `soak-${minute}-${Date.now().toString(36)}`;
+    const results: LoadResult[] = await Promise.all([load(concurrency - hotClients, many, `${tag}-m`), load(hotClients, [hot], `${tag}-h`)]);
+    const after = await counts();
+    const got = results.reduce((n, r) => n + r.accepted + r.acceptedOutside, 0);
+    accepted += got;
+    const latencies = Float64Array.from(results.flatMap((r) => [...r.latenciesMs])).sort();
+    const refused = new Map<string, number>();
+    for (const r of results) for (const [code, n] of r.failures) refused.set(code, (refused.get(code) ?? 0) + n);
+    const row: Minute = {
+      minute,
+      acceptedPerS: got / (WINDOW_MS / 1000),
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      refused,
+      finalPerS: (after.final - before.final) / (WINDOW_MS / 1000),
+      backlog: accepted - after.final,
+      rssMb: rssMb(pid),
+      events: after.events,
+    };
+    table_.push(row);
+    log(
+      `minute ${minute}: ${row.acceptedPerS.toFixed(0)} accepted/s, p99 ${row.p99.toFixed(0)} ms, ${row.finalPerS.toFixed(0)} final/s, ` +
+        `backlog ${row.backlog}, RSS ${row.rssMb.toFixed(0)} MB, ${row.events} events${refused.size ? `, refused ${[...refused].map(([c, n]) => `${c} x${n}`).join(' ')}` : ''}`,
+    );
+    before = after;
+  }
+
+  const drainStarted = Date.now();
+  while ((await counts()).final < accepted && Date.now() - drainStarted < DRAIN_MAX_MS) await sleep(1000);
+  const drainMs = Date.now() - drainStarted;
+  const final = await counts();
+
+  log('verifying the whole log through the service');
+  let peakRss = rssMb(pid);
+  const rssBefore = peakRss;
+  let verifying = true;
+  const sampler = (async () => {
+    while (verifying) {
+      peakRss = Math.max(peakRss, rssMb(pid));
+      await sleep(200);
+    }
+  })();
+  const verifyStarted = Date.now();
+  const response = await fetch(`${service.url}/admin/v1/audit/verify`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: '{}',
+    signal: AbortSignal.timeout(3_600_000),
+  });
+  const verification = (await response.json()) as { data?: { clean?: boolean; events_checked?: number; differences_total?: number } };
+  const verifyMs = Date.now() - verifyStarted;
+  verifying = false;
+  await sampler;
+  const size = (await db.pool.query<{ size: string }>('select pg_size_pretty(pg_database_size(current_database())) as size')).rows[0].size;
+  await service.child.stop();
+
+  const fmt = (n: number, digits = 0) => n.toFixed(digits);
+  console.log(
+    [
+      '',
+      ...table(
+        ['minute', 'accepted/s', 'p50 ms', 'p99 ms', 'refused', 'final/s', 'backlog', 'RSS MB', 'events'],
+        table_.map((m) => [
+          String(m.minute),
+          fmt(m.acceptedPerS),
+          fmt(m.p50, 1),
+          fmt(m.p99, 1),
+          [...m.refused].map(([c, n]) => `${c} ${n}`).join(', ') || '0',
+          fmt(m.finalPerS),
+          String(m.backlog),
+          fmt(m.rssMb),
+          String(m.events),
+        ]),
+      ),
+      '',
+      firstAndLast(table_),
+      `After the load: every order final ${(drainMs / 1000).toFixed(1)} s later (${final.final} of ${accepted}); the log ${final.events} events, the database ${size}.`,
+      `Verification of the whole log through the service: ${response.status}, ${verification.data?.clean ? 'clean' : `NOT clean (${verification.data?.differences_total} differences)`}, ` +
+        `${verification.data?.events_checked} events in ${(verifyMs / 1000).toFixed(1)} s; the service's RSS ${fmt(rssBefore)} MB before, ${fmt(peakRss)} MB at its peak.`,
+    ].join('\n'),
+  );
+  if (!verification.data?.clean) process.exitCode = 1;
+}
+
+/** The first two minutes against the last two: whether intake and its tail stayed flat. */
+function firstAndLast(minutes: readonly Minute[]): string {
+  if (minutes.length < 4) return '';
+  const mean = (rows: readonly Minute[], f: (m: Minute) => number) => rows.reduce((n, m) => n + f(m), 0) / rows.length;
+  const first = minutes.slice(0, 2);
+  const last = minutes.slice(-2);
+  const warm = minutes[Math.min(2, minutes.length - 1)];
+  return (
+    `First two minutes against the last two: accepted/s ${mean(first, (m) => m.acceptedPerS).toFixed(0)} -> ${mean(last, (m) => m.acceptedPerS).toFixed(0)}, ` +
+    `p99 ${mean(first, (m) => m.p99).toFixed(1)} -> ${mean(last, (m) => m.p99).toFixed(1)} ms, final/s ${mean(first, (m) => m.finalPerS).toFixed(0)} -> ${mean(last, (m) => m.finalPerS).toFixed(0)}; ` +
+    `RSS after the warm-up (minute ${warm.minute}) ${warm.rssMb.toFixed(0)} MB, at the end ${minutes[minutes.length - 1].rssMb.toFixed(0)} MB.`
+  );
+}
+
+main().then(
+  () => cleanUp().then(() => process.exit(wasInterrupted() ? 130 : (process.exitCode ?? 0))),
+  (error) => {
+    if (!wasInterrupted()) log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return cleanUp().then(() => process.exit(wasInterrupted() ? 130 : 1));
+  },
+);
