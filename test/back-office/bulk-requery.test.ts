@@ -273,9 +273,10 @@ describe('bulk re-query across instances: a job outlives the instance that ran i
 
   it('is resumed by other instances when its own stops mid-way, a dead lease taken over when it runs out, and no order asked twice', async () => {
     db = await createTestDatabase();
-    // Answers slower than a claim, within the service's timeout.
+    // Answers slower than a claim, well within the service's timeout: with 50 ms to spare, a loaded CI machine's
+    // stalls turned some answers into timeouts (unknown).
     simulator = await startUpstreamSimulator({ deliveryDelayMs: 10, statusDelayMs: 150 });
-    const env = { ...SHORT_TIMEOUT, UPSTREAM_URL: simulator.url, REQUERY_CONCURRENCY: '2' };
+    const env = { ...SHORT_TIMEOUT, UPSTREAM_TIMEOUT_MS: '1000', UPSTREAM_URL: simulator.url, REQUERY_CONCURRENCY: '2' };
     const first = await startService(db, env);
     services.push(first);
     const merchant = await provisionMerchant(first);
