@@ -446,7 +446,12 @@ describe('the four-eyes rule: money moves only once a second person approves', (
       (found) => found.length > 0,
     );
     expect(deposits).toEqual([expect.objectContaining({ amount: '850', approvedBy: ada.staff_id })]);
-    expect((await admin('GET', `/admin/v1/approvals/${approvalId}`)).body.data).toMatchObject({ status: 'approved', carried_out_at: expect.any(String) });
+    // The sweep marks the approval carried out after the deposit is in: the deposit can be seen first.
+    const carriedOut = await until(
+      () => admin('GET', `/admin/v1/approvals/${approvalId}`),
+      (reply) => reply.body.data?.carried_out_at !== null,
+    );
+    expect(carriedOut.body.data).toMatchObject({ status: 'approved', carried_out_at: expect.any(String) });
   });
 });
 
