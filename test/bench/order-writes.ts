@@ -19,19 +19,14 @@ import { callbackReceiver, upstreamDelayMs, upstreamSimulator } from './end-to-e
 import { runLoad } from './load-generator';
 import { sleep } from './processes';
 import { SKU_ID, startProvisionedService } from './service';
+import { numberOption } from './settings';
 import { freshDatabase } from './systems';
 import { table } from './tables';
 import { TestDatabase } from '../support/test-database';
 
 const STATS_PUBLISHED_AFTER_MS = 10_500;
 
-function option(name: string, variable: string, fallback: number): number {
-  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
-  const raw = arg?.slice(name.length + 3) ?? process.env[variable];
-  const value = raw === undefined ? fallback : Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} / ${variable} must be a positive number, got ${raw}`);
-  return value;
-}
+const option = (name: string, variable: string, fallback: number) => numberOption(process.argv, process.env, name, variable, fallback);
 
 interface TableWrites {
   table: string;

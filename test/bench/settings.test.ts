@@ -1,4 +1,4 @@
-import { readSettings } from './settings';
+import { numberOption, readSettings } from './settings';
 
 describe('npm run bench: the end-to-end phase at a rate given by hand', () => {
   it('takes --e2e-rate or E2E_RATE, and otherwise leaves the rate to the steady fraction of the spread rate', () => {
@@ -21,5 +21,15 @@ describe('npm run bench: the end-to-end warm-up', () => {
     expect(readSettings(['--e2e-warmup', '0'], {}).endToEndWarmupS).toBe(0);
     expect(readSettings([], { E2E_WARMUP_S: '2.5' }).endToEndWarmupS).toBe(2.5);
     expect(() => readSettings(['--e2e-warmup', '-1'], {})).toThrow('--e2e-warmup / E2E_WARMUP_S must be a number from 0');
+  });
+});
+
+describe('npm run bench:writes and bench:soak: a number option', () => {
+  it('comes from --name=value, else the variable, else the default, and must be positive', () => {
+    expect(numberOption(['--rate=250'], { RATE: '100' }, 'rate', 'RATE', 400)).toBe(250);
+    expect(numberOption([], { RATE: '100' }, 'rate', 'RATE', 400)).toBe(100);
+    expect(numberOption([], {}, 'rate', 'RATE', 400)).toBe(400);
+    expect(() => numberOption(['--rate=0'], {}, 'rate', 'RATE', 400)).toThrow('--rate / RATE must be a positive number, got 0');
+    expect(() => numberOption([], { RATE: 'fast' }, 'rate', 'RATE', 400)).toThrow('--rate / RATE must be a positive number');
   });
 });

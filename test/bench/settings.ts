@@ -121,3 +121,15 @@ export function usage(): string {
     'E2E_WARMUP_S, WHOLE_LIFE_S, DRAIN_MAX_S, BENCH_WITH_FULFILMENT, BENCH_CPU_PROF. See the header of test/bench/submit-bench.ts.',
   ].join('\n');
 }
+
+/**
+ * A positive number from `--name=value` or the environment variable, for the
+ * benchmark's smaller scripts (bench:writes, bench:soak).
+ */
+export function numberOption(argv: readonly string[], env: NodeJS.ProcessEnv, name: string, variable: string, fallback: number): number {
+  const arg = argv.find((a) => a.startsWith(`--${name}=`));
+  const raw = arg?.slice(name.length + 3) ?? env[variable];
+  const value = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} / ${variable} must be a positive number, got ${raw}`);
+  return value;
+}

@@ -26,19 +26,14 @@ import { cleanUp, log, wasInterrupted } from './clean-up';
 import { LoadResult, percentile, runLoad } from './load-generator';
 import { sleep } from './processes';
 import { SKU_ID, startProvisionedService } from './service';
+import { numberOption } from './settings';
 import { freshDatabase } from './systems';
 import { table } from './tables';
 
 const WINDOW_MS = 60_000;
 const DRAIN_MAX_MS = 30 * 60_000;
 
-function option(name: string, variable: string, fallback: number): number {
-  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
-  const raw = arg?.slice(name.length + 3) ?? process.env[variable];
-  const value = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`--${name} / ${variable} must be a number from 0, got ${raw}`);
-  return value;
-}
+const option = (name: string, variable: string, fallback: number) => numberOption(process.argv, process.env, name, variable, fallback);
 
 /** Resident memory of a process, MB (Linux /proc). */
 function rssMb(pid: number): number {
