@@ -69,4 +69,21 @@ describe('ForkableMap', () => {
     expect([...base.keys()].sort()).toEqual(['a', 'c']);
     expect([...base.values()].sort()).toEqual([1, 3]);
   });
+
+  it('forgets its oldest entries for as long as it is told to, and nothing of a fork', () => {
+    const map = ForkableMap.empty<number>();
+    for (const [key, value] of [['a', 1], ['b', 5], ['c', 2], ['d', 9]] as const) map.with(key, value);
+    const looked: number[] = [];
+    map.forgetOldestWhile((value) => (looked.push(value), value < 5));
+    // Oldest first, and it stops at the first kept: c (2) is younger than b (5) and stays.
+    expect([looked, entries(map)]).toEqual([
+      [1, 5],
+      [
+        ['b', 5],
+        ['c', 2],
+        ['d', 9],
+      ],
+    ]);
+    expect(() => map.fork().forgetOldestWhile(() => true)).toThrow('settle it first');
+  });
 });

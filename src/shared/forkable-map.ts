@@ -71,6 +71,19 @@ export class ForkableMap<V extends NonNullable<unknown>> implements Iterable<[st
     for (const key of this.changes.keys()) this.changes.set(key, DELETED);
   }
 
+  /**
+   * Forgets entries, oldest (first set) first, for as long as `forget` says
+   * so of each, in place: for a state that keeps only its recent history
+   * (a cached wallet's closed holds). A fork has changes to settle first.
+   */
+  forgetOldestWhile(forget: (value: V) => boolean): void {
+    if (this.changes) throw new Error('a fork forgets nothing: settle it first');
+    for (const [key, value] of this.base) {
+      if (!forget(value)) return;
+      this.base.delete(key);
+    }
+  }
+
   /** A fork of a fork starts with a copy of its changes (a batch decided on a batch not yet settled). */
   fork(): ForkableMap<V> {
     return new ForkableMap(this.base, new Map(this.changes));

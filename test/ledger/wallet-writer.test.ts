@@ -215,3 +215,46 @@ describe('WalletWriter.warm: wallets loaded before their first command', () => {
     expect(reads).toEqual([0n]);
   });
 });
+
+describe('WalletWriter: closed holds remembered for a while, the wallet read whole for a decision that needs an older one', () => {
+  it('refuses a hold closed again and a freeze again as the wallet read whole does, and keeps deciding fresh freezes on what it holds', async () => {
+    const merchant = await openWallet(service.commands, 1_000_000n);
+    const stream = walletStream(merchant);
+    const reads: bigint[] = [];
+    const start = Date.now();
+    let now = start;
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const writer = new WalletWriter(notingReads(service.store, stream, reads), { closedHoldsKeptMs: 60_000, nowMs: () => now });
+    const code = (o: { decision: { ok: boolean; refusal?: { code: string } } }) => (o.decision.ok ? 'ok' : o.decision.refusal!.code);
+    const freeze = (orderNo: string, at: number) => writer.execute(merchant, { type: 'FreezeFunds', orderNo, attempt: 1, amount: 10n, at: iso(at) });
+    const deduct = (orderNo: string, at: number) => writer.execute(merchant, { type: 'DeductFrozenFunds', orderNo, attempt: 1, at: iso(at) });
+    const wholeReads = () => reads.filter((from) => from === 0n).length;
+
+    for (let i = 0; i < 10; i++) expect(code(await freeze(`OLD-${i}`, start))).toBe('ok');
+    for (let i = 0; i < 10; i++) expect(code(await deduct(`OLD-${i}`, start))).toBe('ok');
+    expect(wholeReads()).toBe(1); // the first load
+
+    // Five minutes on, a new order's settlement makes the writer forget the holds closed before the last minute.
+    now = start + 5 * 60_000;
+    expect([code(await freeze('RECENT', now)), code(await deduct('RECENT', now))]).toEqual(['ok', 'ok']);
+
+    // A hold it remembers is refused without reading the wallet whole; one forgotten is refused the same after a read from the start.
+    expect(code(await deduct('RECENT', now))).toBe('ALREADY_DEDUCTED');
+    expect(wholeReads()).toBe(1);
+    expect(code(await deduct('OLD-0', now))).toBe('ALREADY_DEDUCTED');
+    expect(wholeReads()).toBe(2);
+
+    // Settling again forgets again; a freeze dated before the last hold forgotten (its order read then) is decided on the whole wallet.
+    expect([code(await freeze('RECENT-2', now)), code(await deduct('RECENT-2', now))]).toEqual(['ok', 'ok']);
+    expect(code(await freeze('OLD-1', start + 1_000))).toBe('ALREADY_FROZEN');
+    expect(wholeReads()).toBe(3);
+    // A freeze dated now is decided on what the writer holds: no read at all.
+    const readsBefore = reads.length;
+    expect(code(await freeze('FRESH', now))).toBe('ok');
+    expect(reads.length).toBe(readsBefore);
+
+    // 12 deductions of 10, one hold of 10 open.
+    expect(await walletAmounts(service.store, merchant)).toEqual([1_000_000n - 120n, 10n, 1_000_000n - 130n]);
+    expect(await checkWalletChain(service.store, merchant)).toMatchObject({ intact: true });
+  });
+});

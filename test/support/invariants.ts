@@ -82,7 +82,7 @@ export async function checkEventInvariants(store: EventStore, { settled = true }
     const wallet = wallets.get(placed.merchantId);
     const key = holdKey(orderNo, placed.attempt);
     const hold = wallet?.holds.get(key);
-    const closed = wallet?.closedHolds.get(key);
+    const closed = wallet?.closedHolds.get(key)?.closed;
     // A decided order may already be deducted or released, only its final append missing.
     const settledEarly = (order.stage === 'succeeding' && closed === 'deducted') || (order.stage === 'failing' && closed === 'released');
     if (ACTIVE.has(order.stage) && hold !== placed.amount && !settledEarly) {

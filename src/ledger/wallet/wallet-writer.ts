@@ -4,7 +4,7 @@ import { Minor } from '../../shared/money';
 import { encodeEvent } from '../event-codec';
 import { LedgerInvariantError } from '../ledger-invariant.error';
 import { walletStream } from '../streams';
-import { settleWallet, WalletCommand, walletDecider, WalletEvent, WalletRefusalCode, WalletState } from './wallet.decider';
+import { forgetClosedHolds, settleWallet, WalletCommand, walletDecider, WalletEvent, WalletRefusalCode, WalletState } from './wallet.decider';
 import { BatchDecision, decideBatch } from './wallet-batch';
 import { chainEvents, openingReplay, replayEvents, WalletReplay } from './wallet-replay';
 import { SliceRead, streamSlices } from './wallet-slices';
@@ -33,6 +33,25 @@ const LOAD_SLICE = 5000;
 /** Wallets kept in memory at most, unless the options say otherwise. */
 const DEFAULT_CACHED_WALLETS = 10_000;
 
+/**
+ * How long a cached wallet remembers a hold it closed: what it keeps grows
+ * with the rate of orders, not with the wallet's history. Deciding a
+ * command that may concern a hold forgotten (see needsWholeWallet) reads
+ * the wallet whole again.
+ */
+const DEFAULT_CLOSED_HOLDS_KEPT_MS = 120_000;
+
+/** How often a cached wallet that keeps being written forgets: a few times a minute, not at every append. */
+const FORGET_EVERY_MS = 10_000;
+
+/**
+ * A freeze dated less than this after the latest hold forgotten is decided
+ * on the wallet read whole: the margin covers the clocks of two instances
+ * (a hold closes after its order was read, and the freeze is dated after
+ * that read, each by its own instance's clock).
+ */
+const CLOCK_MARGIN_MS = 30_000;
+
 /** Revision conflicts tolerated per batch before the commands fail (another instance keeps writing the wallet). */
 const MAX_CONFLICTS = 50;
 
@@ -50,7 +69,12 @@ interface Slot {
 }
 
 /** The wallet as this instance last read or wrote it. */
-type CachedWallet = WalletReplay<WalletState>;
+interface CachedWallet extends WalletReplay<WalletState> {
+  /** The latest closing time (ms) of the closed holds it forgot; undefined while it remembers every one. */
+  forgottenUntil?: number;
+  /** When (ms) its next append makes it forget what closed too long ago; undefined: at the next. */
+  forgetAgainAt?: number;
+}
 
 /**
  * Every wallet command goes through here. Commands for one wallet queue up
@@ -68,6 +92,10 @@ export class WalletWriter {
     private readonly options: {
       maxBatch?: number;
       cachedWallets?: number;
+      /** How long a cached wallet remembers a closed hold (DEFAULT_CLOSED_HOLDS_KEPT_MS). */
+      closedHoldsKeptMs?: number;
+      /** The clock that ages closed holds (tests set their own). */
+      nowMs?: () => number;
       onBatch?: (size: number) => void;
       /** A batch's append lost to another writer of the wallet (another instance) and is decided again. */
       onConflict?: () => void;
@@ -159,6 +187,8 @@ export class WalletWriter {
   private async writeBatch(merchantId: string, slot: Slot, batch: Pending[]): Promise<void> {
     // Whether the cached wallet is known to be the wallet's latest, not just this instance's.
     let current = false;
+    // Whether the batch is decided on the wallet with every hold it ever closed.
+    let whole = false;
     if (!slot.cached) {
       slot.cached = await this.load(merchantId);
       current = true;
@@ -166,11 +196,16 @@ export class WalletWriter {
     for (let conflicts = 0; batch.length > 0;) {
       const decidedOn = slot.cached;
       const decided = decideBatch(decidedOn.state, batch);
+      if (!whole && needsWholeWallet(decidedOn, batch, decided)) {
+        slot.cached = await this.load(merchantId, { whole: (whole = true) });
+        current = true;
+        continue;
+      }
       // A refusal appends nothing, so no expected revision vouches for the
       // state it was decided on: a cached wallet may be behind another
       // instance's writes. Refuse only on the wallet's current revision.
       if (!current && refusesWritingNothing(decided)) {
-        slot.cached = await this.catchUp(merchantId, decidedOn);
+        slot.cached = await this.catchUp(merchantId, decidedOn, whole);
         current = true;
         if (slot.cached.revision > decidedOn.revision) continue;
       }
@@ -182,7 +217,7 @@ export class WalletWriter {
       }
       // Nothing of the batch was written, and the cached wallet is as it was: the decision is dropped.
       if (this.failOnCompanionConflict(batch, decided, appended)) continue;
-      slot.cached = await this.catchUpAfterConflict(merchantId, decidedOn, ++conflicts, appended);
+      slot.cached = await this.catchUpAfterConflict(merchantId, decidedOn, ++conflicts, appended, whole);
       current = true;
     }
   }
@@ -221,7 +256,10 @@ export class WalletWriter {
               // A freeze is a merchant's submit waiting for its reply.
               replyWaits: batch.some((pending) => pending.command.type === 'FreezeFunds'),
             });
-      return { wallet: { state: settleWallet(after), revision: wallet.nextExpectedRevision, hash: head }, companions: companionResults };
+      const state = settleWallet(after);
+      const { forgottenUntil, forgetAgainAt } = decidedOn;
+      const cached = this.forgetOld({ state, revision: wallet.nextExpectedRevision, hash: head, forgottenUntil, forgetAgainAt });
+      return { wallet: cached, companions: companionResults };
     } catch (error) {
       if (error instanceof WrongExpectedRevisionError) return error;
       throw error;
@@ -253,17 +291,18 @@ export class WalletWriter {
     decidedOn: CachedWallet,
     conflicts: number,
     conflict: WrongExpectedRevisionError,
+    whole: boolean,
   ): Promise<CachedWallet> {
     this.options.onConflict?.();
     if (conflicts > MAX_CONFLICTS) throw conflict;
     await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** conflicts, 50)));
-    return this.catchUp(merchantId, decidedOn);
+    return this.catchUp(merchantId, decidedOn, whole);
   }
 
-  /** The wallet read whole, from its first event. */
-  private async load(merchantId: string): Promise<CachedWallet> {
+  /** The wallet read from its first event; `whole`: remembering every hold it closed, for the decision at hand. */
+  private async load(merchantId: string, { whole = false } = {}): Promise<CachedWallet> {
     const started = performance.now();
-    const loaded = await this.catchUp(merchantId, openingReplay(walletDecider.initialState()));
+    const loaded = await this.catchUp(merchantId, openingReplay(walletDecider.initialState()), whole);
     this.options.onLoad?.(Number(loaded.revision + 1n), (performance.now() - started) / 1000);
     return loaded;
   }
@@ -275,13 +314,24 @@ export class WalletWriter {
    * history, and the slices after the first are read while the one before
    * is replayed.
    */
-  private async catchUp(merchantId: string, replay: CachedWallet): Promise<CachedWallet> {
+  private async catchUp(merchantId: string, replay: CachedWallet, whole: boolean): Promise<CachedWallet> {
     let caughtUp = replay;
     const read: SliceRead<LoadedEvent> = (...slice) => this.store.readStreamForLoad(...slice);
     for await (const slice of streamSlices(read, walletStream(merchantId), replay.revision, { sliceSize: LOAD_SLICE })) {
-      caughtUp = replayEvents(caughtUp, slice, walletDecider.evolve);
+      const replayed = replayEvents(caughtUp, slice, walletDecider.evolve);
+      const next = { ...replayed, forgottenUntil: caughtUp.forgottenUntil };
+      caughtUp = whole ? next : this.forgetOld(next);
     }
     return caughtUp;
+  }
+
+  /** The cached wallet without the holds it closed longer ago than it remembers them (once in FORGET_EVERY_MS). */
+  private forgetOld(wallet: CachedWallet): CachedWallet {
+    const now = (this.options.nowMs ?? Date.now)();
+    if (wallet.forgetAgainAt !== undefined && now < wallet.forgetAgainAt) return wallet;
+    const forgot = forgetClosedHolds(wallet.state, now - (this.options.closedHoldsKeptMs ?? DEFAULT_CLOSED_HOLDS_KEPT_MS));
+    const forgottenUntil = forgot === undefined ? wallet.forgottenUntil : Math.max(forgot, wallet.forgottenUntil ?? forgot);
+    return { ...wallet, forgottenUntil, forgetAgainAt: now + FORGET_EVERY_MS };
   }
 
   private evictIdle(): void {
@@ -291,6 +341,26 @@ export class WalletWriter {
       if (!slot.running && slot.queue.length === 0) this.slots.delete(merchantId);
     }
   }
+}
+
+/**
+ * Whether a batch decided on a wallet that forgot closed holds may have
+ * been decided wrongly for want of one: a deduction or release refused
+ * NOT_FROZEN (the hold may be one forgotten, to be refused ALREADY_*), or a
+ * freeze dated before the latest hold forgotten, give or take the clocks'
+ * margin (a freeze again of a hold closed since its order was read, to be
+ * refused ALREADY_FROZEN). A freeze dated later cannot be of a hold
+ * forgotten: it is dated just after its order was read as placed, and a
+ * hold closes only once its order has moved on from that.
+ */
+function needsWholeWallet(wallet: CachedWallet, batch: readonly Pending[], { outcomes }: BatchDecision<unknown>): boolean {
+  const { forgottenUntil } = wallet;
+  if (forgottenUntil === undefined) return false;
+  return batch.some(({ command }, i) => {
+    if (command.type === 'FreezeFunds') return !(Date.parse(command.at) > forgottenUntil + CLOCK_MARGIN_MS);
+    const { decision } = outcomes[i];
+    return !decision.ok && decision.refusal.code === 'NOT_FROZEN';
+  });
 }
 
 /** Whether the batch refuses a command and writes nothing: no append then checks the wallet it was decided on. */

@@ -80,8 +80,8 @@ export interface OpenedWallet {
   frozen: Minor;
   /** Open holds: frozen and neither deducted nor released. */
   holds: ForkableMap<Minor>;
-  /** Holds already deducted or released: each happens at most once. */
-  closedHolds: ForkableMap<'deducted' | 'released'>;
+  /** Holds already deducted or released, and when: each happens at most once. */
+  closedHolds: ForkableMap<ClosedHold>;
   /** Deposit references and their amounts, for idempotent deposits. */
   deposits: ForkableMap<Minor>;
   /** Adjustment references and what each did, for idempotent adjustments. */
@@ -91,6 +91,12 @@ export interface OpenedWallet {
 }
 
 export type WalletState = UnopenedWallet | OpenedWallet;
+
+/** How a hold was closed, and the time its event carries. */
+export interface ClosedHold {
+  readonly closed: 'deducted' | 'released';
+  readonly at: string;
+}
 
 const UNOPENED: UnopenedWallet = Object.freeze({ status: 'unopened' });
 
@@ -167,7 +173,7 @@ function decide(command: WalletCommand, state: WalletState): WalletDecision {
       const key = holdKey(command.orderNo, command.attempt);
       const amount = state.holds.get(key);
       if (amount === undefined) {
-        const closed = state.closedHolds.get(key);
+        const closed = state.closedHolds.get(key)?.closed;
         if (closed === 'deducted') return refuse('ALREADY_DEDUCTED', `funds for order ${command.orderNo} were already deducted`);
         if (closed === 'released') return refuse('ALREADY_RELEASED', `funds for order ${command.orderNo} were already released`);
         return refuse('NOT_FROZEN', `no funds are frozen for order ${command.orderNo}`);
@@ -250,7 +256,7 @@ function evolve(state: WalletState, event: WalletEvent): OpenedWallet {
     case 'FrozenFundsReleased': {
       const key = holdKey(event.data.orderNo, event.data.attempt);
       holds = holds.without(key);
-      closedHolds = closedHolds.with(key, event.type === 'FrozenFundsDeducted' ? 'deducted' : 'released');
+      closedHolds = closedHolds.with(key, { closed: event.type === 'FrozenFundsDeducted' ? 'deducted' : 'released', at: event.data.at });
       break;
     }
     case 'WalletAdjusted': {
@@ -310,6 +316,27 @@ export function settleWallet(state: WalletState): WalletState {
     adjustments: state.adjustments.settled(),
     adjustedOrders: state.adjustedOrders.settled(),
   };
+}
+
+/**
+ * Forgets, in place, the closed holds of a settled wallet that closed before
+ * `cutoffMs`, oldest first, and returns the latest closing time among them
+ * (undefined when it forgot none). A wallet that forgot some decides as
+ * before except on those holds: deducting or releasing one is refused
+ * NOT_FROZEN, and freezing one again is not refused. A caller that keeps
+ * wallets (WalletWriter) therefore decides such commands on the wallet read
+ * whole.
+ */
+export function forgetClosedHolds(state: WalletState, cutoffMs: number): number | undefined {
+  if (state.status !== 'open') return undefined;
+  let latest: number | undefined;
+  state.closedHolds.forgetOldestWhile((hold) => {
+    const at = Date.parse(hold.at);
+    if (!(at < cutoffMs)) return false;
+    latest = latest === undefined ? at : Math.max(latest, at);
+    return true;
+  });
+  return latest;
 }
 
 /** `satisfies`, not a type: a reader that folds events knows from `evolve` that the wallet is open. */
