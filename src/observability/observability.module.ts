@@ -18,6 +18,7 @@ import { LedgerModule } from '../ledger/ledger.module';
 import { WalletWarmup } from '../ledger/wallet/wallet-warmup';
 import { MerchantApiModule } from '../merchant-api/merchant-api.module';
 import { IntakeGuard } from '../merchant-api';
+import { warnOfRiskySettings } from './database-settings';
 
 /** Starts the METRICS_PORT listener with the service, and closes it with the service. */
 @Injectable()
@@ -42,6 +43,16 @@ class MetricsListener implements OnApplicationBootstrap, OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     const server = this.server;
     if (server) await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+/** Warns once at start-up of Postgres settings that break a promise of the service (database-settings.ts). */
+@Injectable()
+class DatabaseSettingsCheck implements OnApplicationBootstrap {
+  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await warnOfRiskySettings(this.pool);
   }
 }
 
@@ -87,6 +98,7 @@ class MetricsListener implements OnApplicationBootstrap, OnApplicationShutdown {
         ),
     },
     MetricsListener,
+    DatabaseSettingsCheck,
   ],
 })
 export class ObservabilityModule {}

@@ -19,7 +19,10 @@
  *
  * Settings, as --name=value: --minutes (SOAK_MINUTES, 30), --concurrency
  * (CONCURRENCY, 32), --merchants (MERCHANTS, 20), --delay (UPSTREAM_SIM_DELAY_MS,
- * 50: the simulator's delivery delay). The database server as for the tests.
+ * 50: the simulator's delivery delay), --heap (HEAP_MB, 0: Node's own limit;
+ * otherwise the service's --max-old-space-size, to show that its memory is
+ * bounded by that setting and not by the log's length: a service that needed
+ * more would fail). The database server as for the tests.
  */
 import { readFileSync } from 'node:fs';
 import { cleanUp, log, wasInterrupted } from './clean-up';
@@ -60,9 +63,14 @@ async function main(): Promise<void> {
   const concurrency = option('concurrency', 'CONCURRENCY', 32);
   const merchantCount = option('merchants', 'MERCHANTS', 20);
   const delayMs = option('delay', 'UPSTREAM_SIM_DELAY_MS', 50);
+  const heapMb = option('heap', 'HEAP_MB', 0);
   const db = await freshDatabase('topup_bench_soak');
   const { service, merchants, adminToken } = await startProvisionedService('service (soak)', db, {
-    env: { UPSTREAM_SIM_DELAY_MS: String(delayMs), CALLBACK_CONCURRENCY: '0' },
+    env: {
+      UPSTREAM_SIM_DELAY_MS: String(delayMs),
+      CALLBACK_CONCURRENCY: '0',
+      ...(heapMb > 0 ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=${heapMb}`.trim() } : {}),
+    },
     merchants: merchantCount + 1,
   });
   const pid = service.child.process.pid!;
@@ -81,7 +89,10 @@ async function main(): Promise<void> {
   const table_: Minute[] = [];
   let accepted = 0;
   let before = await counts();
-  log(`soak: ${minutes} min, ${concurrency} clients (${hotClients} on the hot wallet), ${merchantCount} merchants, simulator delay ${delayMs} ms`);
+  log(
+    `soak: ${minutes} min, ${concurrency} clients (${hotClients} on the hot wallet), ${merchantCount} merchants, simulator delay ${delayMs} ms, ` +
+      `the service's heap ${heapMb > 0 ? `limited to ${heapMb} MB` : "at Node's own limit"}`,
+  );
   for (let minute = 1; minute <= minutes && !wasInterrupted(); minute++) {
     const load = (clients: number, who: typeof merchants, tag: string) =>
       runLoad({ baseUrl: service.url, concurrency: clients, merchants: who, skuId: SKU_ID, durationMs: WINDOW_MS, tag });
@@ -160,6 +171,7 @@ async function main(): Promise<void> {
         ]),
       ),
       '',
+      `The service's heap ${heapMb > 0 ? `limited to ${heapMb} MB (--max-old-space-size)` : "at Node's own limit"}.`,
       firstAndLast(table_),
       `After the load: every order final ${(drainMs / 1000).toFixed(1)} s later (${final.final} of ${accepted}); the log ${final.events} events, the database ${size}.`,
       `Verification of the whole log through the service: ${response.status}, ${verification.data?.clean ? 'clean' : `NOT clean (${verification.data?.differences_total} differences)`}, ` +

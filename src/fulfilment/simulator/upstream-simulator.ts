@@ -3,6 +3,7 @@ import { AddressInfo } from 'node:net';
 import { csvField } from '../../shared/spreadsheet-csv';
 import { isoTimestamp, parseInstant } from '../../shared/clock';
 import { REPORT_COLUMNS } from '../upstream/upstream.port';
+import { PerOrderCounts } from './per-order-counts';
 import { MemorySimulatorStore, SimulatedTopUp, SimulatorReply, SimulatorStore } from './simulator-store';
 
 /**
@@ -23,7 +24,7 @@ import { MemorySimulatorStore, SimulatedTopUp, SimulatorReply, SimulatorStore } 
  * durable store that holds across restarts; with the in-memory one an order
  * it does not know may have come before a restart, so it answers "unknown",
  * never "not received". Deliveries are counted per order_no so tests can
- * prove "at most once".
+ * prove "at most once" (for the latest 100,000 orders: PerOrderCounts).
  */
 export interface UpstreamSimulator {
   url: string;
@@ -56,24 +57,24 @@ const FORGETFUL = 'this simulator keeps its orders in memory: it cannot tell whe
 
 export async function startUpstreamSimulator(options: UpstreamSimulatorOptions): Promise<UpstreamSimulator> {
   const store = options.store ?? new MemorySimulatorStore();
-  const deliveries = new Map<string, number>();
-  const requests = new Map<string, number>();
-  const statusQueries = new Map<string, number>();
+  const deliveries = new PerOrderCounts();
+  const requests = new PerOrderCounts();
+  const statusQueries = new PerOrderCounts();
   const statusInFlight = { now: 0, peak: 0 };
   // 503s say "nothing done", so they need no record; counted per process.
-  const unavailableAnswers = new Map<string, number>();
+  const unavailableAnswers = new PerOrderCounts();
 
   const receive = async (orderNo: string, accountId: string, amount?: string, currency?: string): Promise<SimulatedTopUp | 'unavailable'> => {
     const known = await store.find(orderNo);
     if (known) return known;
     if (accountId.endsWith('503') && (unavailableAnswers.get(orderNo) ?? 0) < 2) {
-      unavailableAnswers.set(orderNo, (unavailableAnswers.get(orderNo) ?? 0) + 1);
+      unavailableAnswers.count(orderNo);
       return 'unavailable';
     }
     const reply = outcomeFor(orderNo, accountId);
     const delayMs = reply.status === 'delivered' ? options.deliveryDelayMs : reply.status === 'failed' ? (options.failureDelayMs ?? 0) : 0;
     const { kept, first } = await store.record(orderNo, { reply, readyAt: Date.now() + delayMs, amount, currency });
-    if (first && reply.status === 'delivered') deliveries.set(orderNo, (deliveries.get(orderNo) ?? 0) + 1);
+    if (first && reply.status === 'delivered') deliveries.count(orderNo);
     return kept;
   };
 
@@ -89,7 +90,7 @@ export async function startUpstreamSimulator(options: UpstreamSimulatorOptions):
       if (typeof orderNo !== 'string' || orderNo !== body.order_no || typeof body.account_id !== 'string') {
         return reply(res, 400, { error: 'Idempotency-Key must equal order_no; account_id is required' });
       }
-      requests.set(orderNo, (requests.get(orderNo) ?? 0) + 1);
+      requests.count(orderNo);
       const topUp = await receive(orderNo, body.account_id, textOrUndefined(body.amount), textOrUndefined(body.currency));
       if (topUp === 'unavailable') return reply(res, 503, { error: 'temporarily unavailable' });
       if (topUp.reply.status === 'pending') return; // never answered; the connection is closed on stop
@@ -99,7 +100,7 @@ export async function startUpstreamSimulator(options: UpstreamSimulatorOptions):
     const status = /^\/v1\/topups\/([^/]+)$/.exec(url.pathname);
     if (req.method === 'GET' && status) {
       const orderNo = decodeURIComponent(status[1]);
-      statusQueries.set(orderNo, (statusQueries.get(orderNo) ?? 0) + 1);
+      statusQueries.count(orderNo);
       statusInFlight.now++;
       statusInFlight.peak = Math.max(statusInFlight.peak, statusInFlight.now);
       try {
