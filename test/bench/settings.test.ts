@@ -32,4 +32,10 @@ describe('npm run bench:writes and bench:soak: a number option', () => {
     expect(() => numberOption(['--rate=0'], {}, 'rate', 'RATE', 400)).toThrow('--rate / RATE must be a positive number, got 0');
     expect(() => numberOption([], { RATE: 'fast' }, 'rate', 'RATE', 400)).toThrow('--rate / RATE must be a positive number');
   });
+
+  it('takes 0 where the option says 0 means off, and nothing below it', () => {
+    expect(numberOption([], {}, 'heap', 'HEAP_MB', 0, { zero: true })).toBe(0);
+    expect(numberOption(['--heap=512'], {}, 'heap', 'HEAP_MB', 0, { zero: true })).toBe(512);
+    expect(() => numberOption(['--heap=-1'], {}, 'heap', 'HEAP_MB', 0, { zero: true })).toThrow('--heap / HEAP_MB must be a number, 0 or more, got -1');
+  });
 });

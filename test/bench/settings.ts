@@ -123,13 +123,23 @@ export function usage(): string {
 }
 
 /**
- * A positive number from `--name=value` or the environment variable, for the
- * benchmark's smaller scripts (bench:writes, bench:soak).
+ * A positive number (or zero, where `zero` says it means "off") from
+ * `--name=value` or the environment variable, for the benchmark's smaller
+ * scripts (bench:writes, bench:soak).
  */
-export function numberOption(argv: readonly string[], env: NodeJS.ProcessEnv, name: string, variable: string, fallback: number): number {
+export function numberOption(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  name: string,
+  variable: string,
+  fallback: number,
+  { zero = false }: { zero?: boolean } = {},
+): number {
   const arg = argv.find((a) => a.startsWith(`--${name}=`));
   const raw = arg?.slice(name.length + 3) ?? env[variable];
   const value = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} / ${variable} must be a positive number, got ${raw}`);
+  if (!Number.isFinite(value) || value < 0 || (value === 0 && !zero)) {
+    throw new Error(`--${name} / ${variable} must be a ${zero ? 'number, 0 or more' : 'positive number'}, got ${raw}`);
+  }
   return value;
 }

@@ -27,7 +27,7 @@
 import { readFileSync } from 'node:fs';
 import { cleanUp, log, wasInterrupted } from './clean-up';
 import { LoadResult, percentile, runLoad } from './load-generator';
-import { sleep } from './processes';
+import { cpuSnapshot, postgresSeconds, sleep } from './processes';
 import { SKU_ID, startProvisionedService } from './service';
 import { numberOption } from './settings';
 import { freshDatabase } from './systems';
@@ -36,7 +36,7 @@ import { table } from './tables';
 const WINDOW_MS = 60_000;
 const DRAIN_MAX_MS = 30 * 60_000;
 
-const option = (name: string, variable: string, fallback: number) => numberOption(process.argv, process.env, name, variable, fallback);
+const option = (name: string, variable: string, fallback: number, zero = false) => numberOption(process.argv, process.env, name, variable, fallback, { zero });
 
 /** Resident memory of a process, MB (Linux /proc). */
 function rssMb(pid: number): number {
@@ -56,6 +56,9 @@ interface Minute {
   backlog: number;
   rssMb: number;
   events: number;
+  /** CPU per accepted order: the service's process (the simulator in it), and its database's Postgres processes; NaN without /proc. */
+  serviceCpuMs: number;
+  postgresCpuMs: number;
 }
 
 async function main(): Promise<void> {
@@ -63,7 +66,7 @@ async function main(): Promise<void> {
   const concurrency = option('concurrency', 'CONCURRENCY', 32);
   const merchantCount = option('merchants', 'MERCHANTS', 20);
   const delayMs = option('delay', 'UPSTREAM_SIM_DELAY_MS', 50);
-  const heapMb = option('heap', 'HEAP_MB', 0);
+  const heapMb = option('heap', 'HEAP_MB', 0, true);
   const db = await freshDatabase('topup_bench_soak');
   const { service, merchants, adminToken } = await startProvisionedService('service (soak)', db, {
     env: {
@@ -97,7 +100,9 @@ async function main(): Promise<void> {
     const load = (clients: number, who: typeof merchants, tag: string) =>
       runLoad({ baseUrl: service.url, concurrency: clients, merchants: who, skuId: SKU_ID, durationMs: WINDOW_MS, tag });
     const tag = `soak-${minute}-${Date.now().toString(36)}`;
+    const cpuBefore = cpuSnapshot(pid, db.name);
     const results: LoadResult[] = await Promise.all([load(concurrency - hotClients, many, `${tag}-m`), load(hotClients, [hot], `${tag}-h`)]);
+    const cpuAfter = cpuSnapshot(pid, db.name);
     const after = await counts();
     const got = results.reduce((n, r) => n + r.accepted + r.acceptedOutside, 0);
     accepted += got;
@@ -114,11 +119,13 @@ async function main(): Promise<void> {
       backlog: accepted - after.final,
       rssMb: rssMb(pid),
       events: after.events,
+      serviceCpuMs: cpuBefore && cpuAfter ? ((cpuAfter.server - cpuBefore.server) * 1000) / got : Number.NaN,
+      postgresCpuMs: cpuBefore && cpuAfter ? (postgresSeconds(cpuBefore, cpuAfter) * 1000) / got : Number.NaN,
     };
     table_.push(row);
     log(
       `minute ${minute}: ${row.acceptedPerS.toFixed(0)} accepted/s, p99 ${row.p99.toFixed(0)} ms, ${row.finalPerS.toFixed(0)} final/s, ` +
-        `backlog ${row.backlog}, RSS ${row.rssMb.toFixed(0)} MB, ${row.events} events${refused.size ? `, refused ${[...refused].map(([c, n]) => `${c} x${n}`).join(' ')}` : ''}`,
+        `CPU ${row.serviceCpuMs.toFixed(2)} + ${row.postgresCpuMs.toFixed(2)} ms an order, backlog ${row.backlog}, RSS ${row.rssMb.toFixed(0)} MB, ${row.events} events${refused.size ? `, refused ${[...refused].map(([c, n]) => `${c} x${n}`).join(' ')}` : ''}`,
     );
     before = after;
   }
@@ -157,7 +164,7 @@ async function main(): Promise<void> {
     [
       '',
       ...table(
-        ['minute', 'accepted/s', 'p50 ms', 'p99 ms', 'refused', 'final/s', 'backlog', 'RSS MB', 'events'],
+        ['minute', 'accepted/s', 'p50 ms', 'p99 ms', 'refused', 'final/s', 'CPU ms/order: service', 'Postgres', 'backlog', 'RSS MB', 'events'],
         table_.map((m) => [
           String(m.minute),
           fmt(m.acceptedPerS),
@@ -165,6 +172,8 @@ async function main(): Promise<void> {
           fmt(m.p99, 1),
           [...m.refused].map(([c, n]) => `${c} ${n}`).join(', ') || '0',
           fmt(m.finalPerS),
+          fmt(m.serviceCpuMs, 2),
+          fmt(m.postgresCpuMs, 2),
           String(m.backlog),
           fmt(m.rssMb),
           String(m.events),
@@ -190,7 +199,9 @@ function firstAndLast(minutes: readonly Minute[]): string {
   const warm = minutes[Math.min(2, minutes.length - 1)];
   return (
     `First two minutes against the last two: accepted/s ${mean(first, (m) => m.acceptedPerS).toFixed(0)} -> ${mean(last, (m) => m.acceptedPerS).toFixed(0)}, ` +
-    `p99 ${mean(first, (m) => m.p99).toFixed(1)} -> ${mean(last, (m) => m.p99).toFixed(1)} ms, final/s ${mean(first, (m) => m.finalPerS).toFixed(0)} -> ${mean(last, (m) => m.finalPerS).toFixed(0)}; ` +
+    `p99 ${mean(first, (m) => m.p99).toFixed(1)} -> ${mean(last, (m) => m.p99).toFixed(1)} ms, final/s ${mean(first, (m) => m.finalPerS).toFixed(0)} -> ${mean(last, (m) => m.finalPerS).toFixed(0)}, ` +
+    `CPU ms an order ${mean(first, (m) => m.serviceCpuMs).toFixed(2)} + ${mean(first, (m) => m.postgresCpuMs).toFixed(2)} -> ` +
+    `${mean(last, (m) => m.serviceCpuMs).toFixed(2)} + ${mean(last, (m) => m.postgresCpuMs).toFixed(2)} (service + Postgres); ` +
     `RSS after the warm-up (minute ${warm.minute}) ${warm.rssMb.toFixed(0)} MB, at the end ${minutes[minutes.length - 1].rssMb.toFixed(0)} MB.`
   );
 }
