@@ -72,7 +72,13 @@ describe('ForkableMap', () => {
 
   it('forgets its oldest entries for as long as it is told to, and nothing of a fork', () => {
     const map = ForkableMap.empty<number>();
-    for (const [key, value] of [['a', 1], ['b', 5], ['c', 2], ['d', 9]] as const) map.with(key, value);
+    for (const [key, value] of [
+      ['a', 1],
+      ['b', 5],
+      ['c', 2],
+      ['d', 9],
+    ] as const)
+      map.with(key, value);
     const looked: number[] = [];
     map.forgetOldestWhile((value) => (looked.push(value), value < 5));
     // Oldest first, and it stops at the first kept: c (2) is younger than b (5) and stays.
