@@ -20,8 +20,13 @@ const describeInBrowser = inBrowser('Console bulk reconciliation browser tests')
 /** Delivered by the upstream (accounts ending 123), refused (ending 000); every one unknown to the service. */
 const DELIVERED = 100;
 const REFUSED = 50;
-/** The upstream answers after the service stopped waiting (UPSTREAM_TIMEOUT_MS 300). */
-const UPSTREAM_DELAY_MS = 700;
+/**
+ * The upstream answers orders after the service stopped waiting
+ * (UPSTREAM_TIMEOUT_MS), and status queries long before it, even on a
+ * loaded CI machine (300 ms was too short there for 2 of 152 queries).
+ */
+const UPSTREAM_TIMEOUT_MS = 1_000;
+const UPSTREAM_DELAY_MS = 1_500;
 
 type Staff = { staff_id: string; token: string };
 
@@ -57,7 +62,7 @@ describeInBrowser('bulk reconciliation in the console', () => {
     service = await startService(db, {
       ...FULFILMENT_ENV,
       FULFILMENT_CONCURRENCY: '64',
-      UPSTREAM_TIMEOUT_MS: '300',
+      UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS),
       UPSTREAM_URL: simulator.url,
       REQUERY_CONCURRENCY: '8',
       APPROVAL_THRESHOLD: '100.00',
