@@ -31,9 +31,19 @@ const TABLE_OWNERS = {
   rm_wallet_holds: { owner: 'projections/wallets.queries.ts' },
   rm_statement_lines: { owner: 'projections/wallets.queries.ts' },
   rm_wallet_snapshots: { owner: 'projections/wallets.queries.ts' },
-  callback_deliveries: { owner: 'projections/callback-schedule.queries.ts' },
-  callback_attempts: { owner: 'projections/callback-schedule.queries.ts', alsoIn: { 'src/callbacks/callbacks.migrations.ts': 'creates it' } },
-  callback_attempt_minutes: { owner: 'projections/callback-schedule.queries.ts', alsoIn: { 'src/callbacks/callbacks.migrations.ts': 'creates it' } },
+  // The senders' claims and attempts in one file, what staff and operators read of them in the other.
+  callback_deliveries: {
+    owner: 'projections/callback-schedule.queries.ts',
+    alsoIn: { 'projections/callback-log.queries.ts': 'the log, redelivery and backlog' },
+  },
+  callback_attempts: {
+    owner: 'projections/callback-schedule.queries.ts',
+    alsoIn: { 'projections/callback-log.queries.ts': 'the delivery log', 'src/callbacks/callbacks.migrations.ts': 'creates it' },
+  },
+  callback_attempt_minutes: {
+    owner: 'projections/callback-schedule.queries.ts',
+    alsoIn: { 'projections/callback-log.queries.ts': "the attempts' results over time", 'src/callbacks/callbacks.migrations.ts': 'creates it' },
+  },
   fulfilment_jobs: { owner: 'projections/fulfilment-jobs.queries.ts' },
   rm_order_minutes: { owner: 'projections/order-minutes.queries.ts' },
   rm_upstream_latency: { owner: 'projections/order-minutes.queries.ts' },

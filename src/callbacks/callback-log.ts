@@ -1,6 +1,6 @@
 import { Pool } from 'pg';
 import { isoTimestamp } from '../shared/clock';
-import { deliveryLogOf, requestRedelivery } from '../../projections/callback-schedule.queries';
+import { deliveryLogOf, requestRedelivery } from '../../projections/callback-log.queries';
 
 /** One attempt to deliver an order's callback. */
 export interface CallbackAttemptView {

@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import { EventStore } from '../ledger/ports/event-store.port';
 import { Metrics } from '../infrastructure/metrics/metrics';
 import { projectionLags } from './projection-lag';
-import { CALLBACK_BACKLOG_COLUMNS, CallbackBacklogColumns } from '../../projections/callback-schedule.queries';
+import { CALLBACK_BACKLOG_COLUMNS, CallbackBacklogColumns } from '../../projections/callback-log.queries';
 import { FULFILMENT_BACKLOG_COLUMNS, FulfilmentBacklogColumns } from '../../projections/fulfilment-jobs.queries';
 import { lowBalanceFlags } from '../../projections/wallets.queries';
 import type { IntakeGuard } from '../merchant-api';

@@ -182,6 +182,7 @@ describe('the lint rules (ESLint)', () => {
       ['projections/orders.queries.ts', ['rm_orders']],
       ['projections/wallets.queries.ts', ['rm_wallets', 'rm_wallet_holds', 'rm_statement_lines', 'rm_wallet_snapshots', 'rm_orders']],
       ['projections/callback-schedule.queries.ts', ['callback_deliveries', 'callback_attempts', 'rm_orders']],
+      ['projections/callback-log.queries.ts', ['callback_deliveries', 'callback_attempts']],
       ['projections/fulfilment-jobs.queries.ts', ['fulfilment_jobs']],
       ['projections/checkpoints.ts', ['projection_checkpoints']],
       ['src/callbacks/callbacks.migrations.ts', ['callback_attempts']],

@@ -13,7 +13,7 @@ import {
   CallbackBacklogColumns,
   CallbackExhaustedColumn,
   callbackAttemptSlots,
-} from '../../../projections/callback-schedule.queries';
+} from '../../../projections/callback-log.queries';
 import { FULFILMENT_BACKLOG_COLUMNS, FulfilmentBacklogColumns } from '../../../projections/fulfilment-jobs.queries';
 import { UNKNOWN_QUEUE_COLUMNS, UnknownQueueColumns } from '../../../projections/orders.queries';
 import { lowBalanceMerchants } from '../../../projections/wallets.queries';

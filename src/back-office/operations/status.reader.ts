@@ -4,7 +4,7 @@ import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { EVENT_STORE, EventStore, formatPosition } from '../../ledger/ports/event-store.port';
 import { isoTimestamp } from '../../shared/clock';
 import { oldestUnknownResult } from '../../../projections/orders.queries';
-import { callbackBacklog } from '../../../projections/callback-schedule.queries';
+import { callbackBacklog } from '../../../projections/callback-log.queries';
 import { fulfilmentBacklog } from '../../../projections/fulfilment-jobs.queries';
 import { allCheckpointRows } from '../../../projections/checkpoints';
 import { allProjections } from '../../../projections/all-projections';
