@@ -42,11 +42,16 @@ describe('callbacks across a SIGKILL and across two instances', () => {
 
       const child = await spawnService(db, SLOW_SCHEDULE);
       const settled = await startService(db); // settles the order; its own sender is off
-      await settled.commands.execute(new SettleOrder(orderNo));
-      await settled.stop();
-      await until(() => endpoint.forOrder(orderNo).length >= 2);
-      await new Promise((r) => setTimeout(r, 150)); // between attempt 2 and 3
-      await child.kill('SIGKILL');
+      try {
+        await settled.commands.execute(new SettleOrder(orderNo));
+        // Watched from the settlement on: stopping the settling service first
+        // can take longer than the child's whole schedule on a busy machine.
+        await until(() => endpoint.forOrder(orderNo).length >= 2);
+        await new Promise((r) => setTimeout(r, 150)); // between attempt 2 and 3
+        await child.kill('SIGKILL');
+      } finally {
+        await settled.stop();
+      }
       const beforeRestart = endpoint.forOrder(orderNo).length;
       expect(beforeRestart).toBe(2);
 
@@ -68,8 +73,11 @@ describe('callbacks across a SIGKILL and across two instances', () => {
   });
 
   it('two instances: each attempt is sent once', async () => {
-    const endpoint = await callbackEndpoint(() => ({ status: 500 }));
-    const [a, b] = await Promise.all([startService(db, CALLBACK_ENV), startService(db, CALLBACK_ENV)]);
+    // A slow endpoint and four callbacks in flight per merchant and instance:
+    // 120 attempts take one instance alone about 6 s, so both take part.
+    const endpoint = await callbackEndpoint(() => ({ status: 500, delayMs: 200 }));
+    const env = { ...CALLBACK_ENV, CALLBACK_CONCURRENCY_PER_MERCHANT: '4' };
+    const [a, b] = await Promise.all([startService(db, env), startService(db, env)]);
     try {
       const merchant = await provisionMerchant(a, { callbackUrl: endpoint.url });
       const orderNos = await finalOrders(a, merchant, 20);
