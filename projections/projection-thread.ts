@@ -53,7 +53,7 @@ async function run({ config, projections: names }: ProjectionThreadData): Promis
     if (!projection) throw new Error(`no projection named ${name}`);
     return projection;
   });
-  const pool = createPool(config.database, POOL_SIZE, PROJECTION_THREAD_APPLICATION);
+  const pool = createPool(config.database, { max: POOL_SIZE, applicationName: PROJECTION_THREAD_APPLICATION });
   const store = await createEventStore(config, pool);
   const runner = new InProcessProjectionRunner(pool, store, projections, (message, error) => logFailure(logger, message, error));
   const reached = (): [string, GlobalPosition][] => names.map((name) => [name, runner.position(name)]);

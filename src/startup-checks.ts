@@ -23,7 +23,7 @@ export async function checkBeforeStart(config: AppConfig, logger = new Logger('S
  * beats a service that runs but serves none of its merchants.
  */
 async function checkStoredSecrets(config: AppConfig, logger: Logger): Promise<void> {
-  const pool = createPool(config.database, 1);
+  const pool = createPool(config.database, { max: 1 });
   const cipher = new AppSecretCipher(config.secretsKey, config.secretsKeysPrevious);
   const { merchants, total, underPrevious, unopenable } = await surveySecrets(pool, cipher).finally(() => pool.end());
   if (unopenable.length > 0) {

@@ -40,7 +40,7 @@ export async function openCliContext(env: NodeJS.ProcessEnv): Promise<CliContext
     // Nor does it talk to the upstream: production's "UPSTREAM_URL is required" is not its concern.
     UPSTREAM_SIMULATOR: env.UPSTREAM_URL || env.UPSTREAM_SIMULATOR ? env.UPSTREAM_SIMULATOR : 'true',
   });
-  const pool = createPool(config.database, 4);
+  const pool = createPool(config.database, { max: 4 });
   try {
     await checkSchema(pool, config);
   } catch (error) {

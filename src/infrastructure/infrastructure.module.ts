@@ -1,10 +1,12 @@
 import { Injectable, DynamicModule, Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
 import { Pool } from 'pg';
 import { AppConfig } from '../config/config';
 import { createEventStore } from './event-store/create-event-store';
 import { EVENT_STORE, EventStore } from '../ledger/ports/event-store.port';
 import { LEDGER_OBSERVER, LEDGER_SETTINGS, LedgerSettings } from '../ledger/ports/ledger-settings.port';
 import { APP_CONFIG, MIGRATIONS, PG_POOL } from './infrastructure.tokens';
+import { DatabaseWaitInterceptor } from './http/database-wait.interceptor';
 import { createPool } from './postgres/connection';
 import { migrate, Migration } from './postgres/migrations';
 import { MeteredEventStore } from './metrics/metered-event-store';
@@ -59,7 +61,7 @@ export class InfrastructureModule {
           provide: PG_POOL,
           // The database was checked (or created) before start-up: see startup-checks.ts.
           useFactory: async () => {
-            const pool = createPool(config.database);
+            const pool = createPool(config.database, { waitMs: config.databaseWaitMs, onWait: () => metrics.databaseWaits.inc({ kind: 'connection' }) });
             metrics.watchPool('main', pool);
             const applied = await migrate(pool, migrations);
             if (applied.length > 0) logger.log(`applied migrations: ${applied.join(', ')}`);
@@ -71,6 +73,8 @@ export class InfrastructureModule {
           inject: [PG_POOL],
           useFactory: async (pool: Pool): Promise<EventStore> => new MeteredEventStore(await createEventStore(config, pool), metrics),
         },
+        // Requests that are safe to run twice wait through a database failover.
+        { provide: APP_INTERCEPTOR, useClass: DatabaseWaitInterceptor },
         InfrastructureShutdown,
       ],
       exports: [APP_CONFIG, PG_POOL, EVENT_STORE, METRICS, MIGRATIONS, LEDGER_OBSERVER, LEDGER_SETTINGS],

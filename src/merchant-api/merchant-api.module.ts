@@ -70,12 +70,12 @@ class NonceHousekeeping implements OnModuleInit, OnModuleDestroy, OnApplicationS
       inject: [APP_CONFIG, METRICS],
       // Its own pool: admitting a request never queues behind ledger work.
       useFactory: (config: AppConfig, metrics: Metrics) => {
-        const pool = createPool(config.database, 10);
+        const pool = createPool(config.database, { max: 10, waitMs: config.databaseWaitMs, onWait: () => metrics.databaseWaits.inc({ kind: 'connection' }) });
         metrics.watchPool('admission', pool);
         return pool;
       },
     },
-    { provide: ReplayGuard, inject: [REPLAY_POOL], useFactory: (pool: Pool) => new ReplayGuard(pool) },
+    { provide: ReplayGuard, inject: [REPLAY_POOL, APP_CONFIG], useFactory: (pool: Pool, config: AppConfig) => new ReplayGuard(pool, config.databaseWaitMs) },
     {
       provide: IntakeGuard,
       inject: [PG_POOL, APP_CONFIG],

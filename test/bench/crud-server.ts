@@ -33,7 +33,7 @@ import { checkSignature, listen, parseObject, readBody, refuse, reply } from './
 const SUBMIT_PATH = '/api/v2/topup/submit';
 const OUT_TRADE_NO = /^[A-Za-z0-9\-_.:]{1,64}$/;
 
-const pool = createPool(connectionConfig(process.env.DATABASE_URL), Number(process.env.CRUD_POOL_SIZE ?? 20));
+const pool = createPool(connectionConfig(process.env.DATABASE_URL), { max: Number(process.env.CRUD_POOL_SIZE ?? 20) });
 /** The whole life (crud-fulfilment.ts) when an upstream is named; the submit alone otherwise. */
 const fulfilment = process.env.CRUD_UPSTREAM_URL
   ? new CrudFulfilment(pool, process.env.CRUD_UPSTREAM_URL, Number(process.env.CRUD_FULFILMENT_CONCURRENCY ?? 256))

@@ -32,11 +32,11 @@ describe('admission (merchant_admit)', () => {
     await db.pool.query(`insert into merchant_nonces (merchant_id, nonce, expires_at) values ($1, 'used', now() + interval '5 minutes')`, [`${p}-b`]);
   }
 
-  async function admit(p: string, requests: { m: string; n: string | null; w?: number }[]) {
+  async function admit(p: string, requests: { m: string; n: string | null; w?: number; t?: string }[]) {
     const expiry = new Date(Date.now() + 300_000).toISOString();
     const { rows } = await db.pool.query<{ o_item: number; o_fresh: boolean; o_hits: number; o_version: string | null }>(
       'select o_item, o_fresh, o_hits, o_version from merchant_admit($1::jsonb)',
-      [JSON.stringify(requests.map((r) => ({ m: `${p}-${r.m}`, n: r.n, e: r.n && expiry, w: r.w ?? window })))],
+      [JSON.stringify(requests.map((r) => ({ m: `${p}-${r.m}`, n: r.n, e: r.n && expiry, w: r.w ?? window, t: r.t ?? null })))],
     );
     const versions = await db.pool.query<{ merchant_id: string; updated_at: string }>(
       'select merchant_id, updated_at::text from merchants where merchant_id like $1',
@@ -99,6 +99,27 @@ describe('admission (merchant_admit)', () => {
       { item: 0, fresh: true, hits: 8, versioned: true },
       { item: 1, fresh: false, hits: 9, versioned: true },
       { item: 2, fresh: true, hits: 2, versioned: false },
+    ]);
+  });
+
+  it('a batch sent again after its connection dropped: a nonce stored under the same token stays fresh, under another it is a replay', async () => {
+    await merchants('resent');
+    const first = await admit('resent', [
+      { m: 'a', n: 'eight', t: '41' },
+      { m: 'a', n: 'nine', t: '42' },
+    ]);
+    expect(first.answers.map((a) => a.fresh)).toEqual([true, true]);
+    // The same admission again (its commit's answer was lost), beside a replay of the other nonce and a tokenless request.
+    const again = await admit('resent', [
+      { m: 'a', n: 'eight', t: '41' },
+      { m: 'a', n: 'nine', t: '99' },
+      { m: 'a', n: 'eight' },
+    ]);
+    expect(again.answers.map((a) => a.fresh)).toEqual([true, false, false]);
+    const { rows } = await db.pool.query('select nonce, admission::text from merchant_nonces where merchant_id = $1 order by nonce', ['resent-a']);
+    expect(rows).toEqual([
+      { nonce: 'eight', admission: '41' },
+      { nonce: 'nine', admission: '42' },
     ]);
   });
 });

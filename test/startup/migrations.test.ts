@@ -28,8 +28,8 @@ describe('migrate', () => {
 
   it('is safe to run from two instances at once, and applies nothing the third time', async () => {
     // Two separate pools: two instances starting at once.
-    const first = createPool(db.config, 2);
-    const second = createPool(db.config, 2);
+    const first = createPool(db.config, { max: 2 });
+    const second = createPool(db.config, { max: 2 });
     try {
       const [a, b] = await Promise.all([migrate(first, migrations), migrate(second, migrations)]);
 
@@ -57,7 +57,7 @@ describe('migrate', () => {
   });
 
   it('applies only migrations added since the last run', async () => {
-    const pool = createPool(db.config, 2);
+    const pool = createPool(db.config, { max: 2 });
     try {
       const added: Migration = { id: 'test/999-added-later', sql: 'create table added_later (id int primary key)' };
       expect(await migrate(pool, [...migrations, added])).toEqual([added.id]);
@@ -68,7 +68,7 @@ describe('migrate', () => {
   });
 
   it('rolls back a failing migration and records nothing for it', async () => {
-    const pool = createPool(db.config, 2);
+    const pool = createPool(db.config, { max: 2 });
     try {
       const broken: Migration = { id: 'test/998-broken', sql: 'create table half_done (id int); select * from no_such_table' };
       await expect(migrate(pool, [...migrations, broken])).rejects.toThrow(/test\/998-broken/);

@@ -30,7 +30,7 @@ export function openTestDatabase(name: string): TestDatabase {
   const server = connectionConfig(process.env.DATABASE_URL);
   const maintenance = withDatabase(server, 'postgres');
   const config = withDatabase(server, name);
-  const pool = createPool(config, 30);
+  const pool = createPool(config, { max: 30 });
   return {
     name,
     config,

@@ -11,6 +11,7 @@ import { PathIds, PathIdsPipe } from '../http/identifier';
 import { BACK_OFFICE_ROUTES } from '../routes.public';
 import { AdjustWalletDto } from './adjust-wallet.dto';
 import { AdjustWalletService } from './adjust-wallet.service';
+import { SafeToRepeat } from '../../infrastructure/http/database-wait.interceptor';
 
 /** A credit or a debit by staff outside any order's hold: a new wallet event, on the statement and in the hash chain. */
 @BackOfficeController()
@@ -20,6 +21,7 @@ export class AdjustWalletController {
 
   /** 201 with the wallet and the adjustment; 202 APPROVAL_REQUIRED with the request when the four-eyes rule asks for a second person. */
   @Post(BACK_OFFICE_ROUTES.adjustments)
+  @SafeToRepeat() // an adjustment repeated under its reference changes nothing
   async adjust(
     @Param(PathIdsPipe) { merchant_id: merchantId }: PathIds,
     @Body(BodyPipe) body: AdjustWalletDto,

@@ -1,8 +1,11 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { timingSafeEqual } from 'node:crypto';
+import { AppConfig } from '../../config/config';
 import { ApiError } from '../../infrastructure/http/api-error';
+import { APP_CONFIG } from '../../infrastructure/infrastructure.tokens';
+import { untilDatabaseAnswers } from '../../infrastructure/postgres/database-wait';
 import { ConsoleSessions } from './console-sessions';
 import { ROLES_KEY } from './roles.decorator';
 import { CSRF_HEADER, sessionCookie } from './session-cookie';
@@ -28,11 +31,13 @@ export class StaffAuthGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly authenticator: StaffAuthenticator,
     private readonly sessions: ConsoleSessions,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<StaffRequest>();
-    const staff = await this.authenticate(request);
+    // Reads: waited through a failover like the route's own (DatabaseWaitInterceptor comes after guards).
+    const staff = await untilDatabaseAnswers(() => this.authenticate(request), { waitMs: this.config.databaseWaitMs });
     if (!staff) {
       throw new ApiError(401, 'UNAUTHORIZED', 'A valid staff bearer token is required', undefined, { 'WWW-Authenticate': 'Bearer' });
     }

@@ -12,6 +12,7 @@ import { DEFAULT_ROUTE, PutPriceDto, PutProductDto, PutSkuDto } from './catalogu
 import { CatalogueRepository } from './catalogue.repository';
 import { PriceListView, priceListView, priceView, ProductView, productView, SkuView, skuView } from './catalogue.view';
 import { BACK_OFFICE_ROUTES } from '../routes.public';
+import { SafeToRepeat } from '../../infrastructure/http/database-wait.interceptor';
 
 /** PUT creates or replaces: the same request twice leaves the same catalogue. */
 @BackOfficeController()
@@ -56,11 +57,13 @@ export class CatalogueController {
     return successEnvelope('OK', { prices: shown.map(priceListView), next_cursor } satisfies ListPage<'prices', PriceListView>);
   }
 
+  @SafeToRepeat()
   @Put(BACK_OFFICE_ROUTES.product)
   async putProduct(@Param(PathIdsPipe) { product_id: productId }: PathIds, @Body(BodyPipe) body: PutProductDto, @CurrentStaff() by: StaffMember) {
     return successEnvelope('OK', productView(await this.catalogue.putProduct(productId, body.name, by.staffId)));
   }
 
+  @SafeToRepeat()
   @Put(BACK_OFFICE_ROUTES.sku)
   async putSku(@Param(PathIdsPipe) { sku_id: skuId }: PathIds, @Body(BodyPipe) body: PutSkuDto, @CurrentStaff() by: StaffMember) {
     const sku = {
@@ -74,6 +77,7 @@ export class CatalogueController {
     return successEnvelope('OK', skuView(await this.catalogue.putSku(skuId, sku, by.staffId)));
   }
 
+  @SafeToRepeat()
   @Put(BACK_OFFICE_ROUTES.price)
   async putPrice(@Param(PathIdsPipe) { merchant_id: merchantId, sku_id: skuId }: PathIds, @Body(BodyPipe) body: PutPriceDto, @CurrentStaff() by: StaffMember) {
     const price = parseAmount(body.price)!; // validated by PutPriceDto

@@ -11,6 +11,7 @@ import { BodyPipe } from '../http/back-office-body.pipe';
 import { DepositFundsDto } from './deposit-funds.dto';
 import { DepositFundsService } from './deposit-funds.service';
 import { BACK_OFFICE_ROUTES } from '../routes.public';
+import { SafeToRepeat } from '../../infrastructure/http/database-wait.interceptor';
 
 @BackOfficeController()
 @Roles()
@@ -19,6 +20,7 @@ export class DepositFundsController {
 
   /** 201 with the wallet; 202 APPROVAL_REQUIRED with the request when the four-eyes rule asks for a second person. */
   @Post(BACK_OFFICE_ROUTES.deposits)
+  @SafeToRepeat() // a deposit repeated under its reference changes nothing
   async deposit(
     @Param(PathIdsPipe) { merchant_id: merchantId }: PathIds,
     @Body(BodyPipe) body: DepositFundsDto,

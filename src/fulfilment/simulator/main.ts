@@ -20,7 +20,7 @@ async function main() {
     throw new Error('PORT, UPSTREAM_SIM_DELAY_MS and UPSTREAM_SIM_FAILURE_DELAY_MS must be whole numbers');
   }
   const databaseUrl = process.env.UPSTREAM_SIM_DATABASE_URL;
-  const pool = databaseUrl ? createPool({ connectionString: databaseUrl }, 4) : undefined;
+  const pool = databaseUrl ? createPool({ connectionString: databaseUrl }, { max: 4 }) : undefined;
   if (databaseUrl && pool) {
     await ensureDatabase({ connectionString: databaseUrl }, { create: true });
     await migrate(pool, simulatorMigrations);

@@ -1,5 +1,5 @@
 import { LoggerService } from '@nestjs/common';
-import { isDatabaseUnavailable } from '../postgres/connection';
+import { isDatabaseUnavailable } from '../postgres/database-wait';
 
 /**
  * Logs a failed operation. An unreachable database is an outage that heals by

@@ -106,6 +106,12 @@ export class Metrics {
     "Merchants with a low-balance threshold: 1 while the wallet's available balance is under it, else 0",
     ['merchant_id'],
   );
+  readonly databaseWaits = new Counter({
+    name: 'database_outage_waits_total',
+    help: 'Failures waited out while the database did not answer (DATABASE_WAIT_MS): a connection not made, or a request run again',
+    labelNames: ['kind'],
+    registers: [this.registry],
+  });
   readonly scrapeErrors = new Counter({
     name: 'metrics_scrape_errors_total',
     help: 'Scrape-time readings that failed (the gauges they feed keep their last value)',

@@ -1,4 +1,5 @@
 import { Client, Pool, PoolConfig } from 'pg';
+import { WaitingPool } from './database-wait';
 import { EXIT_UNAVAILABLE, StartupError } from '../../shared/startup-error';
 
 /** The database a configuration names, and the same server's maintenance database. */
@@ -92,32 +93,17 @@ export function quoteIdentifier(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
-const UNAVAILABLE_CODES = new Set([
-  '57P01', // admin_shutdown: the backend was terminated
-  '57P02', // crash_shutdown
-  '57P03', // cannot_connect_now: starting up or shutting down
-  '53300', // too_many_connections
-]);
-
-/**
- * Whether an error means the database could not be reached or dropped the
- * connection, as opposed to a fault in what was asked of it. Such errors are
- * expected during a restart or failover and heal by themselves.
- */
-export function isDatabaseUnavailable(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08') || /^E(CONNREFUSED|CONNRESET|PIPE|HOSTUNREACH|TIMEDOUT)$/.test(code)))
-    return true;
-  return (
-    typeof message === 'string' &&
-    /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect)|is not currently accepting connections$/.test(
-      message,
-    )
-  );
-}
-
-/** How long a request waits for a connection before it fails (a 500 the client may retry). */
+/** How long a checkout waits for a free connection in the pool before it counts as a failure. */
 const POOL_CONNECT_TIMEOUT_MS = 5000;
+
+export interface PoolOptions {
+  max?: number;
+  applicationName?: string;
+  /** How long checkouts wait for a database that does not answer (a failover): DATABASE_WAIT_MS; 0 fails at once. */
+  waitMs?: number;
+  /** Told of each failed connection attempt that is waited out. */
+  onWait?: (error: unknown) => void;
+}
 
 /**
  * A pool that survives its server going away. node-postgres emits 'error' on
@@ -127,15 +113,18 @@ const POOL_CONNECT_TIMEOUT_MS = 5000;
  * therefore gets a listener for its whole life; the query in flight fails on
  * its own, and the pool discards the client when it comes back unusable.
  */
-export function createPool(config: PoolConfig, max = 20, applicationName = 'topup-ledger'): Pool {
-  const pool = new Pool({
-    ...config,
-    max,
-    application_name: applicationName,
-    connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS,
-    // A server that vanished without closing the socket is noticed, not waited on forever.
-    keepAlive: true,
-  });
+export function createPool(config: PoolConfig, { max = 20, applicationName = 'topup-ledger', waitMs = 0, onWait }: PoolOptions = {}): Pool {
+  const pool = new WaitingPool(
+    {
+      ...config,
+      max,
+      application_name: applicationName,
+      connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS,
+      // A server that vanished without closing the socket is noticed, not waited on forever.
+      keepAlive: true,
+    },
+    { waitMs, onWait },
+  );
   pool.on('connect', (client) => client.on('error', () => undefined));
   // The pool re-emits an idle client's error; it has already dropped that client.
   pool.on('error', () => undefined);

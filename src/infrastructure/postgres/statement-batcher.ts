@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable } from './connection';
+import { isDatabaseUnavailable } from './database-wait';
 
 interface Waiting<Item, Result> {
   item: Item;

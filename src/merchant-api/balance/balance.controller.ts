@@ -5,7 +5,9 @@ import { EmptyDto, Merchant, MERCHANT_BODY, MerchantRequest } from '../gateway/m
 import { V2_ROUTES } from '../routes.public';
 import { validateBody } from '../../infrastructure/http/dto-body-validator';
 import { WalletBalanceReader } from './wallet-balance.reader';
+import { SafeToRepeat } from '../../infrastructure/http/database-wait.interceptor';
 
+@SafeToRepeat()
 @Controller()
 export class BalanceController {
   constructor(private readonly wallets: WalletBalanceReader) {}

@@ -5,6 +5,7 @@ import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../infrastructure/infrastructure.tokens';
 import { MerchantCredentials, MerchantDirectory } from '../../merchant-directory';
 import { ApiError, ON_UNEXPECTED_ERROR } from '../../infrastructure/http/api-error';
+import { untilDatabaseAnswers } from '../../infrastructure/postgres/database-wait';
 import { readRawBody } from '../../infrastructure/http/raw-body';
 import { parseJsonObject } from '../../infrastructure/http/strict-json';
 import { CLIENT_CLOSED_REQUEST } from '../../infrastructure/http/request-log';
@@ -139,7 +140,8 @@ export class MerchantGatewayMiddleware implements NestMiddleware {
 
   private async identify(apiKey: string, { fresh = false } = {}): Promise<MerchantCredentials> {
     const lookUp = () => (fresh ? this.directory.reload(apiKey) : this.directory.byApiKey(apiKey));
-    const merchant = apiKey.length <= 128 ? await lookUp() : undefined;
+    // A read: waited through a failover like any other (DatabaseWaitInterceptor comes after this middleware).
+    const merchant = apiKey.length <= 128 ? await untilDatabaseAnswers(lookUp, { waitMs: this.config.databaseWaitMs }) : undefined;
     if (!merchant) throw unauthorized('INVALID_API_KEY', 'Unknown API key');
     return merchant;
   }

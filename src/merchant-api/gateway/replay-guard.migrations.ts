@@ -59,4 +59,48 @@ export const merchantApiMigrations: readonly Migration[] = [
           from jsonb_array_elements(requests) with ordinality e;
       end $fn$;`,
   },
+  {
+    id: 'merchant-api/003-admission-token',
+    sql: `
+      -- Each admission carries a token of its own, kept with the nonce. When
+      -- the connection drops while a batch commits (a failover), the batch is
+      -- sent again: a nonce stored under the same token is that request's own,
+      -- admitted the first time, and stays fresh for it; anyone else's request
+      -- with that nonce is still a replay.
+      alter table merchant_nonces add column admission bigint;
+      create or replace function merchant_admit(requests jsonb)
+      returns table (o_item int, o_fresh boolean, o_hits int, o_version text)
+      language plpgsql as $fn$
+      declare
+        r record;
+        n int := jsonb_array_length(requests);
+        hits int[] := array_fill(0, array[n]);
+        fresh boolean[] := array_fill(true, array[n]);
+        counted int;
+        inserted int;
+      begin
+        for r in select e.value as v, e.ordinality::int as i from jsonb_array_elements(requests) with ordinality e
+                 order by e.value->>'m', e.ordinality loop
+          insert into merchant_rate_windows as w (merchant_id, window_start, hits) values (r.v->>'m', (r.v->>'w')::bigint, 1)
+          on conflict (merchant_id) do update set
+            hits = case when w.window_start = excluded.window_start then w.hits + 1 else 1 end,
+            window_start = excluded.window_start
+          returning w.hits into counted;
+          hits[r.i] := counted;
+        end loop;
+        for r in select e.value as v, e.ordinality::int as i from jsonb_array_elements(requests) with ordinality e
+                 where e.value->>'n' is not null order by e.value->>'m', e.value->>'n', e.ordinality loop
+          insert into merchant_nonces as k (merchant_id, nonce, expires_at, admission)
+          values (r.v->>'m', r.v->>'n', (r.v->>'e')::timestamptz, (r.v->>'t')::bigint)
+          on conflict (merchant_id, nonce) do update set expires_at = excluded.expires_at
+            where k.admission = excluded.admission;
+          get diagnostics inserted = row_count;
+          fresh[r.i] := inserted = 1;
+        end loop;
+        return query
+          select e.ordinality::int - 1, fresh[e.ordinality], hits[e.ordinality],
+                 (select m.updated_at::text from merchants m where m.merchant_id = e.value->>'m')
+          from jsonb_array_elements(requests) with ordinality e;
+      end $fn$;`,
+  },
 ];

@@ -1,8 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
+import { untilDatabaseAnswers } from '../../infrastructure/postgres/database-wait';
 import { StatementBatcher } from '../../infrastructure/postgres/statement-batcher';
 
+const MAX_TOKEN = (1n << 63n) - 1n;
+
 interface Admission {
-  /** {m: merchant id, n: nonce or null, e: nonce expiry, w: rate window (Unix second)} as merchant_admit takes it. */
+  /** {m: merchant id, n: nonce or null, e: nonce expiry, w: rate window (Unix second), t: this admission's token} as merchant_admit takes it. */
   json: string;
 }
 
@@ -21,12 +25,18 @@ export interface AdmissionResult {
  * requests are admitted together, in one statement and one commit. The nonce
  * is committed durably (synchronous commit) before the request goes on, so
  * not even a crash of the database server lets a captured request be
- * accepted twice.
+ * accepted twice. An admission whose connection drops (a failover) is sent
+ * again for up to `waitMs`: its token tells its own nonce from a replay's.
  */
 export class ReplayGuard {
   private readonly admissions: StatementBatcher<Admission, AdmissionResult>;
+  /** Admission tokens: a random start per process, then counted (bigint's positive range). */
+  private nextToken = randomBytes(8).readBigUInt64BE() >> 1n;
 
-  constructor(private readonly pool: Pool) {
+  constructor(
+    private readonly pool: Pool,
+    private readonly waitMs = 0,
+  ) {
     this.admissions = new StatementBatcher((batch) => this.admitAll(batch), { maxBatch: 200, maxInFlight: 2 });
   }
 
@@ -38,8 +48,15 @@ export class ReplayGuard {
   admit(merchantId: string, nonce: { value: string; timestampSeconds: number } | undefined, nowMs: number): Promise<AdmissionResult> {
     // Remembered until the timestamp can no longer pass the 300 s window, plus a margin.
     const expiresAt = nonce && new Date((nonce.timestampSeconds + 301) * 1000).toISOString();
-    const json = JSON.stringify({ m: merchantId, n: nonce?.value ?? null, e: expiresAt ?? null, w: Math.floor(nowMs / 1000) });
-    return this.admissions.run({ json });
+    const token = nonce ? String(this.takeToken()) : null;
+    const json = JSON.stringify({ m: merchantId, n: nonce?.value ?? null, e: expiresAt ?? null, w: Math.floor(nowMs / 1000), t: token });
+    return untilDatabaseAnswers(() => this.admissions.run({ json }), { waitMs: this.waitMs });
+  }
+
+  private takeToken(): bigint {
+    const token = this.nextToken;
+    this.nextToken = token === MAX_TOKEN ? 1n : token + 1n;
+    return token;
   }
 
   private async admitAll(batch: readonly Admission[]): Promise<AdmissionResult[]> {

@@ -5,7 +5,9 @@ import { CatalogueReader } from './catalogue.reader';
 import { EmptyDto, Merchant, MERCHANT_BODY, MerchantRequest } from '../gateway/merchant-request';
 import { V2_ROUTES } from '../routes.public';
 import { validateBody } from '../../infrastructure/http/dto-body-validator';
+import { SafeToRepeat } from '../../infrastructure/http/database-wait.interceptor';
 
+@SafeToRepeat()
 @Controller()
 export class ProductsController {
   constructor(private readonly catalogue: CatalogueReader) {}

@@ -6,9 +6,11 @@ import { presentOrder } from '../orders/order.presenter';
 import { QueryOrderDto } from './query-order.dto';
 import { OrderReader } from '../orders/order.reader';
 import { validateBody } from '../../infrastructure/http/dto-body-validator';
+import { SafeToRepeat } from '../../infrastructure/http/database-wait.interceptor';
 
 const NOT_FOUND = () => new ApiError(404, 'ORDER_NOT_FOUND', 'No such order');
 
+@SafeToRepeat()
 @Controller()
 export class QueryOrderController {
   constructor(private readonly orders: OrderReader) {}

@@ -6,7 +6,10 @@ import { Merchant, MERCHANT_BODY, MerchantRequest } from '../gateway/merchant-re
 import { V2_ROUTES } from '../routes.public';
 import { SubmitOrderDto } from './submit-order.dto';
 import { SubmitOrderService } from './submit-order.service';
+import { SafeToRepeat } from '../../infrastructure/http/database-wait.interceptor';
 
+/** Reads, or a submit made idempotent by its out_trade_no; the nonce's admission is repeated apart (ReplayGuard). */
+@SafeToRepeat()
 @Controller()
 export class SubmitOrderController {
   constructor(private readonly submissions: SubmitOrderService) {}

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import { EventStore, START } from '../../ledger/ports/event-store.port';
-import { isDatabaseUnavailable } from '../../infrastructure/postgres/connection';
+import { isDatabaseUnavailable } from '../../infrastructure/postgres/database-wait';
 import { Migration } from '../../infrastructure/postgres/migrations';
 import { projectionLags } from '../projection-lag';
 import { WalletWarmup } from '../../ledger/wallet/wallet-warmup';

@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   if (!item) throw new Error(`unknown item ${process.argv[2]}; one of ${AUDIT_ITEMS.map((i) => i.name).join(', ')}`);
   const ledger = JSON.parse(process.env.AUDIT_BENCH_LEDGER ?? '') as AuditBenchLedger;
   const config = connectionConfig(process.env.DATABASE_URL);
-  const pool = createPool(config, 8);
+  const pool = createPool(config, { max: 8 });
   const store = new PostgresEventStore(pool, { connection: config });
   const context = { pool, store, ledger };
   try {
