@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { PoolConfig } from 'pg';
 import { Minor, parseAmount } from '../shared/money';
-import { DEFAULT_DATABASE_WAIT_MS } from '../infrastructure/postgres/database-wait';
 import { connectionConfig } from './database-connection';
 
 /** Every setting of the service, read once from the environment at start-up. */
@@ -11,7 +10,7 @@ export interface AppConfig {
   readonly port: number;
   /** Postgres for read models, and for events when eventStore is "postgres": DATABASE_URL, else PG* variables, else local defaults. */
   readonly database: PoolConfig;
-  /** How long work that needs the database waits for it to answer again (a failover) before it fails; 0 fails at once. */
+  /** How long work that needs the database waits for it to answer again before it fails; 0 fails at once. A Patroni failover after a lost primary takes a few seconds, a switchover less. */
   readonly databaseWaitMs: number;
   readonly eventStore: 'postgres' | 'esdb';
   readonly eventStoreConnectionString?: string;
@@ -144,7 +143,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
     production,
     port,
     database: connectionConfig(databaseUrl, env),
-    databaseWaitMs: read('DATABASE_WAIT_MS', String(DEFAULT_DATABASE_WAIT_MS), integerIn(0, 300_000), 'an integer of milliseconds from 0 to 300000'),
+    databaseWaitMs: read('DATABASE_WAIT_MS', '10000', integerIn(0, 300_000), 'an integer of milliseconds from 0 to 300000'),
     eventStore,
     eventStoreConnectionString,
     eventStorePollIntervalMs: read('EVENT_STORE_POLL_MS', '1000', integerIn(10, 60_000), 'an integer from 10 to 60000'),

@@ -1,12 +1,5 @@
 import { Pool, PoolClient, PoolConfig } from 'pg';
 
-/**
- * How long work that needs the database waits for it to answer again by
- * default (DATABASE_WAIT_MS): a Patroni failover after a lost primary takes
- * a few seconds, a switchover less.
- */
-export const DEFAULT_DATABASE_WAIT_MS = 10_000;
-
 const UNAVAILABLE_CODES = new Set([
   '57P01', // admin_shutdown: the backend was terminated
   '57P02', // crash_shutdown
