@@ -118,7 +118,20 @@ export default tseslint.config(
     // Controllers translate HTTP to commands and queries: SQL lives in a reader or a repository of the slice.
     files: ['src/**/*.controller.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'pg', message: "A controller holds no SQL: query through the slice's reader or repository." }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'pg', message: "A controller holds no SQL: query through the slice's reader or repository." },
+            {
+              name: '@nestjs/common',
+              importNames: ['Query'],
+              message:
+                'Query strings are read with @QueryString (src/back-office/http/query-string.ts), one rule for every route: unknown, repeated, empty or malformed parameters are refused.',
+            },
+          ],
+        },
+      ],
       // Both selectors: a later block's list replaces an earlier one's for the same files.
       'no-restricted-syntax': [
         'error',

@@ -29,6 +29,9 @@ export async function bootstrap(config: AppConfig) {
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   app.useGlobalFilters(new ApiExceptionFilter());
   app.getHttpAdapter().getInstance().disable('x-powered-by');
+  // Flat names and values (node:querystring), never nested objects: nothing reads req.query, as the back office
+  // reads its query strings itself (back-office/http/query-string.ts), and no route would want `a[b]=` as an object.
+  app.getHttpAdapter().getInstance().set('query parser', 'simple');
   await app.listen(config.port, config.host);
   return app;
 }

@@ -134,6 +134,12 @@ describe('the lint rules (ESLint)', () => {
     expect(await lint('src/back-office/merchants/merchants.repository.ts', source)).toEqual([]);
   });
 
+  it("refuses Nest's @Query in a controller: query strings are read with @QueryString", async () => {
+    const source = "import { Get, Query } from '@nestjs/common';\nexport const decorators = [Get, Query];\n";
+    expect(await lint('src/back-office/orders/orders.controller.ts', source)).toEqual(['no-restricted-imports']);
+    expect(await lint('src/back-office/orders/orders.controller.ts', "import { Get } from '@nestjs/common';\nexport const decorators = [Get];\n")).toEqual([]);
+  });
+
   it('lets only the owning query code read the read models', async () => {
     const source = 'export const sql = `select order_no from rm_orders where merchant_id = $1`;\n';
     expect(await lint('src/back-office/orders/orders.service.ts', source)).toEqual(['no-restricted-syntax']);

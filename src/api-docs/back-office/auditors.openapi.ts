@@ -134,7 +134,11 @@ export function walletHistoryPaths(): PathItems {
         parameters: [
           merchantId,
           query('at', 'An ISO 8601 time with an offset', string()),
-          query('position', 'A global position, commit/prepare', string()),
+          query(
+            'position',
+            'A global position, commit/prepare, each an integer from 0 to 9223372036854775807; not with at',
+            string({ pattern: '^\\d{1,19}/\\d{1,19}$' }),
+          ),
           query('replay', 'snapshots (the default) or full', { enum: ['snapshots', 'full'] }),
         ],
         responses: {

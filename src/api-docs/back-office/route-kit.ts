@@ -29,7 +29,11 @@ export function refusals(own: Record<number, FailureSpec>, { body = false }: { b
     ...COMMON,
     400: { codes: ['BAD_REQUEST', 'MALFORMED_HTTP'], description: 'A path that cannot be decoded, or bytes that are not HTTP' },
     404: { codes: ['NOT_FOUND'], description: 'No such route' },
-    422: { codes: ['VALIDATION_FAILED'], description: 'A bad path id or query parameter (`field` names it)' },
+    422: {
+      codes: ['VALIDATION_FAILED'],
+      description:
+        'A bad path id or query parameter: one the route does not take, given twice, empty, as an array or object (`limit[]=`), not UTF-8, with a control character, out of range or in a wrong format (`field` names it)',
+    },
   };
   if (body) {
     merged[400] = { ...merged[400], codes: [...merged[400].codes, 'INVALID_JSON', 'MISSING_REQUIRED_FIELD'] };

@@ -1,19 +1,25 @@
-import { Body, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
+import { Body, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { successEnvelope } from '../../infrastructure/http/api-error';
 import { CurrentStaff } from '../auth/current-staff.decorator';
 import { Roles } from '../auth/roles.decorator';
 import type { StaffMember } from '../auth/staff-member';
 import { BodyPipe } from '../http/back-office-body.pipe';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
-import { choiceParameter, integerParameter } from '../http/listing';
+import { choice, integer } from '../http/query-readers';
+import { QueryString, QueryValues } from '../http/query-string';
 import { BACK_OFFICE_ROUTES } from '../routes.public';
 import { APPROVAL_KINDS } from './approval.decider';
 import { APPROVAL_STATUSES } from './approval.view';
 import { ApprovalInbox } from './approval-inbox';
 import { ApprovalDecisionDto } from './approvals.dto';
 
-const LIST_PARAMETERS = ['status', 'kind', 'limit', 'offset'];
+const LIST_QUERY = {
+  status: choice([...APPROVAL_STATUSES, 'all'] as const),
+  kind: choice(APPROVAL_KINDS),
+  limit: integer(1, 200),
+  offset: integer(0, 1_000_000_000),
+};
 
 /**
  * Requests that wait for a second person (the four-eyes rule,
@@ -28,21 +34,8 @@ export class ApprovalsController {
   /** Newest first; with no status, those still waiting come first. */
   @Get(BACK_OFFICE_ROUTES.approvals)
   @Roles('reconciler', 'auditor')
-  async list(@CurrentStaff() staff: StaffMember, @Query() query: Record<string, unknown>) {
-    const unknown = Object.keys(query).find((name) => !LIST_PARAMETERS.includes(name));
-    if (unknown !== undefined)
-      throw new ApiError(422, 'VALIDATION_FAILED', `Unknown query parameter ${unknown}; this route takes ${LIST_PARAMETERS.join(', ')}`, unknown);
-    const text = (name: string) => {
-      const value = query[name];
-      if (value !== undefined && typeof value !== 'string') throw new ApiError(422, 'VALIDATION_FAILED', `${name} may be given once`, name);
-      return value;
-    };
-    const page = await this.inbox.page(staff, {
-      status: choiceParameter(text('status'), 'status', [...APPROVAL_STATUSES, 'all'] as const) ?? 'all',
-      kind: choiceParameter(text('kind'), 'kind', APPROVAL_KINDS),
-      limit: integerParameter(text('limit'), 'limit', 1, 200) ?? 50,
-      offset: integerParameter(text('offset'), 'offset', 0, 1_000_000_000) ?? 0,
-    });
+  async list(@CurrentStaff() staff: StaffMember, @QueryString(LIST_QUERY) q: QueryValues<typeof LIST_QUERY>) {
+    const page = await this.inbox.page(staff, { status: q.status ?? 'all', kind: q.kind, limit: q.limit ?? 50, offset: q.offset ?? 0 });
     return successEnvelope('OK', page);
   }
 

@@ -1,4 +1,4 @@
-import { Body, Get, Param, Put, Query } from '@nestjs/common';
+import { Body, Get, Param, Put } from '@nestjs/common';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { parseAmount } from '../../shared/money';
 import { CurrentStaff } from '../auth/current-staff.decorator';
@@ -6,13 +6,19 @@ import { Roles } from '../auth/roles.decorator';
 import type { StaffMember } from '../auth/staff-member';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
-import { choiceParameter, decodeCursor, identifierParameter, ListPage, page, pageSize, queryParameters, textParameter } from '../http/listing';
+import { DEFAULT_PAGE_SIZE, ListPage, listQuery, page } from '../http/listing';
+import { choice, identifier, text } from '../http/query-readers';
+import { QueryString, QueryValues } from '../http/query-string';
 import { BodyPipe } from '../http/back-office-body.pipe';
 import { DEFAULT_ROUTE, PutPriceDto, PutProductDto, PutSkuDto } from './catalogue.dto';
 import { CatalogueRepository } from './catalogue.repository';
 import { PriceListView, priceListView, priceView, ProductView, productView, SkuView, skuView } from './catalogue.view';
 import { BACK_OFFICE_ROUTES } from '../routes.public';
 import { SafeToRepeat } from '../../infrastructure/http/database-wait.interceptor';
+
+const PRODUCTS_QUERY = listQuery({ name: text(128) }, 1);
+const SKUS_QUERY = listQuery({ product_id: identifier, on_shelf: choice(['true', 'false'] as const), name: text(128) }, 1);
+const PRICES_QUERY = listQuery({}, 1);
 
 /** PUT creates or replaces: the same request twice leaves the same catalogue. */
 @BackOfficeController()
@@ -21,37 +27,26 @@ export class CatalogueController {
   constructor(private readonly catalogue: CatalogueRepository) {}
 
   @Get(BACK_OFFICE_ROUTES.products)
-  async listProducts(@Query() query: Record<string, unknown>) {
-    const q = queryParameters(query, ['name']);
-    const limit = pageSize(q.limit);
-    const rows = await this.catalogue.listProducts({ name: textParameter(q.name, 'name'), after: decodeCursor(q.cursor, 1)?.[0] }, limit);
+  async listProducts(@QueryString(PRODUCTS_QUERY) q: QueryValues<typeof PRODUCTS_QUERY>) {
+    const limit = q.limit ?? DEFAULT_PAGE_SIZE;
+    const rows = await this.catalogue.listProducts({ name: q.name, after: q.cursor?.[0] }, limit);
     const { shown, next_cursor } = page(rows, limit, (r) => [r.product_id]);
     return successEnvelope('OK', { products: shown.map(productView), next_cursor } satisfies ListPage<'products', ProductView>);
   }
 
   @Get(BACK_OFFICE_ROUTES.skus)
-  async listSkus(@Query() query: Record<string, unknown>) {
-    const q = queryParameters(query, ['product_id', 'on_shelf', 'name']);
-    const limit = pageSize(q.limit);
-    const onShelf = choiceParameter(q.on_shelf, 'on_shelf', ['true', 'false'] as const);
-    const rows = await this.catalogue.listSkus(
-      {
-        productId: identifierParameter(q.product_id, 'product_id'),
-        onShelf: onShelf === undefined ? undefined : onShelf === 'true',
-        name: textParameter(q.name, 'name'),
-        after: decodeCursor(q.cursor, 1)?.[0],
-      },
-      limit,
-    );
+  async listSkus(@QueryString(SKUS_QUERY) q: QueryValues<typeof SKUS_QUERY>) {
+    const limit = q.limit ?? DEFAULT_PAGE_SIZE;
+    const onShelf = q.on_shelf === undefined ? undefined : q.on_shelf === 'true';
+    const rows = await this.catalogue.listSkus({ productId: q.product_id, onShelf, name: q.name, after: q.cursor?.[0] }, limit);
     const { shown, next_cursor } = page(rows, limit, (r) => [r.sku_id]);
     return successEnvelope('OK', { skus: shown.map(skuView), next_cursor } satisfies ListPage<'skus', SkuView>);
   }
 
   @Get(BACK_OFFICE_ROUTES.prices)
-  async listPrices(@Param(PathIdsPipe) { merchant_id: merchantId }: PathIds, @Query() query: Record<string, unknown>) {
-    const q = queryParameters(query, []);
-    const limit = pageSize(q.limit);
-    const rows = await this.catalogue.listPrices(merchantId, decodeCursor(q.cursor, 1)?.[0], limit);
+  async listPrices(@Param(PathIdsPipe) { merchant_id: merchantId }: PathIds, @QueryString(PRICES_QUERY) q: QueryValues<typeof PRICES_QUERY>) {
+    const limit = q.limit ?? DEFAULT_PAGE_SIZE;
+    const rows = await this.catalogue.listPrices(merchantId, q.cursor?.[0], limit);
     if (!rows) throw new ApiError(404, 'MERCHANT_NOT_FOUND', `No merchant ${merchantId}`);
     const { shown, next_cursor } = page(rows, limit, (r) => [r.sku_id]);
     return successEnvelope('OK', { prices: shown.map(priceListView), next_cursor } satisfies ListPage<'prices', PriceListView>);

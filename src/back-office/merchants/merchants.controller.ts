@@ -1,11 +1,13 @@
-import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Param, Patch, Post, Req } from '@nestjs/common';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { CurrentStaff } from '../auth/current-staff.decorator';
 import { Roles } from '../auth/roles.decorator';
 import type { StaffMember } from '../auth/staff-member';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
-import { choiceParameter, decodeCursor, ListPage, page, pageSize, queryParameters, textParameter } from '../http/listing';
+import { DEFAULT_PAGE_SIZE, ListPage, listQuery, page } from '../http/listing';
+import { choice, text } from '../http/query-readers';
+import { QueryString, QueryValues } from '../http/query-string';
 import { BodyPipe } from '../http/back-office-body.pipe';
 import { newMerchantCredentials } from './merchant-credentials';
 import { CreateMerchantDto, MERCHANT_STATUSES, RotateAppSecretDto, UpdateMerchantDto } from './merchant.dto';
@@ -14,6 +16,8 @@ import { MerchantsRepository } from './merchants.repository';
 import { MerchantsService } from './merchants.service';
 import { requestFields } from '../../infrastructure/logging/request-context';
 import { BACK_OFFICE_ROUTES } from '../routes.public';
+
+const LIST_QUERY = listQuery({ name: text(128), status: choice(MERCHANT_STATUSES) }, 2);
 
 const notFound = (merchantId: string) => new ApiError(404, 'MERCHANT_NOT_FOUND', `No merchant ${merchantId}`);
 
@@ -35,13 +39,9 @@ export class MerchantsController {
   /** Newest first, `name` a case-insensitive substring. Every role may read merchants, to find the one a ticket or statement is about. */
   @Get(BACK_OFFICE_ROUTES.merchants)
   @Roles('reconciler', 'auditor')
-  async list(@Query() query: Record<string, unknown>) {
-    const q = queryParameters(query, ['name', 'status']);
-    const limit = pageSize(q.limit);
-    const rows = await this.merchants.list(
-      { name: textParameter(q.name, 'name'), status: choiceParameter(q.status, 'status', MERCHANT_STATUSES), after: decodeCursor(q.cursor, 2) },
-      limit,
-    );
+  async list(@QueryString(LIST_QUERY) q: QueryValues<typeof LIST_QUERY>) {
+    const limit = q.limit ?? DEFAULT_PAGE_SIZE;
+    const rows = await this.merchants.list({ name: q.name, status: q.status, after: q.cursor }, limit);
     const { shown, next_cursor } = page(rows, limit, (r) => [r.sort_at, r.merchant_id]);
     return successEnvelope('OK', { merchants: shown.map(merchantView), next_cursor } satisfies ListPage<'merchants', MerchantView>);
   }

@@ -1,27 +1,28 @@
 import { ApiError } from '../../infrastructure/http/api-error';
-import { dashboardWindow, windowSlots } from './dashboard-window';
+import { readQueryString } from '../http/query-string';
+import { DASHBOARD_QUERY, windowSlots } from './dashboard-window';
 
-describe('dashboardWindow', () => {
+describe('the dashboard query', () => {
   it.each([
-    [{}, '1h'],
-    [{ window: '1h' }, '1h'],
-    [{ window: '24h' }, '24h'],
-  ])('%j is the window %s', (query, window) => {
-    expect(dashboardWindow(query)).toBe(window);
+    ['', undefined],
+    ['window=1h', '1h'],
+    ['window=24h', '24h'],
+  ])('%j is the window %s', (search, window) => {
+    expect(readQueryString(search, DASHBOARD_QUERY).window).toBe(window);
   });
 
-  it.each<[string, Record<string, unknown>, string]>([
-    ['another value', { window: '7d' }, 'window'],
-    ['an empty value', { window: '' }, 'window'],
-    ['another case', { window: '1H' }, 'window'],
-    ['the parameter twice', { window: ['1h', '24h'] }, 'window'],
-    ['a nested parameter', { window: { a: '1h' } }, 'window'],
-    ['an unknown parameter', { windw: '1h' }, 'windw'],
-    ['a list parameter', { limit: '10' }, 'limit'],
-  ])('refuses %s with 422 VALIDATION_FAILED naming it', (_name, query, field) => {
+  it.each([
+    ['another value', 'window=7d', 'window'],
+    ['an empty value', 'window=', 'window'],
+    ['another case', 'window=1H', 'window'],
+    ['the parameter twice', 'window=1h&window=24h', 'window'],
+    ['a nested parameter', 'window[a]=1h', 'window'],
+    ['an unknown parameter', 'windw=1h', 'windw'],
+    ['a list parameter', 'limit=10', 'limit'],
+  ])('refuses %s with 422 VALIDATION_FAILED naming it', (_name, search, field) => {
     let error: unknown;
     try {
-      dashboardWindow(query);
+      readQueryString(search, DASHBOARD_QUERY);
     } catch (thrown) {
       error = thrown;
     }

@@ -1,4 +1,4 @@
-import { ApiError } from '../../infrastructure/http/api-error';
+import { choice } from '../http/query-readers';
 
 /**
  * The dashboard's windows: the last hour a point a minute, the last day a
@@ -13,24 +13,9 @@ export const DASHBOARD_WINDOWS = {
 export type DashboardWindow = keyof typeof DASHBOARD_WINDOWS;
 
 const WINDOW_NAMES = Object.keys(DASHBOARD_WINDOWS) as DashboardWindow[];
-const invalid = (field: string, message: string) => new ApiError(422, 'VALIDATION_FAILED', message, field);
 
-/**
- * The window the query string asks for (1h without one). Like every query
- * parameter of the back office, anything else is refused naming the
- * parameter: another value, an empty one, the parameter twice, or a
- * parameter the route does not take.
- */
-export function dashboardWindow(query: Record<string, unknown>): DashboardWindow {
-  for (const name of Object.keys(query)) {
-    if (name !== 'window') throw invalid(name, `Unknown query parameter ${name}; this route takes window`);
-  }
-  const raw = query.window;
-  if (raw === undefined) return '1h';
-  if (typeof raw !== 'string') throw invalid('window', 'window may be given once');
-  if (!WINDOW_NAMES.includes(raw as DashboardWindow)) throw invalid('window', `window must be ${WINDOW_NAMES.join(' or ')} (default 1h)`);
-  return raw as DashboardWindow;
-}
+/** The dashboard's one query parameter: the window, 1h without one. */
+export const DASHBOARD_QUERY = { window: choice(WINDOW_NAMES) };
 
 /** The window's points: each slot's start, oldest first, the last one the slot now is in (so far); `to` ends it. */
 export interface WindowSlots {

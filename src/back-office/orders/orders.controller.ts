@@ -1,9 +1,11 @@
-import { Get, Query } from '@nestjs/common';
-import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
+import { Get } from '@nestjs/common';
+import { successEnvelope } from '../../infrastructure/http/api-error';
 import { OrderStage } from '../../ledger/order/order.decider';
 import { Roles } from '../auth/roles.decorator';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
-import { choiceParameter, decodeCursor, identifierParameter, instantParameter, ListPage, page, pageSize, queryParameters } from '../http/listing';
+import { DEFAULT_PAGE_SIZE, ListPage, listQuery, page } from '../http/listing';
+import { choice, identifier, instant, text } from '../http/query-readers';
+import { QueryString, QueryValues } from '../http/query-string';
 import { OrderSummaryView, orderSummaryView } from './order.view';
 import { OrdersReader } from './orders.reader';
 import { DisplayNames } from '../display-names/display-names';
@@ -18,7 +20,22 @@ const STAGES_OF_STATUS: Record<(typeof STATUSES)[number], OrderStage[]> = {
   failed: ['failed'],
 };
 
-const FILTERS = ['merchant_id', 'order_no', 'out_trade_no', 'account_id', 'status', 'stage', 'created_from', 'created_to', 'completed_from', 'completed_to'];
+const SEARCH_QUERY = listQuery(
+  {
+    merchant_id: identifier,
+    order_no: identifier,
+    out_trade_no: identifier,
+    // Account ids are 1-64 printable characters, as on the merchant API.
+    account_id: text(64),
+    status: choice(STATUSES),
+    stage: choice(STAGES),
+    created_from: instant,
+    created_to: instant,
+    completed_from: instant,
+    completed_to: instant,
+  },
+  2,
+);
 
 /**
  * Order search for support and reconciliation, over the orders read model:
@@ -35,22 +52,20 @@ export class OrdersController {
   ) {}
 
   @Get(BACK_OFFICE_ROUTES.orders)
-  async search(@Query() query: Record<string, unknown>) {
-    const q = queryParameters(query, FILTERS);
-    const limit = pageSize(q.limit);
-    const status = choiceParameter(q.status, 'status', STATUSES);
+  async search(@QueryString(SEARCH_QUERY) q: QueryValues<typeof SEARCH_QUERY>) {
+    const limit = q.limit ?? DEFAULT_PAGE_SIZE;
     const rows = await this.orders.search({
-      merchantId: identifierParameter(q.merchant_id, 'merchant_id'),
-      orderNo: identifierParameter(q.order_no, 'order_no'),
-      outTradeNo: identifierParameter(q.out_trade_no, 'out_trade_no'),
-      accountId: accountId(q.account_id),
-      stages: status && STAGES_OF_STATUS[status],
-      stage: choiceParameter(q.stage, 'stage', STAGES),
-      createdFrom: instantParameter(q.created_from, 'created_from'),
-      createdTo: instantParameter(q.created_to, 'created_to'),
-      completedFrom: instantParameter(q.completed_from, 'completed_from'),
-      completedTo: instantParameter(q.completed_to, 'completed_to'),
-      after: decodeCursor(q.cursor, 2),
+      merchantId: q.merchant_id,
+      orderNo: q.order_no,
+      outTradeNo: q.out_trade_no,
+      accountId: q.account_id,
+      stages: q.status && STAGES_OF_STATUS[q.status],
+      stage: q.stage,
+      createdFrom: q.created_from,
+      createdTo: q.created_to,
+      completedFrom: q.completed_from,
+      completedTo: q.completed_to,
+      after: q.cursor,
       // One past the page tells whether another page follows.
       limit: limit + 1,
     });
@@ -58,12 +73,4 @@ export class OrdersController {
     const names = await this.names.of({ merchants: shown.map((r) => r.merchant_id), staff: shown.map((r) => r.resolved_by) });
     return successEnvelope('OK', { orders: shown.map((r) => orderSummaryView(r, names)), next_cursor } satisfies ListPage<'orders', OrderSummaryView>);
   }
-}
-
-/** Account ids are 1-64 printable characters, as on the merchant API. */
-function accountId(raw: string | undefined): string | undefined {
-  if (raw !== undefined && !/^[^\u0000-\u001f\u007f]{1,64}$/u.test(raw)) {
-    throw new ApiError(422, 'VALIDATION_FAILED', 'account_id must be 1-64 printable characters', 'account_id');
-  }
-  return raw;
 }

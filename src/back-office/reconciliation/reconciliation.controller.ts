@@ -1,16 +1,19 @@
-import { Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
+import { Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { UPSTREAM, UpstreamProvider } from '../../fulfilment';
 import { successEnvelope } from '../../infrastructure/http/api-error';
 import { Roles } from '../auth/roles.decorator';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
-import { integerParameter } from '../http/listing';
+import { integer } from '../http/query-readers';
+import { QueryString, QueryValues } from '../http/query-string';
 import { eventDataView } from '../orders/order.view';
 import { DisplayNames } from '../display-names/display-names';
 import { OrderDetailReader } from './order-detail.reader';
 import { ReconciliationQueueReader } from './reconciliation-queue.reader';
 import { QueuePageView, queuedOrderView, RequeryView } from './reconciliation.view';
 import { BACK_OFFICE_ROUTES } from '../routes.public';
+
+const QUEUE_QUERY = { limit: integer(0, 500), offset: integer(0, 1_000_000_000) };
 
 /**
  * Orders whose upstream result is unknown wait here, money frozen, for a
@@ -28,10 +31,8 @@ export class ReconciliationController {
 
   /** The queue, oldest first. */
   @Get(BACK_OFFICE_ROUTES.reconciliationQueue)
-  async queue(@Query('limit') limit?: string, @Query('offset') offset?: string) {
-    const take = integerParameter(limit, 'limit', 0, 500) ?? 100;
-    const skip = integerParameter(offset, 'offset', 0, 1_000_000_000) ?? 0;
-    const { rows, total } = await this.queueReader.page(take, skip);
+  async queue(@QueryString(QUEUE_QUERY) q: QueryValues<typeof QUEUE_QUERY>) {
+    const { rows, total } = await this.queueReader.page(q.limit ?? 100, q.offset ?? 0);
     const names = await this.names.of({ merchants: rows.map((r) => r.merchant_id) });
     return successEnvelope('OK', { total, orders: rows.map((r) => queuedOrderView(r, names)) } satisfies QueuePageView);
   }

@@ -1,15 +1,19 @@
-import { Body, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { CurrentStaff } from '../auth/current-staff.decorator';
 import { Roles } from '../auth/roles.decorator';
 import { STAFF_ROLES, type StaffMember } from '../auth/staff-member';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
-import { choiceParameter, decodeCursor, ListPage, page, pageSize, queryParameters } from '../http/listing';
+import { DEFAULT_PAGE_SIZE, ListPage, listQuery, page } from '../http/listing';
+import { choice } from '../http/query-readers';
+import { QueryString, QueryValues } from '../http/query-string';
 import { BodyPipe } from '../http/back-office-body.pipe';
 import { CreateStaffDto } from './staff.dto';
 import { CreatedStaffView, STAFF_STATUSES, StaffRepository, StaffView, staffView, StaffWithTokenView } from './staff.repository';
 import { BACK_OFFICE_ROUTES } from '../routes.public';
+
+const LIST_QUERY = listQuery({ role: choice(STAFF_ROLES), status: choice(STAFF_STATUSES) }, 2);
 
 @BackOfficeController()
 @Roles()
@@ -25,13 +29,9 @@ export class StaffController {
 
   /** Newest first. The built-in administrator (ADMIN_TOKEN) is not a row and is not listed. */
   @Get(BACK_OFFICE_ROUTES.staff)
-  async list(@Query() query: Record<string, unknown>) {
-    const q = queryParameters(query, ['role', 'status']);
-    const limit = pageSize(q.limit);
-    const rows = await this.staff.list(
-      { role: choiceParameter(q.role, 'role', STAFF_ROLES), status: choiceParameter(q.status, 'status', STAFF_STATUSES), after: decodeCursor(q.cursor, 2) },
-      limit,
-    );
+  async list(@QueryString(LIST_QUERY) q: QueryValues<typeof LIST_QUERY>) {
+    const limit = q.limit ?? DEFAULT_PAGE_SIZE;
+    const rows = await this.staff.list({ role: q.role, status: q.status, after: q.cursor }, limit);
     const { shown, next_cursor } = page(rows, limit, (r) => [r.sort_at, r.staff_id]);
     return successEnvelope('OK', { staff: shown.map(staffView), next_cursor } satisfies ListPage<'staff', StaffView>);
   }

@@ -1,4 +1,4 @@
-import { Get, Logger, Param, Query, Res } from '@nestjs/common';
+import { Get, Logger, Param, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import {
   OutputClosedError,
@@ -11,22 +11,20 @@ import {
   writableSink,
   writeStatement,
 } from '../../auditing';
-import { parsePosition } from '../../ledger/ports/event-store.port';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { logFailure } from '../../infrastructure/logging/log-failure';
 import { Roles } from '../auth/roles.decorator';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
-import { instantParameter, integerParameter } from '../http/listing';
+import { choice, instant, integer, position } from '../http/query-readers';
+import { invalidParameter, QueryString, QueryValues } from '../http/query-string';
 import { requestFields } from '../../infrastructure/logging/request-context';
 import { BACK_OFFICE_ROUTES } from '../routes.public';
 
-const invalid = (field: string, message: string) => new ApiError(422, 'VALIDATION_FAILED', message, field);
-
-function statementFormat(raw: string | undefined): StatementFormat {
-  if (raw !== undefined && raw !== 'json' && raw !== 'csv') throw invalid('format', 'format must be json or csv');
-  return raw ?? 'json';
-}
+const FORMATS: readonly StatementFormat[] = ['json', 'csv'];
+const EXPORT_QUERY = { from: instant, to: instant, format: choice(FORMATS) };
+const STATEMENT_QUERY = { ...EXPORT_QUERY, after_revision: integer(0, Number.MAX_SAFE_INTEGER), limit: integer(1, STATEMENT_PAGE_MAX) };
+const BALANCE_QUERY = { at: instant, position, replay: choice(['snapshots', 'full'] as const) };
 
 /**
  * A wallet's history for auditors, replayed from the event store (never from
@@ -46,20 +44,11 @@ export class WalletHistoryController {
   async statement(
     @Param(PathIdsPipe) { merchant_id: merchantId }: PathIds,
     @Res() response: Response,
-    @Query('from') from?: string,
-    @Query('to') to?: string,
-    @Query('after_revision') afterRevision?: string,
-    @Query('limit') limit?: string,
-    @Query('format') format?: string,
+    @QueryString(STATEMENT_QUERY) q: QueryValues<typeof STATEMENT_QUERY>,
   ) {
-    const chosen = statementFormat(format);
-    const window: StatementWindow = {
-      from: instantParameter(from, 'from'),
-      to: instantParameter(to, 'to'),
-      afterRevision: integerParameter(afterRevision, 'after_revision', 0, Number.MAX_SAFE_INTEGER),
-    };
-    const lines = integerParameter(limit, 'limit', 1, STATEMENT_PAGE_MAX) ?? STATEMENT_PAGE_SIZE;
-    const statement = await this.history.statement(merchantId, window, lines);
+    const chosen = q.format ?? 'json';
+    const window: StatementWindow = { from: q.from, to: q.to, afterRevision: q.after_revision };
+    const statement = await this.history.statement(merchantId, window, q.limit ?? STATEMENT_PAGE_SIZE);
     await this.send(response, chosen, statement, merchantId, { envelope: chosen === 'json' });
   }
 
@@ -68,12 +57,10 @@ export class WalletHistoryController {
   async export(
     @Param(PathIdsPipe) { merchant_id: merchantId }: PathIds,
     @Res() response: Response,
-    @Query('from') from?: string,
-    @Query('to') to?: string,
-    @Query('format') format?: string,
+    @QueryString(EXPORT_QUERY) q: QueryValues<typeof EXPORT_QUERY>,
   ) {
-    const chosen = statementFormat(format);
-    const statement = await this.history.statement(merchantId, { from: instantParameter(from, 'from'), to: instantParameter(to, 'to') });
+    const chosen = q.format ?? 'json';
+    const statement = await this.history.statement(merchantId, { from: q.from, to: q.to });
     await this.send(response, chosen, statement, merchantId, { envelope: false });
   }
 
@@ -116,22 +103,11 @@ export class WalletHistoryController {
   @Roles('auditor', 'reconciler')
   async balance(
     @Param(PathIdsPipe) { merchant_id: merchantId }: PathIds,
-    @Query('at') at?: string,
-    @Query('position') position?: string,
-    @Query('replay') replay?: string,
+    @QueryString(BALANCE_QUERY) { at, position, replay }: QueryValues<typeof BALANCE_QUERY>,
   ) {
-    if (at !== undefined && position !== undefined) throw invalid('at', 'give at (ISO 8601) or position (commit/prepare), not both');
-    let parsed;
-    if (position !== undefined) {
-      try {
-        parsed = parsePosition(position);
-      } catch {
-        throw invalid('position', 'position must be a global position like 1234/56');
-      }
-    }
-    if (replay !== undefined && replay !== 'snapshots' && replay !== 'full') throw invalid('replay', 'replay must be snapshots (the default) or full');
+    if (at !== undefined && position !== undefined) throw invalidParameter('at', 'give at (ISO 8601) or position (commit/prepare), not both');
     // Neither at nor position: the balance now, from every event recorded so far.
-    const result = await this.history.balanceAsOf(merchantId, { at: instantParameter(at, 'at'), position: parsed }, { fullReplay: replay === 'full' });
+    const result = await this.history.balanceAsOf(merchantId, { at, position }, { fullReplay: replay === 'full' });
     if (!result) throw new ApiError(404, 'WALLET_NOT_FOUND', `No wallet for merchant ${merchantId}`);
     return successEnvelope('OK', result);
   }

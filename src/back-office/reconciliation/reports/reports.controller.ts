@@ -1,4 +1,4 @@
-import { Body, Get, Headers, HttpCode, Inject, Logger, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Get, Headers, HttpCode, Inject, Logger, Param, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { approvalOr } from '../../approvals/approval-reply';
 import { MAX_REPORT_BYTES, UPSTREAM, UpstreamProvider, UpstreamReportError } from '../../../fulfilment';
@@ -12,12 +12,14 @@ import { BodyPipe } from '../../http/back-office-body.pipe';
 import { BackOfficeController } from '../../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../../http/identifier';
 import { JsonBodyLimit, RawBody } from '../../http/json-body.interceptor';
-import { choiceParameter, decodeCursor, instantParameter, ListPage, page, pageSize, queryParameters } from '../../http/listing';
+import { DEFAULT_PAGE_SIZE, ListPage, listQuery, page } from '../../http/listing';
+import { choice, instant } from '../../http/query-readers';
+import { QueryReader, QueryString, QueryValues } from '../../http/query-string';
 import { BACK_OFFICE_ROUTES } from '../../routes.public';
 import { MAX_BULK_BODY_BYTES } from '../../../shared/limits';
 import { BulkApplyDto } from '../bulk-apply/bulk-apply.dto';
 import { BulkApplyRequests } from '../bulk-apply/bulk-apply-requests';
-import { itemPage } from '../item-page';
+import { ITEM_PAGE_QUERY, ITEM_PAGE_SIZE } from '../item-page';
 import { EXPORT_HEADER, exportRow } from './report-export';
 import { REPORT_CATEGORIES, ReportWindow } from './report-matching';
 import { FetchReportDto } from './reports.dto';
@@ -35,6 +37,17 @@ export interface ReportRejectedEnvelope extends FailureEnvelope {
 
 /** What a raw upload may be labelled: CSV, or text that is CSV, or bytes. */
 const RAW_TYPES = ['text/csv', 'text/plain', 'application/csv', 'application/octet-stream'];
+
+/** A name for a raw upload: 1-255 characters without slashes (it may end up as a file name). */
+const uploadFileName: QueryReader<string> = (raw, name) => {
+  if (!/^[^/\\]{1,255}$/u.test(raw)) throw new ApiError(422, 'VALIDATION_FAILED', `${name} must be 1-255 characters without slashes`, name);
+  return raw;
+};
+
+const UPLOAD_QUERY = { from: instant, to: instant, file_name: uploadFileName };
+const REPORTS_QUERY = listQuery({}, 2);
+const REPORT_QUERY = { category: choice(REPORT_CATEGORIES), ...ITEM_PAGE_QUERY };
+const EXPORT_QUERY = { category: choice(REPORT_CATEGORIES) };
 
 /**
  * The upstream's own transaction reports: fetched from it, or uploaded by
@@ -59,17 +72,17 @@ export class ReportsController {
   async upload(
     @Body() body: Buffer,
     @Headers('content-type') contentType: string | undefined,
-    @Query() query: Record<string, unknown>,
+    @QueryString(UPLOAD_QUERY) q: QueryValues<typeof UPLOAD_QUERY>,
     @CurrentStaff() by: StaffMember,
     @Res({ passthrough: true }) response: Response,
   ) {
-    const q = uploadParameters(query);
+    const window = uploadWindow(q);
     const file = uploadedFile(body, contentType);
     const received = await this.reports.receive(file.bytes, {
       source: 'upload',
-      fileName: file.fileName ?? q.fileName ?? null,
+      fileName: file.fileName ?? q.file_name ?? null,
       receivedBy: by.staffId,
-      window: q.window,
+      window,
     });
     return this.answer(received, response);
   }
@@ -77,7 +90,7 @@ export class ReportsController {
   /** The service asks the upstream for its report of [from, to). */
   @Post(BACK_OFFICE_ROUTES.reportsFetch)
   async fetch(@Body(BodyPipe) body: FetchReportDto, @CurrentStaff() by: StaffMember, @Res({ passthrough: true }) response: Response) {
-    const window = windowOf(body.from, body.to, 'from', 'to');
+    const window = windowOf(instant(body.from, 'from'), instant(body.to, 'to'), 'from', 'to');
     let bytes: Buffer;
     try {
       bytes = await this.upstream.transactionReport(window.from, window.to);
@@ -92,10 +105,9 @@ export class ReportsController {
   /** Reports, newest first. */
   @Get(BACK_OFFICE_ROUTES.reports)
   @Roles('reconciler', 'auditor')
-  async list(@Query() query: Record<string, unknown>) {
-    const q = queryParameters(query, []);
-    const limit = pageSize(q.limit);
-    const { rows, views } = await this.reports.list(decodeCursor(q.cursor, 2), limit + 1);
+  async list(@QueryString(REPORTS_QUERY) q: QueryValues<typeof REPORTS_QUERY>) {
+    const limit = q.limit ?? DEFAULT_PAGE_SIZE;
+    const { rows, views } = await this.reports.list(q.cursor, limit + 1);
     const { shown, next_cursor } = page(rows, limit, (r) => [r.sort_at, r.report_id]);
     return successEnvelope('OK', { reports: views.slice(0, shown.length), next_cursor } satisfies ListPage<'reports', UpstreamReportSummaryView>);
   }
@@ -103,9 +115,8 @@ export class ReportsController {
   /** A report: its errors, its counts per category and a page of its items. */
   @Get(BACK_OFFICE_ROUTES.report)
   @Roles('reconciler', 'auditor')
-  async report(@Param(PathIdsPipe) { report_id: reportId }: PathIds, @Query() query: Record<string, unknown>) {
-    const { chosen, limit, offset } = itemPage(query, 'category', REPORT_CATEGORIES);
-    const view = await this.reports.view(reportId, { category: chosen, limit, offset });
+  async report(@Param(PathIdsPipe) { report_id: reportId }: PathIds, @QueryString(REPORT_QUERY) q: QueryValues<typeof REPORT_QUERY>) {
+    const view = await this.reports.view(reportId, { category: q.category, limit: q.limit ?? ITEM_PAGE_SIZE, offset: q.offset ?? 0 });
     if (!view) throw new ApiError(404, 'REPORT_NOT_FOUND', `No report ${reportId}`);
     return successEnvelope('OK', view);
   }
@@ -118,9 +129,7 @@ export class ReportsController {
    */
   @Get(BACK_OFFICE_ROUTES.reportOriginal)
   @Roles('reconciler', 'auditor')
-  async original(@Param(PathIdsPipe) { report_id: reportId }: PathIds, @Query() query: Record<string, unknown>, @Res() response: Response) {
-    const [first] = Object.keys(query);
-    if (first !== undefined) throw new ApiError(422, 'VALIDATION_FAILED', `Unknown query parameter ${first}; this route takes none`, first);
+  async original(@Param(PathIdsPipe) { report_id: reportId }: PathIds, @Res() response: Response) {
     const original = await this.reports.original(reportId);
     if (!original) throw new ApiError(404, 'REPORT_NOT_FOUND', `No report ${reportId}`);
     response.status(200);
@@ -133,11 +142,11 @@ export class ReportsController {
   /** The items (of one category, or all) as CSV a spreadsheet opens safely, streamed. */
   @Get(BACK_OFFICE_ROUTES.reportExport)
   @Roles('reconciler', 'auditor')
-  async export(@Param(PathIdsPipe) { report_id: reportId }: PathIds, @Query() query: Record<string, unknown>, @Res() response: Response) {
-    const q = queryParameters(query, ['category']);
-    if (q.limit !== undefined || q.cursor !== undefined)
-      throw new ApiError(422, 'VALIDATION_FAILED', 'The export takes only category', q.limit ? 'limit' : 'cursor');
-    const category = choiceParameter(q.category, 'category', REPORT_CATEGORIES);
+  async export(
+    @Param(PathIdsPipe) { report_id: reportId }: PathIds,
+    @QueryString(EXPORT_QUERY) { category }: QueryValues<typeof EXPORT_QUERY>,
+    @Res() response: Response,
+  ) {
     if (!(await this.reports.header(reportId))) throw new ApiError(404, 'REPORT_NOT_FOUND', `No report ${reportId}`);
     response.status(200);
     response.setHeader('Content-Type', 'text/csv; charset=utf-8');
@@ -188,35 +197,17 @@ export class ReportsController {
   }
 }
 
-/** The upload's query: the window, both or neither, and a file name for a raw upload. */
-function uploadParameters(query: Record<string, unknown>): { window?: ReportWindow; fileName?: string } {
-  const allowed = ['from', 'to', 'file_name'];
-  for (const [name, value] of Object.entries(query)) {
-    if (!allowed.includes(name)) throw new ApiError(422, 'VALIDATION_FAILED', `Unknown query parameter ${name}; this route takes ${allowed.join(', ')}`, name);
-    if (typeof value !== 'string') throw new ApiError(422, 'VALIDATION_FAILED', `${name} may be given once`, name);
-  }
-  const { from, to, file_name: fileName } = query as Record<string, string | undefined>;
-  if (fileName !== undefined && !/^[^\u0000-\u001f\u007f/\\]{1,255}$/.test(fileName)) {
-    throw new ApiError(422, 'VALIDATION_FAILED', 'file_name must be 1-255 characters without control characters or slashes', 'file_name');
-  }
-  if ((from === undefined) !== (to === undefined))
+/** The upload's window: from and to, both or neither. */
+function uploadWindow({ from, to }: QueryValues<typeof UPLOAD_QUERY>): ReportWindow | undefined {
+  if (from === undefined && to === undefined) return undefined;
+  if (from === undefined || to === undefined)
     throw new ApiError(422, 'VALIDATION_FAILED', 'Give both from and to, or neither', from === undefined ? 'from' : 'to');
-  const window = from !== undefined && to !== undefined ? windowOf(from, to, 'from', 'to') : undefined;
-  return { window, fileName };
+  return windowOf(from, to, 'from', 'to');
 }
 
-function windowOf(fromText: string, toText: string, fromField: string, toField: string): ReportWindow {
-  const from = instant(fromText, fromField);
-  const to = instant(toText, toField);
+function windowOf(from: Date, to: Date, fromField: string, toField: string): ReportWindow {
   if (from >= to) throw new ApiError(422, 'VALIDATION_FAILED', `${toField} must be later than ${fromField}`, toField);
   return { from, to };
-}
-
-/** A given instant (instantParameter refuses a bad one with 422 naming the field). */
-function instant(text: string, field: string): Date {
-  const date = instantParameter(text, field);
-  if (!date) throw new ApiError(422, 'VALIDATION_FAILED', `${field} is required`, field);
-  return date;
 }
 
 /** The file: the whole body, or the one file of a multipart body. */

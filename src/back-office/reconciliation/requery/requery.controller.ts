@@ -1,4 +1,4 @@
-import { Body, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { approvalOr } from '../../approvals/approval-reply';
 import { ApiError, successEnvelope } from '../../../infrastructure/http/api-error';
@@ -9,16 +9,21 @@ import { BodyPipe } from '../../http/back-office-body.pipe';
 import { BackOfficeController } from '../../http/back-office-controller.decorator';
 import { JsonBodyLimit } from '../../http/json-body.interceptor';
 import { PathIds, PathIdsPipe } from '../../http/identifier';
-import { decodeCursor, ListPage, page, pageSize, queryParameters } from '../../http/listing';
+import { DEFAULT_PAGE_SIZE, ListPage, listQuery, page } from '../../http/listing';
+import { choice } from '../../http/query-readers';
+import { QueryString, QueryValues } from '../../http/query-string';
 import { BACK_OFFICE_ROUTES } from '../../routes.public';
 import { MAX_BULK_BODY_BYTES } from '../../../shared/limits';
 import { BulkApplyDto } from '../bulk-apply/bulk-apply.dto';
 import { BulkApplyRequests } from '../bulk-apply/bulk-apply-requests';
-import { itemPage } from '../item-page';
+import { ITEM_PAGE_QUERY, ITEM_PAGE_SIZE } from '../item-page';
 import { BulkRequeries } from './bulk-requeries';
 import { StartRequeryDto } from './requery.dto';
 import { REQUERY_PROPOSALS } from './requery-proposal';
 import { RequeryJobSummaryView } from './requery.view';
+
+const JOBS_QUERY = listQuery({}, 2);
+const JOB_QUERY = { proposal: choice(REQUERY_PROPOSALS), ...ITEM_PAGE_QUERY };
 
 /**
  * Bulk re-query: many orders of the reconciliation queue asked about at
@@ -43,10 +48,9 @@ export class RequeryController {
   /** Jobs, newest first. */
   @Get(BACK_OFFICE_ROUTES.requeryJobs)
   @Roles('reconciler', 'auditor')
-  async list(@Query() query: Record<string, unknown>) {
-    const q = queryParameters(query, []);
-    const limit = pageSize(q.limit);
-    const { rows, views } = await this.requeries.list(decodeCursor(q.cursor, 2), limit + 1);
+  async list(@QueryString(JOBS_QUERY) q: QueryValues<typeof JOBS_QUERY>) {
+    const limit = q.limit ?? DEFAULT_PAGE_SIZE;
+    const { rows, views } = await this.requeries.list(q.cursor, limit + 1);
     const { shown, next_cursor } = page(rows, limit, (r) => [r.sort_at, r.job_id]);
     return successEnvelope('OK', { jobs: views.slice(0, shown.length), next_cursor } satisfies ListPage<'jobs', RequeryJobSummaryView>);
   }
@@ -54,9 +58,8 @@ export class RequeryController {
   /** Progress, counts and a page of the orders with their answers and proposals. */
   @Get(BACK_OFFICE_ROUTES.requeryJob)
   @Roles('reconciler', 'auditor')
-  async job(@Param(PathIdsPipe) { job_id: jobId }: PathIds, @Query() query: Record<string, unknown>) {
-    const { chosen, limit, offset } = itemPage(query, 'proposal', REQUERY_PROPOSALS);
-    const view = await this.requeries.view(jobId, { proposal: chosen, limit, offset });
+  async job(@Param(PathIdsPipe) { job_id: jobId }: PathIds, @QueryString(JOB_QUERY) q: QueryValues<typeof JOB_QUERY>) {
+    const view = await this.requeries.view(jobId, { proposal: q.proposal, limit: q.limit ?? ITEM_PAGE_SIZE, offset: q.offset ?? 0 });
     if (!view) throw new ApiError(404, 'REQUERY_JOB_NOT_FOUND', `No re-query job ${jobId}`);
     return successEnvelope('OK', view);
   }
