@@ -7,7 +7,10 @@
  *   - rows inserted, updated (of them HOT) and deleted, by table
  *     (pg_stat_user_tables);
  *   - WAL bytes and full-page images by table, its indexes included
- *     (pg_walinspect over the load's LSN range), and by kind of record.
+ *     (pg_walinspect over the load's LSN range), and by kind of record;
+ *   - storage: how much each table grew on disk (its indexes and TOAST
+ *     included), measured after a VACUUM at each end, so that space freed
+ *     by the queues' deletes counts as reusable.
  * Everything the service does in the span counts, its pollers included;
  * other databases on the server should be idle meanwhile.
  *
@@ -43,6 +46,13 @@ async function tableWrites(db: TestDatabase): Promise<Map<string, TableWrites>> 
   return new Map(
     rows.map((r) => [r.relname, { table: r.relname, inserted: Number(r.ins), updated: Number(r.upd), hot: Number(r.hot), deleted: Number(r.del) }]),
   );
+}
+
+/** Bytes on disk per table, its indexes and TOAST included, after a VACUUM (autovacuum may be off on a test server). */
+async function tableBytes(db: TestDatabase): Promise<Map<string, number>> {
+  await db.pool.query('vacuum');
+  const { rows } = await db.pool.query<{ relname: string; bytes: string }>('select relname, pg_total_relation_size(relid) as bytes from pg_stat_user_tables');
+  return new Map(rows.map((r) => [r.relname, Number(r.bytes)]));
 }
 
 const lsn = async (db: TestDatabase) => (await db.pool.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0].lsn;
@@ -115,7 +125,7 @@ async function main(): Promise<void> {
   await calledBack('writes-warm', warm.accepted + warm.acceptedOutside);
   await sleep(STATS_PUBLISHED_AFTER_MS);
 
-  const before = { tables: await tableWrites(db), lsn: await lsn(db) };
+  const before = { tables: await tableWrites(db), bytes: await tableBytes(db), lsn: await lsn(db) };
   log(`load: ${durationS} s at ${rate}/s`);
   const result = await load('writes', durationS);
   const accepted = result.accepted + result.acceptedOutside;
@@ -124,6 +134,11 @@ async function main(): Promise<void> {
   await sleep(STATS_PUBLISHED_AFTER_MS);
   const after = await tableWrites(db);
   await service.child.stop();
+  const grown = [...(await tableBytes(db)).entries()]
+    .map(([table, bytes]) => ({ table, bytes: bytes - (before.bytes.get(table) ?? 0) }))
+    .filter((g) => g.bytes !== 0)
+    .sort((x, y) => y.bytes - x.bytes);
+  const grownTotal = grown.reduce((n, g) => n + g.bytes, 0);
 
   const per = (n: number, digits = 2) => (n / accepted).toFixed(digits);
   const writes = [...after.values()]
@@ -189,6 +204,10 @@ async function main(): Promise<void> {
         ['record', 'bytes', 'of it full-page images', 'records'],
         kinds.slice(0, 15).map((k) => [k.kind, per(k.bytes, 0), per(k.fpi, 0), per(k.count)]),
       ),
+      '',
+      `Storage: ${per(grownTotal, 0)} bytes per order on disk (${(((grownTotal / accepted) * 1e6) / 2 ** 30).toFixed(2)} GiB per million orders), by table, its indexes and TOAST included:`,
+      '',
+      ...table(['table', 'bytes per order'], [...grown.map((g) => [g.table, per(g.bytes, 0)]), ['all', per(grownTotal, 0)]]),
     ].join('\n'),
   );
 }
