@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 
-/** Debian's PostgreSQL 15 binaries; PG_BIN names others. */
-const PG_BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
+/** The newest of Debian's PostgreSQL servers (/usr/lib/postgresql/15/bin here); PG_BIN names others. */
+const PG_BIN = process.env.PG_BIN ?? newestDebianPostgres();
 export const STANZA = 'ledger';
 
 export interface Run {
@@ -47,9 +47,9 @@ export class ArchivedCluster {
 
   /** initdb, archiving on, the server started, the stanza created and checked. */
   static async create(port: number): Promise<ArchivedCluster> {
-    for (const tool of [join(PG_BIN, 'initdb'), '/usr/bin/pgbackrest']) {
-      if (!existsSync(tool)) throw new Error(`${tool} is missing: apt-get install -y pgbackrest postgresql-15 (PG_BIN names other PostgreSQL binaries)`);
-    }
+    const onPath = (name: string) => (process.env.PATH ?? '').split(':').some((dir) => existsSync(join(dir, name)));
+    if (!existsSync(join(PG_BIN, 'initdb'))) throw new Error(`no initdb in ${PG_BIN}: apt-get install -y postgresql, or PG_BIN=<its bin directory>`);
+    if (!onPath('pgbackrest')) throw new Error('pgbackrest is not on the PATH: apt-get install -y pgbackrest');
     const dir = await mkdtemp(join(tmpdir(), 'topup-restore-drill-'));
     const cluster = new ArchivedCluster(dir, port);
     await chmod(dir, 0o755);
@@ -189,4 +189,10 @@ function run(command: string, args: string[]): Promise<Run> {
       else resolve({ stdout, stderr });
     });
   });
+}
+
+function newestDebianPostgres(): string {
+  const versions = existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql').filter((v) => /^\d+$/.test(v)) : [];
+  const newest = versions.sort((a, b) => Number(a) - Number(b)).pop() ?? '15';
+  return `/usr/lib/postgresql/${newest}/bin`;
 }
