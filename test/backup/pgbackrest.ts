@@ -3,6 +3,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:net';
 import { Client } from 'pg';
 
 /** The newest of Debian's PostgreSQL servers (/usr/lib/postgresql/15/bin here); PG_BIN names others. */
@@ -45,17 +46,29 @@ export class ArchivedCluster {
     this.primary = join(dir, 'primary');
   }
 
-  /** initdb, archiving on, the server started, the stanza created and checked. */
+  /** A new cluster, archiving, in a new temporary directory (removed again if it cannot be set up). */
   static async create(port: number): Promise<ArchivedCluster> {
     const onPath = (name: string) => (process.env.PATH ?? '').split(':').some((dir) => existsSync(join(dir, name)));
     if (!existsSync(join(PG_BIN, 'initdb'))) throw new Error(`no initdb in ${PG_BIN}: apt-get install -y postgresql, or PG_BIN=<its bin directory>`);
     if (!onPath('pgbackrest')) throw new Error('pgbackrest is not on the PATH: apt-get install -y pgbackrest');
     const dir = await mkdtemp(join(tmpdir(), 'topup-restore-drill-'));
     const cluster = new ArchivedCluster(dir, port);
+    try {
+      await cluster.setUp();
+      return cluster;
+    } catch (error) {
+      await cluster.remove();
+      throw error;
+    }
+  }
+
+  /** initdb, archiving on, the server started, the stanza created and checked. */
+  private async setUp(): Promise<void> {
+    const { dir, port } = this;
     await chmod(dir, 0o755);
-    await cluster.giveToServerUser(dir);
+    await this.giveToServerUser(dir);
     await writeFile(
-      cluster.config,
+      this.config,
       [
         '[global]',
         `repo1-path=${join(dir, 'repo')}`,
@@ -69,16 +82,16 @@ export class ArchivedCluster {
         'log-level-file=info',
         '',
         `[${STANZA}]`,
-        `pg1-path=${cluster.primary}`,
+        `pg1-path=${this.primary}`,
         `pg1-port=${port}`,
         `pg1-socket-path=${dir}`,
         '',
       ].join('\n'),
     );
-    await cluster.giveToServerUser(cluster.config);
-    await cluster.asServerUser(join(PG_BIN, 'initdb'), ['-D', cluster.primary, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-locale']);
+    await this.giveToServerUser(this.config);
+    await this.asServerUser(join(PG_BIN, 'initdb'), ['-D', this.primary, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-locale']);
     await writeFile(
-      join(cluster.primary, 'postgresql.conf'),
+      join(this.primary, 'postgresql.conf'),
       [
         `port = ${port}`,
         "listen_addresses = '127.0.0.1'",
@@ -86,15 +99,14 @@ export class ArchivedCluster {
         'max_connections = 200',
         'wal_level = replica',
         'archive_mode = on',
-        `archive_command = 'pgbackrest --config=${cluster.config} --stanza=${STANZA} archive-push %p'`,
+        `archive_command = 'pgbackrest --config=${this.config} --stanza=${STANZA} archive-push %p'`,
         '',
       ].join('\n'),
       { flag: 'a' },
     );
-    await cluster.start(cluster.primary, port);
-    await cluster.pgbackrest(['stanza-create']);
-    await cluster.pgbackrest(['check']);
-    return cluster;
+    await this.start(this.primary, port);
+    await this.pgbackrest(['stanza-create']);
+    await this.pgbackrest(['check']);
   }
 
   url(database: string, port = this.port): string {
@@ -146,6 +158,7 @@ export class ArchivedCluster {
 
   /** Starts a server on a data directory and waits until it accepts writes (recovery, if any, over). */
   async start(dataDir: string, port: number): Promise<void> {
+    if (await inUse(port)) throw new Error(`127.0.0.1:${port} is taken: the drill's clusters listen on ports 5450 to 5452`);
     await this.asServerUser(join(PG_BIN, 'pg_ctl'), ['-D', dataDir, '-l', `${dataDir}.log`, '-o', `-p ${port}`, '-w', '-t', '120', 'start']);
     this.running.set(dataDir, port);
     for (const deadline = Date.now() + 120_000; ; await new Promise((r) => setTimeout(r, 100))) {
@@ -195,4 +208,12 @@ function newestDebianPostgres(): string {
   const versions = existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql').filter((v) => /^\d+$/.test(v)) : [];
   const newest = versions.sort((a, b) => Number(a) - Number(b)).pop() ?? '15';
   return `/usr/lib/postgresql/${newest}/bin`;
+}
+
+function inUse(port: number): Promise<boolean> {
+  const server = createServer();
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(true));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(false)));
+  });
 }

@@ -160,7 +160,7 @@ describe('restore drill: pgBackRest point-in-time restore of a running ledger', 
     const started = Date.now();
     cluster = await ArchivedCluster.create(PRIMARY_PORT);
     await cluster.query('create database ledger');
-    simulator = await startUpstreamSimulator({ deliveryDelayMs: 2000, failureDelayMs: 2000 });
+    simulator = await startUpstreamSimulator({ deliveryDelayMs: 3000, failureDelayMs: 3000 });
     endpoint = await callbackEndpoint(() => ({ status: 200, body: 'success' }));
     service = await spawnService({ env: { DATABASE_URL: cluster.url('ledger') } }, env());
 
@@ -194,7 +194,7 @@ describe('restore drill: pgBackRest point-in-time restore of a running ledger', 
     incrementalBackup = await cluster.backup('incr');
     figures.incremental_backup_s = ((Date.now() - t) / 1000).toFixed(1);
 
-    // Orders at the upstream at T: sent, their answers 2 s away (5 s for the one never answered).
+    // Orders at the upstream at T: sent, their answers 3 s away (5 s for the one never answered).
     const inFlight = await Promise.all([
       submit(merchantA, DELIVERED),
       submit(merchantA, DELIVERED),
