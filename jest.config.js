@@ -20,6 +20,8 @@ module.exports = {
       testEnvironment: '<rootDir>/test/support/quiet-environment.js',
       transform,
       testMatch: ['<rootDir>/test/**/*.test.ts'],
+      // The restore drill runs on its own: `npm run test:restore` (jest.restore.config.js).
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/backup/'],
     },
   ],
 };

@@ -41,7 +41,7 @@ async function onAFreePort(start: (port: number) => Promise<ChildService>): Prom
 }
 
 /** The real service as its own process (`node src/main.ts`), for tests that kill it. */
-export async function spawnService(db: TestDatabase, env: Record<string, string> = {}): Promise<ChildService> {
+export async function spawnService(db: Pick<TestDatabase, 'env'>, env: Record<string, string> = {}): Promise<ChildService> {
   return onAFreePort((port) => startChild({ ...process.env, ...TEST_ENV, ...db.env, ...env, PORT: String(port), TS_NODE_TRANSPILE_ONLY: 'true' }, port));
 }
 
