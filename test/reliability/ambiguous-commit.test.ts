@@ -2,6 +2,7 @@ import { Pool } from 'pg';
 import { StreamAppend } from '../../src/ledger/ports/event-store.port';
 import { orderStream, walletStream } from '../../src/ledger/streams';
 import { ReplayGuard } from '../../src/merchant-api/gateway/replay-guard';
+import { ADMIN } from '../back-office/admin-client';
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { RunningService, startService } from '../support/service';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
@@ -96,5 +97,34 @@ describe('a commit whose answer was lost', () => {
     }
     const replay = await submit('LOST-3', 'nonce-of-a-lost-admission');
     expect([replay.status, replay.body.code]).toEqual([401, 'NONCE_REUSED']);
+  });
+
+  it('a deposit whose event was appended runs again, its body read once: 201, deposited once', async () => {
+    const store = service.store;
+    const real = store.append.bind(store);
+    let lost = 0;
+    store.append = async (streamId, events, expected) => {
+      const result = await real(streamId, events, expected);
+      if (lost === 0 && streamId === walletStream(merchant.merchantId)) {
+        lost++;
+        throw connectionLost();
+      }
+      return result;
+    };
+    try {
+      const reply = await fetch(`${service.url}/admin/v1/merchants/${merchant.merchantId}/deposits`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: '5.00', reference: 'lost-answer' }),
+        signal: AbortSignal.timeout(15_000),
+      });
+      expect(lost).toBe(1);
+      expect(reply.status).toBe(201);
+      expect((await reply.json()).data.balance).toBe('105.00');
+    } finally {
+      store.append = real;
+    }
+    const deposits = (await service.store.readStream(walletStream(merchant.merchantId))).filter((e) => e.type === 'FundsDeposited');
+    expect(deposits.map((e) => (e.data as { reference: string }).reference)).toEqual(['fixture', 'lost-answer']);
   });
 });
