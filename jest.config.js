@@ -20,6 +20,14 @@ module.exports = {
       testEnvironment: '<rootDir>/test/support/quiet-environment.js',
       transform,
       testMatch: ['<rootDir>/test/**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/ha/'],
+    },
+    // A Patroni cluster with failovers under load (npm run test:ha): needs root, patroni, etcd and haproxy; not in npm test.
+    {
+      displayName: 'ha',
+      testEnvironment: '<rootDir>/test/support/quiet-environment.js',
+      transform,
+      testMatch: ['<rootDir>/test/ha/**/*.test.ts'],
     },
   ],
 };
