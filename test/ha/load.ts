@@ -3,9 +3,11 @@ import { formatAmount } from '../../src/shared/money';
 import { call } from '../back-office/admin-client';
 import { signedFetch, TestMerchant } from '../support/merchant-fixture';
 
-/** One reply (or none: status 0, the connection failed), timed from the request's start. */
+/** One reply (or none: status 0, the connection failed or nothing came within REPLY_TIMEOUT_MS), timed from the request's start. */
 export interface Sample {
   kind: 'submit' | 'deposit';
+  /** The out_trade_no or the deposit reference. */
+  what: string;
   start: number;
   end: number;
   status: number;
@@ -34,6 +36,8 @@ export interface LoadOptions {
 
 export interface Load {
   samples: Sample[];
+  /** When stop() was called: the clients sent new requests until then. */
+  stoppedAt?: number;
   /** Orders and deposits the clients gave up on: each failed for giveUpAfterMs. */
   abandoned: string[];
   /** Lets every client finish what it has in hand (retrying until it is acknowledged) and returns. */
@@ -41,6 +45,22 @@ export interface Load {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A reply later than this counts as none, and the request is sent again: three times the service's wait for the database. */
+export const REPLY_TIMEOUT_MS = 30_000;
+
+const NO_REPLY = { status: 0, body: undefined };
+
+/** The reply, or NO_REPLY when the request fails or nothing comes within REPLY_TIMEOUT_MS (the request itself is left to finish or not). */
+async function withinTimeout(send: () => Promise<{ status: number; body: any }>): Promise<{ status: number; body: any }> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<typeof NO_REPLY>((resolve) => (timer = setTimeout(() => resolve(NO_REPLY), REPLY_TIMEOUT_MS)));
+  try {
+    return await Promise.race([send().catch(() => NO_REPLY), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /**
  * Merchants' signed submits and staff's deposits, each client one request
@@ -56,10 +76,10 @@ export function startLoad(options: LoadOptions): Load {
   let stopping = false;
   let sequence = 0;
 
-  const timed = async (kind: Sample['kind'], send: () => Promise<{ status: number; body: any }>) => {
+  const timed = async (kind: Sample['kind'], what: string, send: () => Promise<{ status: number; body: any }>) => {
     const start = Date.now();
-    const reply = await send().catch(() => ({ status: 0, body: undefined }));
-    samples.push({ kind, start, end: Date.now(), status: reply.status });
+    const reply = await withinTimeout(send);
+    samples.push({ kind, what, start, end: Date.now(), status: reply.status });
     return reply;
   };
 
@@ -67,7 +87,7 @@ export function startLoad(options: LoadOptions): Load {
   const untilAcknowledged = async (what: string, kind: Sample['kind'], send: () => Promise<{ status: number; body: any }>) => {
     const started = Date.now();
     for (;;) {
-      const reply = await timed(kind, send);
+      const reply = await timed(kind, what, send);
       if (reply.status >= 200 && reply.status < 300) return reply.body;
       if ((reply.status >= 400 && reply.status < 500) || Date.now() - started > giveUpAfterMs) {
         abandoned.push(`${what}: ${reply.status} ${JSON.stringify(reply.body)}`);
@@ -109,14 +129,16 @@ export function startLoad(options: LoadOptions): Load {
     ...Array.from({ length: options.submitClients }, (_, c) => submitter(c)),
     ...Array.from({ length: options.depositClients }, (_, c) => depositor(c)),
   ]);
-  return {
+  const load: Load = {
     samples,
     abandoned,
     async stop() {
+      load.stoppedAt ??= Date.now();
       stopping = true;
       await clients;
     },
   };
+  return load;
 }
 
 export interface RoundFigures {
@@ -126,7 +148,7 @@ export interface RoundFigures {
   clientErrors: number;
   serverErrors: number;
   noReply: number;
-  /** The longest time without any successful reply, from the first request to the last. */
+  /** The longest time without a successful reply while the clients were sending new requests (from the first to `until`). */
   longestGapMs: number;
   p50Ms: number;
   p99Ms: number;
@@ -135,7 +157,7 @@ export interface RoundFigures {
   fastFailures: number;
 }
 
-export function roundFigures(round: string, samples: readonly Sample[], waitBoundMs: number): RoundFigures {
+export function roundFigures(round: string, samples: readonly Sample[], until: number, waitBoundMs: number): RoundFigures {
   const latencies = samples.map((s) => s.end - s.start).sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
   const failed = samples.filter((s) => s.status >= 500 || s.status === 0);
@@ -143,11 +165,9 @@ export function roundFigures(round: string, samples: readonly Sample[], waitBoun
     .filter((s) => s.status >= 200 && s.status < 300)
     .map((s) => s.end)
     .sort((a, b) => a - b);
-  const from = Math.min(...samples.map((s) => s.start));
-  const to = Math.max(...samples.map((s) => s.end));
   let longestGapMs = 0;
-  let previous = from;
-  for (const end of [...successes, to]) {
+  let previous = Math.min(...samples.map((s) => s.start));
+  for (const end of [...successes.filter((end) => end < until), until]) {
     longestGapMs = Math.max(longestGapMs, end - previous);
     previous = end;
   }
