@@ -128,9 +128,12 @@ tags:
  * Patroni's REST API calls the primary (200 on OPTIONS /primary; 503 on
  * the others). A member marked down has its sessions cut at once, so the
  * service's connections to a demoted primary fail instead of hanging.
+ * Each server takes at most 180 connections, below Postgres's
+ * max_connections (200), which keeps room for Patroni's own connections
+ * and the ones Postgres reserves for superusers.
  */
 export function haproxyConfig(layout: ClusterLayout): string {
-  const servers = layout.members.map((m) => `  server ${m.name} 127.0.0.1:${m.pgPort} maxconn 300 check port ${m.restPort}`).join('\n');
+  const servers = layout.members.map((m) => `  server ${m.name} 127.0.0.1:${m.pgPort} maxconn 180 check port ${m.restPort}`).join('\n');
   return `global
   maxconn 1000
 
