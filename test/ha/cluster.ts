@@ -135,7 +135,7 @@ export async function startHaCluster(): Promise<HaCluster> {
       throw new Error(`cluster not healthy within ${timeoutMs / 1000} s (${seen}): ${JSON.stringify(await cluster.members())}\n${cluster.logs()}`);
     },
     logs() {
-      return started.map((s) => `--- ${s.name} ---\n${tail(s.log, Number(process.env.HA_LOG_LINES ?? 40))}`).join('\n');
+      return started.map((s) => `--- ${s.name} ---\n${tail(s.log, 60)}`).join('\n');
     },
     async stop() {
       if (stopped) return;
