@@ -20,8 +20,8 @@ module.exports = {
       testEnvironment: '<rootDir>/test/support/quiet-environment.js',
       transform,
       testMatch: ['<rootDir>/test/**/*.test.ts'],
-      // The restore drill runs on its own: `npm run test:restore` (jest.restore.config.js).
-      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/backup/'],
+      // Suites with clusters of their own run apart (jest.drills.config.js): `npm run test:restore`, `npm run test:ha`.
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/backup/', '<rootDir>/test/ha/'],
     },
   ],
 };

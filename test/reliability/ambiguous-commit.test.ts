@@ -120,7 +120,7 @@ describe('a commit whose answer was lost', () => {
       });
       expect(lost).toBe(1);
       expect(reply.status).toBe(201);
-      expect((await reply.json()).data.balance).toBe('105.00');
+      expect(((await reply.json()) as { data: { balance: string } }).data.balance).toBe('105.00');
     } finally {
       store.append = real;
     }

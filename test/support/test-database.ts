@@ -14,20 +14,21 @@ export interface TestDatabase {
 
 /**
  * A fresh database per suite on the server that DATABASE_URL or PG* name
- * (default 127.0.0.1:5432, user postgres), dropped afterwards.
+ * (default 127.0.0.1:5432, user postgres), or on the server at `serverUrl`,
+ * dropped afterwards.
  */
-export async function createTestDatabase(prefix = 'topup_test'): Promise<TestDatabase> {
+export async function createTestDatabase(prefix = 'topup_test', serverUrl = process.env.DATABASE_URL): Promise<TestDatabase> {
   const name = `${prefix}_${randomBytes(5).toString('hex')}`;
-  const admin = new Client(withDatabase(connectionConfig(process.env.DATABASE_URL), 'postgres'));
+  const admin = new Client(withDatabase(connectionConfig(serverUrl), 'postgres'));
   await admin.connect();
   await admin.query(`create database ${quoteIdentifier(name)}`);
   await admin.end();
-  return openTestDatabase(name);
+  return openTestDatabase(name, serverUrl);
 }
 
 /** A database that already exists on the same server (one a benchmark kept), to use and perhaps drop. */
-export function openTestDatabase(name: string): TestDatabase {
-  const server = connectionConfig(process.env.DATABASE_URL);
+export function openTestDatabase(name: string, serverUrl = process.env.DATABASE_URL): TestDatabase {
+  const server = connectionConfig(serverUrl);
   const maintenance = withDatabase(server, 'postgres');
   const config = withDatabase(server, name);
   const pool = createPool(config, { max: 30 });
