@@ -1,12 +1,11 @@
 import { Injectable, DynamicModule, Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { Pool } from 'pg';
 import { AppConfig } from '../config/config';
 import { createEventStore } from './event-store/create-event-store';
 import { EVENT_STORE, EventStore } from '../ledger/ports/event-store.port';
 import { LEDGER_OBSERVER, LEDGER_SETTINGS, LedgerSettings } from '../ledger/ports/ledger-settings.port';
 import { APP_CONFIG, MIGRATIONS, PG_POOL } from './infrastructure.tokens';
-import { DatabaseWaitInterceptor } from './http/database-wait.interceptor';
+import { DatabaseWait, DatabaseWaitInterceptor } from './http/database-wait.interceptor';
 import { createPool } from './postgres/connection';
 import { migrate, Migration } from './postgres/migrations';
 import { MeteredEventStore } from './metrics/metered-event-store';
@@ -74,10 +73,11 @@ export class InfrastructureModule {
           useFactory: async (pool: Pool): Promise<EventStore> => new MeteredEventStore(await createEventStore(config, pool), metrics),
         },
         // Requests that are safe to run twice wait through a database failover.
-        { provide: APP_INTERCEPTOR, useClass: DatabaseWaitInterceptor },
+        DatabaseWait,
+        DatabaseWaitInterceptor,
         InfrastructureShutdown,
       ],
-      exports: [APP_CONFIG, PG_POOL, EVENT_STORE, METRICS, MIGRATIONS, LEDGER_OBSERVER, LEDGER_SETTINGS],
+      exports: [APP_CONFIG, PG_POOL, EVENT_STORE, METRICS, MIGRATIONS, LEDGER_OBSERVER, LEDGER_SETTINGS, DatabaseWait, DatabaseWaitInterceptor],
     };
   }
 }

@@ -4,7 +4,7 @@ import { Pool } from 'pg';
 import { defer, lastValueFrom } from 'rxjs';
 import { AppConfig } from '../../config/config';
 import { Metrics } from '../metrics/metrics';
-import { DatabaseWaitInterceptor, SafeToRepeat } from './database-wait.interceptor';
+import { DatabaseWait, DatabaseWaitInterceptor, SafeToRepeat } from './database-wait.interceptor';
 
 class Routes {
   @SafeToRepeat()
@@ -24,7 +24,7 @@ describe('DatabaseWaitInterceptor', () => {
   ) {
     const metrics = new Metrics();
     const pool = { query: options.probe ?? (() => Promise.resolve({ rows: [] })) } as unknown as Pool;
-    const interceptor = new DatabaseWaitInterceptor({ databaseWaitMs: options.waitMs ?? 2000 } as AppConfig, pool, metrics, new Reflector());
+    const interceptor = new DatabaseWaitInterceptor(new DatabaseWait({ databaseWaitMs: options.waitMs ?? 2000 } as AppConfig, pool, metrics), new Reflector());
     const context = {
       getType: () => 'http',
       getHandler: () => Routes.prototype[route],

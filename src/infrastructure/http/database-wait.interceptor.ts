@@ -2,58 +2,80 @@ import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor, Set
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { Pool } from 'pg';
-import { from, Observable, retry, throwError } from 'rxjs';
-import { APP_CONFIG, PG_POOL } from '../infrastructure.tokens';
+import { from, lastValueFrom, Observable } from 'rxjs';
 import { AppConfig } from '../../config/config';
+import { APP_CONFIG, PG_POOL } from '../infrastructure.tokens';
 import { METRICS, Metrics } from '../metrics/metrics';
 import { isDatabaseUnavailable, untilDatabaseAnswers } from '../postgres/database-wait';
+
+/**
+ * Carries a request's work through a database failover. Work whose
+ * database connection dropped while it ran may have committed: when running
+ * it twice has the effect of running it once, it waits for the database to
+ * answer and runs again, within DATABASE_WAIT_MS of its first failure;
+ * otherwise, or when the wait runs out, the failure goes on to the client.
+ * Connections that could not be made at all are waited for by the pool
+ * itself (WaitingPool).
+ */
+@Injectable()
+export class DatabaseWait {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'databaseWaitMs'>,
+    @Inject(PG_POOL) private readonly pool: Pick<Pool, 'query'>,
+    @Inject(METRICS) private readonly metrics: Metrics,
+  ) {}
+
+  /** `work` again after a lost database answer; `canRepeat` may still say no (an answer already under way). */
+  async repeatAfterOutage<T>(work: () => Promise<T>, canRepeat: () => boolean = () => true): Promise<T> {
+    const waitMs = this.config.databaseWaitMs;
+    let giveUpAt: number | undefined;
+    for (;;) {
+      try {
+        return await work();
+      } catch (error) {
+        if (waitMs === 0 || !isDatabaseUnavailable(error) || !canRepeat()) throw error;
+        giveUpAt ??= Date.now() + waitMs;
+        const left = giveUpAt - Date.now();
+        if (left <= 0) throw error;
+        this.metrics.databaseWaits.inc({ kind: 'request' });
+        // Run again once a statement goes through; the original failure if none does in time.
+        await untilDatabaseAnswers(() => this.pool.query('select 1'), { waitMs: left }).catch(() => Promise.reject(error));
+      }
+    }
+  }
+}
 
 const SAFE_TO_REPEAT = Symbol('safe to repeat');
 
 /**
- * Marks a route (or a controller's every route) whose request, run twice,
- * has the effect of running it once: a merchant's submit (its out_trade_no),
- * a deposit or an adjustment (its reference), a PUT. Reads (GET, HEAD) need
- * no mark.
+ * Marks a back-office route whose request, run twice, has the effect of
+ * running it once: a deposit or an adjustment (its reference), a PUT.
+ * Reads (GET, HEAD) need no mark.
  */
 export const SafeToRepeat = () => SetMetadata(SAFE_TO_REPEAT, true);
 
 /**
- * Carries requests through a database failover. A request whose database
- * connection dropped while it ran may have committed: when running it again
- * is safe (a read, or a route marked SafeToRepeat), it waits for the
- * database to answer and runs again, within DATABASE_WAIT_MS of its first
- * failure; otherwise, or when the wait runs out, the failure goes on to the
- * client. Connections that could not be made at all are waited for by the
- * pool itself (WaitingPool).
+ * DatabaseWait around the back office's handlers: reads and routes marked
+ * SafeToRepeat run again after a lost database answer. (The merchant API,
+ * whose every route is safe to repeat, calls DatabaseWait itself: an
+ * interceptor costs each request Nest's interceptor chain.)
  */
 @Injectable()
 export class DatabaseWaitInterceptor implements NestInterceptor {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(PG_POOL) private readonly pool: Pool,
-    @Inject(METRICS) private readonly metrics: Metrics,
+    private readonly wait: DatabaseWait,
     private readonly reflector: Reflector,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const waitMs = this.config.databaseWaitMs;
-    if (context.getType() !== 'http' || waitMs === 0 || !this.safeToRepeat(context)) return next.handle();
+    if (context.getType() !== 'http' || !this.safeToRepeat(context)) return next.handle();
     const response = context.switchToHttp().getResponse<Response>();
-    let giveUpAt: number | undefined;
-    return next.handle().pipe(
-      retry({
-        delay: (error: unknown) => {
-          // An answer already under way (a streamed export) cannot be started again.
-          if (!isDatabaseUnavailable(error) || response.headersSent) return throwError(() => error);
-          giveUpAt ??= Date.now() + waitMs;
-          const left = giveUpAt - Date.now();
-          if (left <= 0) return throwError(() => error);
-          this.metrics.databaseWaits.inc({ kind: 'request' });
-          // Run again once a statement goes through; the original failure if none does in time.
-          return from(untilDatabaseAnswers(() => this.pool.query('select 1'), { waitMs: left }).catch(() => Promise.reject(error)));
-        },
-      }),
+    // An answer already under way (a streamed export) cannot be started again.
+    return from(
+      this.wait.repeatAfterOutage(
+        () => lastValueFrom(next.handle(), { defaultValue: undefined }),
+        () => !response.headersSent,
+      ),
     );
   }
 

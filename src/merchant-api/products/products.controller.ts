@@ -5,18 +5,20 @@ import { CatalogueReader } from './catalogue.reader';
 import { EmptyDto, Merchant, MERCHANT_BODY, MerchantRequest } from '../gateway/merchant-request';
 import { V2_ROUTES } from '../routes.public';
 import { validateBody } from '../../infrastructure/http/dto-body-validator';
-import { SafeToRepeat } from '../../infrastructure/http/database-wait.interceptor';
+import { DatabaseWait } from '../../infrastructure/http/database-wait.interceptor';
 
-@SafeToRepeat()
 @Controller()
 export class ProductsController {
-  constructor(private readonly catalogue: CatalogueReader) {}
+  constructor(
+    private readonly catalogue: CatalogueReader,
+    private readonly databaseWait: DatabaseWait,
+  ) {}
 
   @Post(V2_ROUTES.products)
   @HttpCode(200)
   async products(@Merchant() request: MerchantRequest) {
     await validateBody(EmptyDto, request.body, MERCHANT_BODY);
-    const products = await this.catalogue.products(request.merchant.merchantId);
+    const products = await this.databaseWait.repeatAfterOutage(() => this.catalogue.products(request.merchant.merchantId));
     return successEnvelope('OK', {
       products: products.map((p) => ({
         product_id: p.product_id,

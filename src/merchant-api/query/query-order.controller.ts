@@ -6,14 +6,16 @@ import { presentOrder } from '../orders/order.presenter';
 import { QueryOrderDto } from './query-order.dto';
 import { OrderReader } from '../orders/order.reader';
 import { validateBody } from '../../infrastructure/http/dto-body-validator';
-import { SafeToRepeat } from '../../infrastructure/http/database-wait.interceptor';
+import { DatabaseWait } from '../../infrastructure/http/database-wait.interceptor';
 
 const NOT_FOUND = () => new ApiError(404, 'ORDER_NOT_FOUND', 'No such order');
 
-@SafeToRepeat()
 @Controller()
 export class QueryOrderController {
-  constructor(private readonly orders: OrderReader) {}
+  constructor(
+    private readonly orders: OrderReader,
+    private readonly databaseWait: DatabaseWait,
+  ) {}
 
   /** Reads the service's own records only: polling never reaches the upstream. */
   @Post(V2_ROUTES.query)
@@ -27,7 +29,7 @@ export class QueryOrderController {
     const { merchantId } = request.merchant;
     // Both given must name the same order; another merchant's order is simply not found.
     const orderNo = this.orders.orderNoFor(merchantId, { orderNo: dto.order_no, outTradeNo: dto.out_trade_no });
-    const order = orderNo === undefined ? undefined : await this.orders.find(merchantId, orderNo);
+    const order = orderNo === undefined ? undefined : await this.databaseWait.repeatAfterOutage(() => this.orders.find(merchantId, orderNo));
     if (!order) throw NOT_FOUND();
     return successEnvelope('OK', presentOrder(order));
   }

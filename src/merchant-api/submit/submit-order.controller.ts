@@ -6,18 +6,20 @@ import { Merchant, MERCHANT_BODY, MerchantRequest } from '../gateway/merchant-re
 import { V2_ROUTES } from '../routes.public';
 import { SubmitOrderDto } from './submit-order.dto';
 import { SubmitOrderService } from './submit-order.service';
-import { SafeToRepeat } from '../../infrastructure/http/database-wait.interceptor';
+import { DatabaseWait } from '../../infrastructure/http/database-wait.interceptor';
 
-/** Reads, or a submit made idempotent by its out_trade_no; the nonce's admission is repeated apart (ReplayGuard). */
-@SafeToRepeat()
 @Controller()
 export class SubmitOrderController {
-  constructor(private readonly submissions: SubmitOrderService) {}
+  constructor(
+    private readonly submissions: SubmitOrderService,
+    private readonly databaseWait: DatabaseWait,
+  ) {}
 
   @Post(V2_ROUTES.submit)
   async submit(@Merchant() request: MerchantRequest, @Res({ passthrough: true }) response: Response) {
     const dto = await validateBody(SubmitOrderDto, request.body, MERCHANT_BODY);
-    const { outcome, order } = await this.submissions.submit(request.merchant, dto, request.catalogueRevision);
+    // Safe to repeat after a lost database answer: a second run finds the order the first placed (DUPLICATE).
+    const { outcome, order } = await this.databaseWait.repeatAfterOutage(() => this.submissions.submit(request.merchant, dto, request.catalogueRevision));
     response.status(outcome === 'accepted' ? 202 : 200);
     return successEnvelope(outcome === 'accepted' ? 'ACCEPTED' : 'DUPLICATE', order);
   }

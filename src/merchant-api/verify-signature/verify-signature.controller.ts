@@ -2,14 +2,12 @@ import { Controller, HttpCode, Post } from '@nestjs/common';
 import { successEnvelope } from '../../infrastructure/http/api-error';
 import { Merchant, MerchantRequest } from '../gateway/merchant-request';
 import { V2_ROUTES } from '../routes.public';
-import { SafeToRepeat } from '../../infrastructure/http/database-wait.interceptor';
 
 /**
  * The signing self-check: what the service computed for this request, line
  * by line, and whether it matched. It never shows the expected signature
  * and consumes no nonce (the gateway skips both for this route).
  */
-@SafeToRepeat()
 @Controller()
 export class VerifySignatureController {
   @Post(V2_ROUTES.verifySignature)
