@@ -382,6 +382,20 @@ describe('EsdbEventStore reads and writes', () => {
     ]);
   });
 
+  it('reads single events by stream and revision, one read of one event each', async () => {
+    const client = new StandInClient();
+    client.streamEvents.set('wallet-a', [raw(7, { streamId: 'wallet-a', revision: 999n, metadata: { hash: 'h999' } })]);
+    const found = await storeWith(client).readEventsAt([
+      { streamId: 'wallet-a', revision: 999n },
+      { streamId: 'wallet-b', revision: 999n },
+    ]);
+    expect(found.map((e) => e && [e.streamId, e.revision, e.metadata.hash])).toEqual([['wallet-a', 999n, 'h999'], undefined]);
+    expect(client.calls.map((c) => [c.method, c.stream, c.options.fromRevision, c.options.maxCount])).toEqual([
+      ['readStream', 'wallet-a', 999n, 1],
+      ['readStream', 'wallet-b', 999n, 1],
+    ]);
+  });
+
   it('lists the truncated streams among many', async () => {
     const client = new StandInClient();
     client.metadata.set('wallet-a', { maxAge: 86_400 });

@@ -21,6 +21,7 @@ import {
   comparePositions,
   type AppendResult,
   type CheckedEvent,
+  type EventKey,
   type EventStore,
   type EventToAppend,
   type ExpectedRevision,
@@ -168,6 +169,15 @@ export class EsdbEventStore implements EventStore {
 
   readStreamForLoad(streamId: string, fromRevision: StreamRevision, maxCount: number): Promise<LoadedEvent[]> {
     return this.readStream(streamId, fromRevision, maxCount);
+  }
+
+  async readEventsAt(keys: readonly EventKey[]): Promise<(ReplayedEvent | undefined)[]> {
+    const out: (ReplayedEvent | undefined)[] = [];
+    for (let i = 0; i < keys.length; i += 16) {
+      const reads = keys.slice(i, i + 16).map(async ({ streamId, revision }) => (await this.readEvents(streamId, revision, 1))[0]);
+      out.push(...(await Promise.all(reads)).map((event, j) => (event?.revision === keys[i + j].revision ? event : undefined)));
+    }
+    return out;
   }
 
   async readStreams(streamIds: readonly string[]): Promise<RecordedEvent[][]> {
