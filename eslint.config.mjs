@@ -48,7 +48,14 @@ const TABLE_OWNERS = {
   rm_order_minutes: { owner: 'projections/order-minutes.queries.ts' },
   rm_upstream_latency: { owner: 'projections/order-minutes.queries.ts' },
   rm_upstream_sends: { owner: 'projections/order-minutes.queries.ts' },
-  projection_checkpoints: { owner: 'projections/checkpoints.ts', alsoIn: { 'projections/checkpoints.migrations.ts': 'creates it' } },
+  projection_checkpoints: {
+    owner: 'projections/checkpoints.ts',
+    alsoIn: {
+      'projections/checkpoints.migrations.ts': 'creates it',
+      'src/infrastructure/event-store/event-store-binding.ts': 'tells which store a database from before the binding followed',
+    },
+  },
+  event_store_binding: { owner: 'src/infrastructure/event-store/event-store-binding.ts' },
   // The PostgreSQL adapter's log: everyone else reads events through the port, so every module works on both stores.
   es_events: {
     owner: 'src/infrastructure/event-store/postgres-event-store.ts',
@@ -56,6 +63,7 @@ const TABLE_OWNERS = {
       'src/infrastructure/event-store/postgres-event-rows.ts': "the adapter's columns and slices",
       'src/infrastructure/event-store/postgres-append-function.ts': 'the append function',
       'src/infrastructure/event-store/postgres-event-store.migrations.ts': 'creates it',
+      'src/infrastructure/event-store/event-store-binding.ts': 'tells which store a database from before the binding followed',
     },
     message:
       "es_events is the PostgreSQL adapter's: read events through the event-store port (src/ledger/ports/event-store.port.ts), which EventStoreDB implements too.",

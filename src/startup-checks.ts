@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { AppConfig } from './config/config';
+import { bindEventStore } from './infrastructure/event-store/event-store-binding';
 import { createPool, ensureDatabase } from './infrastructure/postgres/connection';
 import { AppSecretCipher, someOf, surveySecrets } from './merchant-directory';
 import { StartupError } from './shared/startup-error';
@@ -12,7 +13,14 @@ import { StartupError } from './shared/startup-error';
 export async function checkBeforeStart(config: AppConfig, logger = new Logger('Startup')): Promise<void> {
   // Development creates a missing database; production never does: a wrong name must not start an empty ledger.
   await ensureDatabase(config.database, { create: !config.production });
+  await checkEventStoreBinding(config);
   await checkStoredSecrets(config, logger);
+}
+
+/** The read models follow one store for good: another one is refused before it is connected to (event-store-binding.ts). */
+async function checkEventStoreBinding(config: AppConfig): Promise<void> {
+  const pool = createPool(config.database, { max: 1 });
+  await bindEventStore(pool, config.eventStore).finally(() => pool.end());
 }
 
 /**
