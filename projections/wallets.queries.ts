@@ -38,6 +38,14 @@ export async function longestActiveWallets(pool: Pool, limit: number): Promise<s
   return rows.map((row) => row.merchant_id);
 }
 
+/** Every wallet the read model knows, by merchant; none on a database whose read models are not created yet. */
+export async function allWalletMerchants(pool: Pool): Promise<string[]> {
+  const { rows: exists } = await pool.query<{ present: boolean }>(`select to_regclass('rm_wallets') is not null as present`);
+  if (!exists[0].present) return [];
+  const { rows } = await pool.query<{ merchant_id: string }>('select merchant_id from rm_wallets order by merchant_id');
+  return rows.map((row) => row.merchant_id);
+}
+
 /**
  * Holds older than the grace period whose order does not hold them (no
  * order, another attempt, or an order placed or refused), from the holds and
