@@ -16,7 +16,7 @@ function sqlSelectors(message) {
  * The tables the projections own, each read and written, outside the
  * projection that writes it, by one module: its owner, which every other
  * slice calls. `alsoIn` names the few other files whose SQL may name the
- * table, and why.
+ * table, and why; `message`, when given, replaces the usual one.
  */
 const TABLE_OWNERS = {
   rm_orders: {
@@ -48,7 +48,26 @@ const TABLE_OWNERS = {
   rm_order_minutes: { owner: 'projections/order-minutes.queries.ts' },
   rm_upstream_latency: { owner: 'projections/order-minutes.queries.ts' },
   rm_upstream_sends: { owner: 'projections/order-minutes.queries.ts' },
-  projection_checkpoints: { owner: 'projections/checkpoints.ts', alsoIn: { 'projections/checkpoints.migrations.ts': 'creates it' } },
+  projection_checkpoints: {
+    owner: 'projections/checkpoints.ts',
+    alsoIn: {
+      'projections/checkpoints.migrations.ts': 'creates it',
+      'src/infrastructure/event-store/event-store-binding.ts': 'tells which store a database from before the binding followed',
+    },
+  },
+  event_store_binding: { owner: 'src/infrastructure/event-store/event-store-binding.ts' },
+  // The PostgreSQL adapter's log: everyone else reads events through the port, so every module works on both stores.
+  es_events: {
+    owner: 'src/infrastructure/event-store/postgres-event-store.ts',
+    alsoIn: {
+      'src/infrastructure/event-store/postgres-event-rows.ts': "the adapter's columns and slices",
+      'src/infrastructure/event-store/postgres-append-function.ts': 'the append function',
+      'src/infrastructure/event-store/postgres-event-store.migrations.ts': 'creates it',
+      'src/infrastructure/event-store/event-store-binding.ts': 'tells which store a database from before the binding followed',
+    },
+    message:
+      "es_events is the PostgreSQL adapter's: read events through the event-store port (src/ledger/ports/event-store.port.ts), which EventStoreDB implements too.",
+  },
   // Not read models, but held to the same rule: bulk reconciliation's jobs and reports, each read and written in one place.
   requery_jobs: {
     owner: 'src/back-office/reconciliation/requery/requery-jobs.ts',
@@ -71,7 +90,7 @@ const TABLE_OWNERS = {
 /** SQL in a string or template that reads or writes the table: the table after from, join, into, update, using or table. */
 function tableSelectors(table) {
   const sql = `/\\b(from|join|into|update|using|table|truncate)\\s+(only\\s+)?${table}\\b/i`;
-  const message = `${table} is read and written through ${TABLE_OWNERS[table].owner}, its owner: call a function there.`;
+  const message = TABLE_OWNERS[table].message ?? `${table} is read and written through ${TABLE_OWNERS[table].owner}, its owner: call a function there.`;
   return [
     { selector: `TemplateElement[value.raw=${sql}]`, message },
     { selector: `Literal[value=${sql}]`, message },

@@ -1,6 +1,5 @@
 import { Pool, PoolClient } from 'pg';
 import type { GlobalPosition } from '../src/ledger/ports/event-store.port';
-import { WALLET_STREAM_PREFIX } from '../src/ledger/streams';
 
 /**
  * Every read of the wallets read model (rm_wallets, rm_wallet_holds,
@@ -36,6 +35,14 @@ export async function longestActiveWallets(pool: Pool, limit: number): Promise<s
        order by revision desc, merchant_id limit $1`,
     [limit],
   );
+  return rows.map((row) => row.merchant_id);
+}
+
+/** Every wallet the read model knows, by merchant; none on a database whose read models are not created yet. */
+export async function allWalletMerchants(pool: Pool): Promise<string[]> {
+  const { rows: exists } = await pool.query<{ present: boolean }>(`select to_regclass('rm_wallets') is not null as present`);
+  if (!exists[0].present) return [];
+  const { rows } = await pool.query<{ merchant_id: string }>('select merchant_id from rm_wallets order by merchant_id');
   return rows.map((row) => row.merchant_id);
 }
 
@@ -211,46 +218,28 @@ export async function statementLineRows(pool: Pool, ranges: RevisionRanges): Pro
 const isoTimestampText = (time: string) => `to_char(${time} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"+00:00"')`;
 const recordedAtText = (alias: string) => isoTimestampText(`${alias}.recorded_at`);
 
-/** A snapshot to compare, and its event's time and hash in the log (listed false: the read model has no row). */
+/** A snapshot the read model lists, with its columns as the verification compares them. */
 export interface SnapshotCheckRow {
   merchant_id: string;
   revision: string;
-  listed: boolean;
   position: string;
   recorded_at: string;
   event_hash: string;
   balance: string;
   frozen: string;
-  event_recorded_at: string;
-  event_hash_logged: string | null;
 }
 
-/**
- * The snapshots the read model lists in each wallet's range of revisions,
- * and those at the `due` keys whether listed or not, each with its event's
- * time and hash from the log: a due one whose event has no hash is left out.
- */
-export async function snapshotCheckRows(pool: Pool, ranges: RevisionRanges, due: readonly [readonly string[], readonly number[]]): Promise<SnapshotCheckRow[]> {
+/** The snapshots the read model lists in each wallet's range of revisions; by wallet, then revision. */
+export async function snapshotCheckRows(pool: Pool, ranges: RevisionRanges): Promise<SnapshotCheckRow[]> {
   const { rows } = await pool.query<SnapshotCheckRow>({
-    name: 'verify-snapshots-to-check',
-    // Lateral look-ups by key ("offset 0" keeps each one): joined otherwise, the planner may walk all of es_events.
-    text: `with k(merchant_id, revision) as (
-       select r.merchant_id, x.revision from unnest($1::text[], $2::bigint[], $3::bigint[]) as r(merchant_id, first, last)
-       cross join lateral (select x.revision from rm_wallet_snapshots x where x.merchant_id = r.merchant_id and x.revision between r.first and r.last offset 0) x
-       union
-       select * from unnest($4::text[], $5::bigint[])
-     )
-     select k.merchant_id, k.revision::text, s.revision is not null as listed,
-       s.position_commit || '/' || s.position_prepare as position, ${recordedAtText('s')} as recorded_at, s.event_hash, s.balance::text, s.frozen::text,
-       ${isoTimestampText("date_trunc('milliseconds', e.created_at)")} as event_recorded_at, e.hash as event_hash_logged
-     from k
-     left join lateral (select * from rm_wallet_snapshots s where s.merchant_id = k.merchant_id and s.revision = k.revision offset 0) s on true
-     left join lateral (
-       select e.created_at, case when jsonb_typeof(e.metadata->'hash') = 'string' then e.metadata->>'hash' end as hash
-       from es_events e where e.stream_id = $6::text || k.merchant_id and e.stream_revision = k.revision offset 0
-     ) e on true
-     where s.revision is not null or e.hash is not null`,
-    values: [...rangeParams(ranges), ...due, WALLET_STREAM_PREFIX],
+    name: 'verify-snapshots-listed',
+    // Each wallet's range read by its own walk of the index ("offset 0" keeps each one).
+    text: `select s.merchant_id, s.revision::text, s.position_commit || '/' || s.position_prepare as position, ${recordedAtText('s')} as recorded_at,
+       s.event_hash, s.balance::text, s.frozen::text
+     from unnest($1::text[], $2::bigint[], $3::bigint[]) as r(merchant_id, first, last)
+     cross join lateral (select * from rm_wallet_snapshots s where s.merchant_id = r.merchant_id and s.revision between r.first and r.last offset 0) s
+     order by s.merchant_id, s.revision`,
+    values: rangeParams(ranges),
   });
   return rows;
 }

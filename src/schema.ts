@@ -4,6 +4,7 @@ import { approvalMigrations, consoleSessionMigrations, rebuildRunMigrations, req
 import { callbackMigrations } from './callbacks';
 import { AppConfig } from './config/config';
 import { simulatorMigrations } from './fulfilment';
+import { eventStoreBindingMigrations } from './infrastructure/event-store/event-store-binding';
 import { eventStoreMigrations } from './infrastructure/event-store/postgres-event-store.migrations';
 import { Migration } from './infrastructure/postgres/migrations';
 import { merchantApiMigrations } from './merchant-api';
@@ -12,6 +13,8 @@ import { provisioningMigrations } from './merchant-directory';
 /** Every table the service owns, in the order they are created at start-up. */
 export function allMigrations(config: Pick<AppConfig, 'eventStore' | 'upstreamSimulator'>): Migration[] {
   return [
+    // Applied first, before the store is opened, by the start-up checks (startup-checks.ts).
+    ...eventStoreBindingMigrations,
     ...(config.eventStore === 'postgres' ? eventStoreMigrations : []),
     ...projectionMigrations(fedProjections),
     ...provisioningMigrations,

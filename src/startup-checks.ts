@@ -1,8 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { AppConfig } from './config/config';
+import { bindEventStore } from './infrastructure/event-store/event-store-binding';
 import { createPool, ensureDatabase } from './infrastructure/postgres/connection';
 import { AppSecretCipher, someOf, surveySecrets } from './merchant-directory';
-import { StartupError } from './shared/startup-error';
+import { allWalletMerchants } from '../projections/wallets.queries';
+import type { TruncatingStreamError } from './infrastructure/event-store/esdb-event-store';
+import { isEventStoreUnavailable } from './infrastructure/event-store/store-unavailable';
+import { walletStream } from './ledger/streams';
+import { EXIT_UNAVAILABLE, StartupError } from './shared/startup-error';
 
 /**
  * What must hold before the application starts, checked outside Nest so a
@@ -12,7 +17,55 @@ import { StartupError } from './shared/startup-error';
 export async function checkBeforeStart(config: AppConfig, logger = new Logger('Startup')): Promise<void> {
   // Development creates a missing database; production never does: a wrong name must not start an empty ledger.
   await ensureDatabase(config.database, { create: !config.production });
+  await checkEventStoreBinding(config);
   await checkStoredSecrets(config, logger);
+  if (config.eventStore === 'esdb') await checkWalletStreamsKeepEveryEvent(config);
+}
+
+/**
+ * EventStoreDB drops the events of a stream whose metadata says $maxCount,
+ * $maxAge or $tb. Every wallet the read models know is checked here, 16
+ * metadata reads at a time, since wallets are few and hold the money; an
+ * order stream (and a wallet opened since the read models last moved) is
+ * checked at its first load instead, before any decision rests on it
+ * (EsdbEventStore.readStream).
+ */
+async function checkWalletStreamsKeepEveryEvent(config: AppConfig): Promise<void> {
+  const pool = createPool(config.database, { max: 1 });
+  const merchants = await allWalletMerchants(pool).finally(() => pool.end());
+  if (merchants.length === 0) return;
+  const { EsdbEventStore } = await import('./infrastructure/event-store/esdb-event-store');
+  const store = EsdbEventStore.fromConnectionString(config.eventStoreConnectionString!);
+  try {
+    refuseTruncatedWallets(await store.truncatedStreams(merchants.map(walletStream)));
+  } catch (error) {
+    if (!isEventStoreUnavailable(error)) throw error;
+    throw new StartupError(`EVENTSTORE_CONNECTION_STRING: EventStoreDB does not answer (${(error as Error).message})`, EXIT_UNAVAILABLE);
+  } finally {
+    await store.close();
+  }
+}
+
+/** A refusal naming the wallet streams EventStoreDB may truncate (the first five) and what to do. */
+export function refuseTruncatedWallets(found: readonly TruncatingStreamError[]): void {
+  if (found.length === 0) return;
+  const named = found.slice(0, 5).map(
+    (f) =>
+      `${f.streamId} (${Object.entries(f.settings)
+        .map(([k, v]) => `${k}: ${String(v)}`)
+        .join(', ')})`,
+  );
+  throw new StartupError(
+    `${found.length} wallet stream(s) in EventStoreDB have metadata that lets the server drop their events: ${named.join('; ')}${found.length > 5 ? '; ...' : ''}. ` +
+      'A wallet must keep every event: remove $maxCount, $maxAge and $tb from the metadata of each (its $$ stream); ' +
+      'if a scavenge ran since they were set, restore the lost events from a backup before starting.',
+  );
+}
+
+/** The read models follow one store for good: another one is refused before it is connected to (event-store-binding.ts). */
+async function checkEventStoreBinding(config: AppConfig): Promise<void> {
+  const pool = createPool(config.database, { max: 1 });
+  await bindEventStore(pool, config.eventStore).finally(() => pool.end());
 }
 
 /**

@@ -2,6 +2,7 @@ import { Pool } from 'pg';
 import { allProjections } from '../../projections/all-projections';
 import { AppConfig, loadConfig } from '../config/config';
 import { createEventStore } from '../infrastructure/event-store/create-event-store';
+import { bindingMismatch, recordedEventStore } from '../infrastructure/event-store/event-store-binding';
 import { EventStore } from '../ledger/ports/event-store.port';
 import { createPool } from '../infrastructure/postgres/connection';
 
@@ -77,6 +78,8 @@ async function checkSchema(pool: Pool, config: AppConfig): Promise<void> {
       `the database has no ${missing.join(', ')}: start the service once against it (it creates the schema at start-up), or check DATABASE_URL / PG*`,
     );
   }
+  const binding = await recordedEventStore(pool);
+  if (binding && binding.store !== config.eventStore) throw new EnvironmentError(bindingMismatch(binding.store, config.eventStore, binding.recorded_at));
 }
 
 function connectionProblem(error: unknown, config: AppConfig): string {

@@ -160,6 +160,7 @@ describe('the lint rules (ESLint)', () => {
       callback_attempts: 'create table callback_attempts (order_no text)',
       fulfilment_jobs: 'update fulfilment_jobs set attempts = attempts + 1 where order_no = $1',
       projection_checkpoints: 'select name from projection_checkpoints where name = any($1)',
+      es_events: 'select created_at from es_events e where e.stream_id = $1',
     };
     const TABLES = Object.keys(STATEMENTS);
     // One template and one string per table: the rule reads both.
@@ -192,6 +193,8 @@ describe('the lint rules (ESLint)', () => {
       ['projections/fulfilment-jobs.queries.ts', ['fulfilment_jobs']],
       ['projections/checkpoints.ts', ['projection_checkpoints']],
       ['src/callbacks/callbacks.migrations.ts', ['callback_attempts']],
+      ['src/infrastructure/event-store/postgres-event-store.ts', ['es_events']],
+      ['src/infrastructure/event-store/postgres-event-rows.ts', ['es_events']],
     ])('lets %s name only the tables it owns, joins or creates', async (path, own) => {
       expect(await refused(path)).toEqual(allBut(...own));
     });
@@ -199,6 +202,8 @@ describe('the lint rules (ESLint)', () => {
     it("names the owner in the message, and leaves a table's name outside SQL alone", async () => {
       const [message] = await lintMessages('src/back-office/orders/orders.service.ts', "export const sql = 'select * from fulfilment_jobs';\n");
       expect(message.message).toContain('projections/fulfilment-jobs.queries.ts');
+      const [log] = await lintMessages('projections/wallets.queries.ts', "export const sql = 'select e.metadata from es_events e';\n");
+      expect(log.message).toContain('read events through the event-store port');
       const label = "export const tables = ['rm_orders', 'fulfilment_jobs'];\nexport const report = { table: 'rm_wallet_holds' };\n";
       expect(await lint('src/auditing/verification/differences.ts', label)).toEqual([]);
     });

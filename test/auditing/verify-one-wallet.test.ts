@@ -25,6 +25,7 @@ function recordingStore(store: EventStore) {
     ),
     readStreamForCheck: (streamId, ...rest) => (reads.push({ method: 'readStreamForCheck', streams: [streamId] }), store.readStreamForCheck(streamId, ...rest)),
     readStreamForLoad: (streamId, ...rest) => (reads.push({ method: 'readStreamForLoad', streams: [streamId] }), store.readStreamForLoad(streamId, ...rest)),
+    readEventsAt: (keys) => (reads.push({ method: 'readEventsAt', streams: keys.map((k) => k.streamId) }), store.readEventsAt(keys)),
     readStreams: (streamIds) => (reads.push({ method: 'readStreams', streams: [...streamIds] }), store.readStreams(streamIds)),
     readAll: (...args) => (reads.push({ method: 'readAll', streams: [] }), store.readAll(...args)),
     subscribeToAll: (options) => store.subscribeToAll(options),
@@ -82,7 +83,12 @@ describe('verifying one wallet reads that wallet, whatever else the log holds', 
     const { recording, reads } = recordingStore(service.store);
     const wallet = await verifyReadModels(service.pool as Pool, recording, { merchantId: merchant.merchantId, scope: 'wallet' });
     expect(wallet.clean).toBe(true);
-    expect(new Set(reads.map((r) => `${r.method} ${r.streams.join(',')}`))).toEqual(new Set([`readStreamForCheck ${walletStream(merchant.merchantId)}`]));
+    // The wallet's stream, and the events of its snapshots (their time and hash): nothing else.
+    expect(new Set(reads.map((r) => r.method))).toContain('readStreamForCheck');
+    expect(new Set(reads.flatMap((r) => r.streams.map((stream) => `${r.method} ${stream}`)))).toEqual(
+      new Set(reads.map((r) => `${r.method} ${walletStream(merchant.merchantId)}`)),
+    );
+    expect(reads.every((r) => ['readStreamForCheck', 'readEventsAt'].includes(r.method))).toBe(true);
 
     reads.length = 0;
     const withOrders = await verifyReadModels(service.pool as Pool, recording, { merchantId: merchant.merchantId });
@@ -91,9 +97,9 @@ describe('verifying one wallet reads that wallet, whatever else the log holds', 
     const orderStreams = reads.filter((r) => r.method === 'readStreams').flatMap((r) => r.streams);
     const { rows } = await service.pool.query<{ order_no: string }>('select order_no from rm_orders where merchant_id = $1', [merchant.merchantId]);
     expect(new Set(orderStreams)).toEqual(new Set(rows.map((r) => `${ORDER_STREAM_PREFIX}${r.order_no}`)));
-    const streamReads = reads.filter((r) => ['readStream', 'readStreamForReplay', 'readStreamForCheck'].includes(r.method));
+    const streamReads = reads.filter((r) => ['readStream', 'readStreamForReplay', 'readStreamForCheck', 'readEventsAt'].includes(r.method));
     expect(streamReads.length).toBeGreaterThan(0);
-    expect(streamReads.every((r) => r.streams[0] === walletStream(merchant.merchantId))).toBe(true);
+    expect(streamReads.every((r) => r.streams.every((stream) => stream === walletStream(merchant.merchantId)))).toBe(true);
   });
 
   it('pinpoints a row altered in that wallet, and only there; the whole log names both', async () => {

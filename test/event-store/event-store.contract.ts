@@ -76,6 +76,21 @@ export function eventStoreContract(name: string, setup: () => Promise<ContractSe
         expect(events[0].createdAt).toBeInstanceOf(Date);
       });
 
+      it('reads single events by stream and revision, in the order asked, with their time and chain links', async () => {
+        const [stream, other] = [newStream(), newStream()];
+        await store.append(stream, [event('A'), { type: 'B', data: { n: 2 }, metadata: { hash: 'h1', prev_hash: 'h0', other: 1 } }, event('C')], NO_STREAM);
+        const found = await store.readEventsAt([
+          { streamId: stream, revision: 1n },
+          { streamId: stream, revision: 5n },
+          { streamId: other, revision: 0n },
+          { streamId: stream, revision: 0n },
+        ]);
+        expect(found.map((e) => e && [e.streamId, e.revision, e.type])).toEqual([[stream, 1n, 'B'], undefined, undefined, [stream, 0n, 'A']]);
+        expect(found[0]!.metadata).toMatchObject({ hash: 'h1', prev_hash: 'h0' });
+        expect(found[0]!.createdAt).toBeInstanceOf(Date);
+        expect(await store.readEventsAt([])).toEqual([]);
+      });
+
       it('keeps metadata and the event id given by the writer', async () => {
         const stream = newStream();
         const id = randomUUID();

@@ -25,9 +25,9 @@ export interface WalletFacts {
   closedBy: Map<string, CheckedEvent>;
 }
 
-/** What a snapshot takes from its event in the log: its time as the snapshot records it, and its hash (null when it has none). */
+/** What a snapshot takes from its event in the log: its time as the snapshot records it (null: no such event), and its hash (null when it has none). */
 export interface SnapshotEventFacts {
-  recordedAt: string;
+  recordedAt: string | null;
   eventHash: string | null;
 }
 

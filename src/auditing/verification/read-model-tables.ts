@@ -1,5 +1,7 @@
 import { Pool } from 'pg';
-import { GlobalPosition, START } from '../../ledger/ports/event-store.port';
+import { EventStore, GlobalPosition, ReplayedEvent, START } from '../../ledger/ports/event-store.port';
+import { walletStream } from '../../ledger/streams';
+import { isoTimestamp } from '../../shared/clock';
 import { holdKey, merchantHoldKey } from '../../ledger/wallet/wallet.decider';
 import { Row } from './differences';
 import type { Checkpoints, SnapshotEventFacts, WalletFacts } from './ledger-fold';
@@ -114,27 +116,52 @@ export interface SnapshotToCheck {
  * The snapshots to compare in each wallet's range of revisions: those the
  * read model lists there, and those due there (every `interval` events, at
  * an event that has a hash) whether listed or not; by wallet, then revision.
- * With each, its event's time and hash from the log: the replay reads
- * neither, and only the snapshots need them.
+ * With each, its event's time and hash, read through the event store: the
+ * replay reads neither, and only the snapshots need them. The listed rows
+ * and the due events are read at once; an event of a snapshot listed off
+ * the interval is read after.
  */
-export async function snapshotsToCheck(pool: Pool, ranges: WalletRanges, interval: number): Promise<Map<string, Map<number, SnapshotToCheck>>> {
+export async function snapshotsToCheck(
+  pool: Pool,
+  store: EventStore,
+  ranges: WalletRanges,
+  interval: number,
+): Promise<Map<string, Map<number, SnapshotToCheck>>> {
   const byWallet = new Map<string, Map<number, SnapshotToCheck>>();
   if (ranges.size === 0) return byWallet;
-  const due: [string[], number[]] = [[], []];
+  const due: WalletRowKey[] = [];
   for (const [merchantId, { first, last }] of ranges) {
-    for (let revision = first + ((interval - 1 - (first % interval)) % interval); revision <= last; revision += interval) {
-      due[0].push(merchantId);
-      due[1].push(revision);
-    }
+    for (let revision = first + ((interval - 1 - (first % interval)) % interval); revision <= last; revision += interval) due.push({ merchantId, revision });
   }
-  const rows = await snapshotCheckRows(pool, ranges, due);
-  for (const r of rows) {
-    const ofWallet = byWallet.get(r.merchant_id) ?? new Map<number, SnapshotToCheck>();
-    byWallet.set(r.merchant_id, ofWallet);
-    const row = r.listed ? { position: r.position, recorded_at: r.recorded_at, event_hash: r.event_hash, balance: r.balance, frozen: r.frozen } : undefined;
-    ofWallet.set(Number(r.revision), { row, event: { recordedAt: r.event_recorded_at, eventHash: r.event_hash_logged } });
+  const [listed, dueEvents] = await Promise.all([snapshotCheckRows(pool, ranges), eventsAt(store, due)]);
+  const listedRows = new Map(listed.map(({ merchant_id, revision, ...row }) => [walletRowKey({ merchantId: merchant_id, revision: Number(revision) }), row]));
+  const offInterval = listed.map((r) => ({ merchantId: r.merchant_id, revision: Number(r.revision) })).filter((key) => !dueEvents.has(walletRowKey(key)));
+  const events = new Map([...dueEvents, ...(await eventsAt(store, offInterval))]);
+  const keys = [...new Map([...due, ...offInterval].map((key) => [walletRowKey(key), key])).values()];
+  keys.sort((a, b) => (a.merchantId === b.merchantId ? a.revision - b.revision : a.merchantId < b.merchantId ? -1 : 1));
+  for (const key of keys) {
+    const row = listedRows.get(walletRowKey(key));
+    const event = events.get(walletRowKey(key));
+    const eventHash = typeof event?.metadata.hash === 'string' ? event.metadata.hash : null;
+    // A due revision whose event has no hash (or no event) has no snapshot to check, unless one is listed.
+    if (!row && eventHash === null) continue;
+    const ofWallet = byWallet.get(key.merchantId) ?? new Map<number, SnapshotToCheck>();
+    byWallet.set(key.merchantId, ofWallet);
+    ofWallet.set(key.revision, { row, event: { recordedAt: event ? isoTimestamp(event.createdAt) : null, eventHash } });
   }
   return byWallet;
+}
+
+/** The wallets' events at these revisions, by walletRowKey; a revision the log lacks has none. */
+async function eventsAt(store: EventStore, keys: readonly WalletRowKey[]): Promise<Map<string, ReplayedEvent>> {
+  if (keys.length === 0) return new Map();
+  const events = await store.readEventsAt(keys.map((k) => ({ streamId: walletStream(k.merchantId), revision: BigInt(k.revision) })));
+  const found = new Map<string, ReplayedEvent>();
+  keys.forEach((key, i) => {
+    const event = events[i];
+    if (event) found.set(walletRowKey(key), event);
+  });
+  return found;
 }
 
 /** The rows of these orders that are not as expected, compared by Postgres (undefined: no row at all). */

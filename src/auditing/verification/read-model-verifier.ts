@@ -91,7 +91,7 @@ export async function verifyReadModels(pool: Pool, store: EventStore, options: V
   const checkBatch = () => {
     const [walletRows, settled, events] = [fold.takeWalletRows(), fold.takeSettledOrders(), fold.events];
     return checks.push(async (out) => {
-      await Promise.all([compareWalletRows(pool, walletRows, out), orders.compareSettled(settled, out)]);
+      await Promise.all([compareWalletRows(pool, store, walletRows, out), orders.compareSettled(settled, out)]);
       options.onProgress?.(events);
     });
   };
@@ -191,7 +191,7 @@ async function* orderStreams(store: EventStore, orderNos: readonly string[]): As
  * one by one only for a wallet whose digest differs. Snapshots are one in a
  * thousand rows or so: read, with their events' time and hash, and compared.
  */
-async function compareWalletRows(pool: Pool, expected: ExpectedWalletRows[], out: DifferenceList): Promise<void> {
+async function compareWalletRows(pool: Pool, store: EventStore, expected: ExpectedWalletRows[], out: DifferenceList): Promise<void> {
   // A wallet's rows in a batch, in revision order: a wallet's events come in runs.
   const byWallet = new Map<string, ExpectedWalletRows[]>();
   let run: ExpectedWalletRows[] | undefined;
@@ -203,7 +203,7 @@ async function compareWalletRows(pool: Pool, expected: ExpectedWalletRows[], out
     run.push(e);
   }
   const ranges = walletRanges(expected);
-  const [digests, snapshots] = await Promise.all([lineDigests(pool, ranges), snapshotsToCheck(pool, ranges, WALLET_SNAPSHOT_INTERVAL)]);
+  const [digests, snapshots] = await Promise.all([lineDigests(pool, ranges), snapshotsToCheck(pool, store, ranges, WALLET_SNAPSHOT_INTERVAL)]);
   // A line at WalletOpened is reported with the other lines no event explains.
   const linesOf = (merchantId: string) => (byWallet.get(merchantId) ?? []).filter((e) => e.hasLine);
   const differing = new Map([...ranges].filter(([merchantId]) => digests.get(merchantId) !== lineDigest(linesOf(merchantId).map((e) => e.lineDigestText()))));

@@ -9,9 +9,9 @@ import {
   WrongExpectedVersionError,
   excludeSystemEvents,
   jsonEvent,
-  type AllStreamSubscription,
   type ReadPosition,
   type RecordedEvent as EsdbRecordedEvent,
+  type StreamMetadata,
 } from '@eventstore/db-client';
 import {
   ANY,
@@ -21,6 +21,7 @@ import {
   comparePositions,
   type AppendResult,
   type CheckedEvent,
+  type EventKey,
   type EventStore,
   type EventToAppend,
   type ExpectedRevision,
@@ -33,15 +34,92 @@ import {
   type Subscription,
   type SubscriptionOptions,
 } from '../../ledger/ports/event-store.port';
+import { subscribeInBatches } from './esdb-subscription';
 
-const MIN_BACKOFF_MS = 500;
-const MAX_BACKOFF_MS = 5_000;
+/** What the adapter calls of the client: a stand-in with these methods serves the unit tests. */
+export type EsdbClient = Pick<EventStoreDBClient, 'appendToStream' | 'readStream' | 'readAll' | 'subscribeToAll' | 'getStreamMetadata' | 'dispose'>;
+
+export interface EsdbSettings {
+  /**
+   * How long a read may take before it fails as an outage. The client (6.x)
+   * gives its streaming reads no deadline of their own, whatever `deadline`
+   * says, so a read sent to a node that stopped answering would wait for ever.
+   */
+  readDeadlineMs: number;
+  /** Waits after a failed subscription or batch: from minMs, doubling to maxMs. */
+  backoff: { minMs: number; maxMs: number };
+}
+
+const DEFAULT_SETTINGS: EsdbSettings = { readDeadlineMs: 10_000, backoff: { minMs: 500, maxMs: 5_000 } };
+
+/** Streams found to keep every event, remembered up to this many: each is checked once per process, not per read. */
+const CHECKED_STREAMS = 100_000;
+
+/**
+ * Writes and the reads a decision rests on go to the leader: a follower may
+ * lag, and a refusal must be decided on the stream's latest revision. After a
+ * leader change the old leader answers NotLeader and the client reconnects
+ * (to the new leader when the connection string uses esdb+discover://).
+ */
+const LEADER = { requiresLeader: true } as const;
+
+/** The metadata settings that make EventStoreDB hide or scavenge a stream's events. */
+export interface TruncatingSettings {
+  $maxCount?: number;
+  $maxAge?: number;
+  $tb?: number | string;
+}
+
+/** The settings of a stream's metadata that truncate it, or undefined when it keeps every event ($cacheControl and ACLs are harmless). */
+export function truncatingSettings(metadata: StreamMetadata | undefined): TruncatingSettings | undefined {
+  if (!metadata) return undefined;
+  const found: TruncatingSettings = {};
+  if (metadata.maxCount !== undefined && metadata.maxCount !== null) found.$maxCount = metadata.maxCount;
+  if (metadata.maxAge !== undefined && metadata.maxAge !== null) found.$maxAge = metadata.maxAge;
+  const tb = metadata.truncateBefore;
+  // $tb 0 (or START) hides nothing.
+  if (tb !== undefined && tb !== null && tb !== 0 && tb !== ESDB_START) found.$tb = typeof tb === 'number' ? tb : String(tb);
+  return Object.keys(found).length > 0 ? found : undefined;
+}
+
+/** A ledger stream whose metadata lets EventStoreDB drop events: deciding or auditing on what is left would be wrong. */
+export class TruncatingStreamError extends Error {
+  constructor(
+    readonly streamId: string,
+    readonly settings: TruncatingSettings,
+  ) {
+    super(
+      `EventStoreDB stream ${streamId} has truncating metadata (${Object.entries(settings)
+        .map(([k, v]) => `${k}: ${String(v)}`)
+        .join(', ')}): a ledger stream must keep every event. Remove these settings from its metadata ($$${streamId}); ` +
+        'if a scavenge has run since they were set, events are lost: restore the stream from a backup',
+    );
+    this.name = 'TruncatingStreamError';
+  }
+}
+
+/** A read that took longer than its deadline; classified as an outage (isEventStoreUnavailable). */
+export class EsdbReadDeadlineError extends Error {
+  readonly type = 'deadline-exceeded';
+
+  constructor(what: string, ms: number) {
+    super(`EventStoreDB: ${what} got no complete answer within ${ms} ms`);
+    this.name = 'EsdbReadDeadlineError';
+  }
+}
 
 /** The EventStoreDB adapter: a straight mapping of the port onto @eventstore/db-client. */
 export class EsdbEventStore implements EventStore {
   private readonly subscriptions = new Set<Subscription>();
+  private readonly settings: EsdbSettings;
+  private readonly keepsEveryEvent = new Set<string>();
 
-  constructor(private readonly client: EventStoreDBClient) {}
+  constructor(
+    private readonly client: EsdbClient,
+    settings: Partial<EsdbSettings> = {},
+  ) {
+    this.settings = { ...DEFAULT_SETTINGS, ...settings };
+  }
 
   static fromConnectionString(cs: string): EsdbEventStore {
     return new EsdbEventStore(EventStoreDBClient.connectionString(cs));
@@ -52,7 +130,9 @@ export class EsdbEventStore implements EventStore {
     const expectedRevision = expected === NO_STREAM ? ESDB_NO_STREAM : expected === ANY ? ESDB_ANY : expected;
     const data = events.map((e) => jsonEvent({ id: e.id ?? randomUUID(), type: e.type, data: e.data, metadata: e.metadata }));
     try {
-      const result = await this.client.appendToStream(streamId, data, { expectedRevision });
+      // Appends carry the client's own deadline (defaultDeadline, 10 s): a timed-out append may still have landed,
+      // and its retry goes through the expected revision.
+      const result = await this.client.appendToStream(streamId, data, { expectedRevision, ...LEADER });
       // Only reachable if someone built the client with throwOnAppendFailure: false.
       if (!result.success) throw new WrongExpectedRevisionError(streamId, expected);
       if (!result.position) throw new Error(`EventStoreDB returned no position for an append to ${streamId}`);
@@ -65,18 +145,17 @@ export class EsdbEventStore implements EventStore {
     }
   }
 
+  /**
+   * A read from revision 0 is a whole history that a decision or an audit
+   * rests on: the stream's metadata is checked too, once per stream, and a
+   * stream that EventStoreDB may truncate is refused (TruncatingStreamError).
+   */
   async readStream(streamId: string, fromRevision: StreamRevision = 0n, maxCount?: number): Promise<RecordedEvent[]> {
-    const out: RecordedEvent[] = [];
-    try {
-      for await (const resolved of this.client.readStream(streamId, { fromRevision, direction: FORWARDS, maxCount })) {
-        const event = resolved.event && toRecorded(resolved.event);
-        if (event) out.push(event);
-      }
-    } catch (error) {
-      if (error instanceof StreamNotFoundError) return [];
-      throw error;
-    }
-    return out;
+    const [events] = await Promise.all([
+      this.readEvents(streamId, fromRevision, maxCount),
+      fromRevision === 0n ? this.checkKeepsEveryEvent(streamId) : undefined,
+    ]);
+    return events;
   }
 
   /** EventStoreDB sends each event whole: a replay gets it as readStream does. */
@@ -90,6 +169,15 @@ export class EsdbEventStore implements EventStore {
 
   readStreamForLoad(streamId: string, fromRevision: StreamRevision, maxCount: number): Promise<LoadedEvent[]> {
     return this.readStream(streamId, fromRevision, maxCount);
+  }
+
+  async readEventsAt(keys: readonly EventKey[]): Promise<(ReplayedEvent | undefined)[]> {
+    const out: (ReplayedEvent | undefined)[] = [];
+    for (let i = 0; i < keys.length; i += 16) {
+      const reads = keys.slice(i, i + 16).map(async ({ streamId, revision }) => (await this.readEvents(streamId, revision, 1))[0]);
+      out.push(...(await Promise.all(reads)).map((event, j) => (event?.revision === keys[i + j].revision ? event : undefined)));
+    }
+    return out;
   }
 
   async readStreams(streamIds: readonly string[]): Promise<RecordedEvent[][]> {
@@ -110,92 +198,35 @@ export class EsdbEventStore implements EventStore {
       // One extra, since ESDB reads from a position inclusively.
       const pageSize = maxCount - out.length + 1;
       let seen = 0;
-      for await (const resolved of this.client.readAll({ fromPosition: toReadPosition(from), direction: FORWARDS, maxCount: pageSize })) {
+      const read = this.client.readAll({ fromPosition: toReadPosition(from), direction: FORWARDS, maxCount: pageSize });
+      await this.withinDeadline(read, `reading $all after ${from.commit}/${from.prepare}`, (resolved) => {
         seen++;
         const raw = resolved.event;
-        if (!raw || comparePositions(raw.position, from) <= 0) continue;
+        if (!raw || comparePositions(raw.position, from) <= 0) return;
         from = raw.position;
         const event = toRecorded(raw);
         if (event && out.length < maxCount) out.push(event);
-      }
+      });
       if (seen < pageSize) break;
     }
     return out;
   }
 
-  subscribeToAll({ after, onEvents, onError }: SubscriptionOptions): Subscription {
-    let stopped = false;
-    let current: AllStreamSubscription | undefined;
-    let last = after;
-    let wake = (): void => undefined;
-    const pause = (ms: number) =>
-      stopped
-        ? Promise.resolve()
-        : new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, ms);
-            wake = () => (clearTimeout(timer), resolve());
-          });
-    const report = (error: unknown) => {
-      try {
-        onError?.(error);
-      } catch {
-        // A failing error reporter must not kill the subscription.
-      }
-    };
-
-    const run = async (): Promise<void> => {
-      let backoff = MIN_BACKOFF_MS;
-      while (!stopped) {
-        const subscription = (current = this.client.subscribeToAll({
-          fromPosition: toReadPosition(last),
-          filter: excludeSystemEvents(),
-        }));
-        // Errors reach the loop through the iterator; this keeps one that
-        // arrives after the loop has let go from becoming an uncaught exception.
-        subscription.on('error', () => undefined);
-        try {
-          // Iterating (rather than 'data' events) serialises handler calls and
-          // applies back-pressure to the gRPC stream. Batches are of one event.
-          for await (const resolved of subscription) {
-            const raw = resolved.event;
-            // ESDB starts after the given position, and after a resubscribe we
-            // may see events again: the position check makes both exact.
-            if (!raw || comparePositions(raw.position, last) <= 0) continue;
-            const event = toRecorded(raw);
-            for (let retry = MIN_BACKOFF_MS; event; retry = Math.min(retry * 2, MAX_BACKOFF_MS)) {
-              if (stopped) return;
-              try {
-                await onEvents([event]);
-                break;
-              } catch (error) {
-                report(error);
-                await pause(retry);
-              }
-            }
-            last = raw.position;
-            backoff = MIN_BACKOFF_MS;
-          }
-          if (!stopped) throw new Error('EventStoreDB subscription ended unexpectedly');
-        } catch (error) {
-          if (stopped) return;
-          report(error);
-          await pause(backoff);
-          backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
-        } finally {
-          await subscription.unsubscribe().catch(() => undefined);
-        }
-      }
-    };
-
-    const done = run();
+  /**
+   * Batches of up to maxBatchSize, as they arrive (see subscribeInBatches).
+   * The subscription may follow any node the client is connected to; what it
+   * delivers is in $all's order whichever node sends it.
+   */
+  subscribeToAll(options: SubscriptionOptions): Subscription {
+    const subscription = subscribeInBatches({
+      ...options,
+      backoff: this.settings.backoff,
+      open: (after) => this.client.subscribeToAll({ fromPosition: toReadPosition(after), filter: excludeSystemEvents() }),
+      toRecorded,
+    });
     const handle: Subscription = {
       stop: async () => {
-        stopped = true;
-        wake();
-        // unsubscribe() alone may leave a pending read waiting; destroying the
-        // stream ends the iterator, after any running handler call returns.
-        current?.destroy();
-        await done;
+        await subscription.stop();
         this.subscriptions.delete(handle);
       },
     };
@@ -203,9 +234,84 @@ export class EsdbEventStore implements EventStore {
     return handle;
   }
 
+  /** The streams among these whose metadata truncates them, with the settings that do; read 16 at a time. */
+  async truncatedStreams(streamIds: readonly string[]): Promise<TruncatingStreamError[]> {
+    const found: TruncatingStreamError[] = [];
+    for (let i = 0; i < streamIds.length; i += 16) {
+      const checks = streamIds.slice(i, i + 16).map((id) =>
+        this.checkKeepsEveryEvent(id).then(
+          () => undefined,
+          (error: unknown) => error,
+        ),
+      );
+      for (const outcome of await Promise.all(checks)) {
+        if (outcome instanceof TruncatingStreamError) found.push(outcome);
+        else if (outcome !== undefined) throw outcome;
+      }
+    }
+    return found;
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     await this.client.dispose();
+  }
+
+  private async readEvents(streamId: string, fromRevision: StreamRevision, maxCount: number | undefined): Promise<RecordedEvent[]> {
+    const out: RecordedEvent[] = [];
+    try {
+      const read = this.client.readStream(streamId, { fromRevision, direction: FORWARDS, maxCount, ...LEADER });
+      await this.withinDeadline(read, `reading ${streamId}`, (resolved) => {
+        const event = resolved.event && toRecorded(resolved.event);
+        if (event) out.push(event);
+      });
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return [];
+      throw error;
+    }
+    return out;
+  }
+
+  private async checkKeepsEveryEvent(streamId: string): Promise<void> {
+    if (this.keepsEveryEvent.has(streamId)) return;
+    const { metadata } = await this.withinDeadlineOf(this.client.getStreamMetadata(streamId, LEADER), `reading the metadata of ${streamId}`);
+    const settings = truncatingSettings(metadata);
+    if (settings) throw new TruncatingStreamError(streamId, settings);
+    if (this.keepsEveryEvent.size >= CHECKED_STREAMS) this.keepsEveryEvent.clear();
+    this.keepsEveryEvent.add(streamId);
+  }
+
+  /** Reads a streaming read to its end, cancelling it and failing with EsdbReadDeadlineError past the read deadline. */
+  private async withinDeadline<T>(read: AsyncIterable<T> & { cancel(): Promise<void> }, what: string, each: (item: T) => void): Promise<void> {
+    const ms = this.settings.readDeadlineMs;
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      read.cancel().catch(() => undefined);
+    }, ms);
+    try {
+      for await (const item of read) {
+        if (late) break;
+        each(item);
+      }
+    } catch (error) {
+      if (!late) throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+    // A cancelled read may end quietly: what it returned is not the whole answer.
+    if (late) throw new EsdbReadDeadlineError(what, ms);
+  }
+
+  private async withinDeadlineOf<T>(promise: Promise<T>, what: string): Promise<T> {
+    const ms = this.settings.readDeadlineMs;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new EsdbReadDeadlineError(what, ms)), ms)));
+    try {
+      return await Promise.race([promise, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }
 

@@ -25,6 +25,7 @@ import {
   AppendResult,
   CheckedEvent,
   comparePositions,
+  EventKey,
   EventStore,
   EventToAppend,
   ExpectedRevision,
@@ -180,6 +181,23 @@ export class PostgresEventStore implements EventStore, SubscriptionSource {
       rowMode: 'array',
     });
     return rows;
+  }
+
+  /** One statement: each key a look-up of the primary key. */
+  async readEventsAt(keys: readonly EventKey[]): Promise<(ReplayedEvent | undefined)[]> {
+    if (keys.length === 0) return [];
+    const { rows } = await this.pool.query<[number, ...ReplayRow]>({
+      name: 'es-read-events-at',
+      // "offset 0" keeps each look-up a subquery of its own: joined, a planner may walk all of es_events.
+      text: `select k.item::int - 1, ${REPLAY_COLUMNS}
+       from unnest($1::text[], $2::bigint[]) with ordinality as k(stream_id, revision, item)
+       cross join lateral (select * from es_events e where e.stream_id = k.stream_id and e.stream_revision = k.revision offset 0) e`,
+      values: [keys.map((k) => k.streamId), keys.map((k) => k.revision.toString())],
+      rowMode: 'array',
+    });
+    const events: (ReplayedEvent | undefined)[] = keys.map(() => undefined);
+    for (const [item, ...row] of rows) events[item] = replayedEvents(keys[item].streamId, [row])[0];
+    return events;
   }
 
   /** One query for many streams: far fewer round trips than a read per stream. */

@@ -3,6 +3,7 @@ import {
   AppendResult,
   CheckedEvent,
   EventStore,
+  EventKey,
   EventToAppend,
   ExpectedRevision,
   GlobalPosition,
@@ -74,6 +75,10 @@ export class MeteredEventStore implements EventStore {
 
   readStreamForLoad(streamId: string, fromRevision: StreamRevision, maxCount: number): Promise<LoadedEvent[]> {
     return this.inner.readStreamForLoad(streamId, fromRevision, maxCount);
+  }
+
+  readEventsAt(keys: readonly EventKey[]): Promise<(ReplayedEvent | undefined)[]> {
+    return this.inner.readEventsAt(keys);
   }
 
   readStreams(streamIds: readonly string[]): Promise<RecordedEvent[][]> {

@@ -83,6 +83,12 @@ export type CheckedEvent = Omit<ReplayedEvent, 'metadata' | 'createdAt'>;
  */
 export type LoadedEvent = Omit<ReplayedEvent, 'position' | 'createdAt' | 'metadata'> & { readonly metadata: { readonly hash?: unknown } };
 
+/** Where one event is: its stream and revision. */
+export interface EventKey {
+  readonly streamId: string;
+  readonly revision: StreamRevision;
+}
+
 export interface AppendResult {
   /** Revision of the last event appended: the expected revision of the next append. */
   readonly nextExpectedRevision: StreamRevision;
@@ -169,6 +175,12 @@ export interface EventStore {
    * the wallet and chaining after it need. It may return ReplayedEvents.
    */
   readStreamForLoad(streamId: string, fromRevision: StreamRevision, maxCount: number): Promise<LoadedEvent[]>;
+  /**
+   * The events at these places, in the order asked, as a replay reads them;
+   * undefined where the stream has no such revision. For a few scattered
+   * events (the verification's snapshots: their time and hash).
+   */
+  readEventsAt(keys: readonly EventKey[]): Promise<(ReplayedEvent | undefined)[]>;
   /** Whole streams, each in revision order, in the order of `streamIds`; a missing stream reads as empty. */
   readStreams(streamIds: readonly string[]): Promise<RecordedEvent[][]>;
   /** Committed events after `after`, in global order. */

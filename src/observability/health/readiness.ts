@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import { EventStore, START } from '../../ledger/ports/event-store.port';
 import { isDatabaseUnavailable } from '../../infrastructure/postgres/database-wait';
+import { isEventStoreUnavailable } from '../../infrastructure/event-store/store-unavailable';
 import { Migration } from '../../infrastructure/postgres/migrations';
 import { projectionLags } from '../projection-lag';
 import { WalletWarmup } from '../../ledger/wallet/wallet-warmup';
@@ -117,6 +118,7 @@ async function timed(check: () => Promise<Omit<CheckResult, 'ms'> | void>): Prom
 /** Why a check failed, without the driver's details (addresses, user names). */
 function publicReason(error: unknown): string {
   if (isDatabaseUnavailable(error)) return 'the database does not answer';
+  if (isEventStoreUnavailable(error)) return 'EventStoreDB does not answer (or has no leader)';
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return `the database refused the check (SQLSTATE ${code})`;
   if (typeof message === 'string' && message.startsWith('no answer within')) return message;
