@@ -5,6 +5,7 @@ import { Pool } from 'pg';
 import { from, lastValueFrom, Observable } from 'rxjs';
 import { AppConfig } from '../../config/config';
 import { APP_CONFIG, PG_POOL } from '../infrastructure.tokens';
+import { isEventStoreUnavailable } from '../event-store/store-unavailable';
 import { METRICS, Metrics } from '../metrics/metrics';
 import { isDatabaseUnavailable, untilDatabaseAnswers } from '../postgres/database-wait';
 
@@ -33,7 +34,8 @@ export class DatabaseWait {
       try {
         return await work();
       } catch (error) {
-        if (waitMs === 0 || !isDatabaseUnavailable(error) || !canRepeat()) throw error;
+        // An EventStoreDB leader change is waited out the same way: the ledger's keys make the repeat harmless there too.
+        if (waitMs === 0 || !(isDatabaseUnavailable(error) || isEventStoreUnavailable(error)) || !canRepeat()) throw error;
         giveUpAt ??= Date.now() + waitMs;
         const left = giveUpAt - Date.now();
         if (left <= 0) throw error;
