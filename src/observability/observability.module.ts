@@ -7,6 +7,7 @@ import { Readiness } from './health/readiness';
 import { EVENT_STORE, EventStore } from '../ledger/ports/event-store.port';
 import { APP_CONFIG, MIGRATIONS, PG_POOL } from '../infrastructure/infrastructure.tokens';
 import { Migration } from '../infrastructure/postgres/migrations';
+import { WaitingPool } from '../infrastructure/postgres/database-wait';
 import { METRICS, Metrics } from '../infrastructure/metrics/metrics';
 import { ProjectionRunner } from '../../projections/projection-runner';
 import { listeningAddress } from './listening-address';
@@ -67,7 +68,8 @@ class DatabaseSettingsCheck implements OnApplicationBootstrap {
       useFactory: (metrics: Metrics, config: AppConfig, pool: Pool, store: EventStore, projections: ProjectionRunner, intake: IntakeGuard) => {
         registerScrapeReadings(
           metrics,
-          pool,
+          // A scrape during an outage counts a scrape error at once rather than waiting past its timeout.
+          pool instanceof WaitingPool ? pool.withoutWaiting() : pool,
           store,
           projections.projections.map((p) => p.name),
           intake,
@@ -88,7 +90,8 @@ class DatabaseSettingsCheck implements OnApplicationBootstrap {
         intake: IntakeGuard,
       ) =>
         new Readiness(
-          pool,
+          // A probe reports an outage; it does not sit it out (DATABASE_WAIT_MS).
+          pool instanceof WaitingPool ? pool.withoutWaiting() : pool,
           store,
           migrations,
           projections.projections.map((p) => p.name),

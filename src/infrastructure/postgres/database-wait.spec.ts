@@ -89,4 +89,12 @@ describe('WaitingPool', () => {
     expect(Date.now() - once).toBeLessThan(500);
     await Promise.all([pool.end(), fails.end()]);
   });
+
+  it('withoutWaiting: the same pool, whose queries fail at once while the database does not answer', async () => {
+    const pool = new WaitingPool({ host: '127.0.0.1', port: 9, connectionTimeoutMillis: 200 }, { waitMs: 5000 });
+    const started = Date.now();
+    await expect(pool.withoutWaiting().query('select 1')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    expect(Date.now() - started).toBeLessThan(1000);
+    await pool.end();
+  });
 });

@@ -79,6 +79,18 @@ export class WaitingPool extends Pool {
     super(config);
   }
 
+  /**
+   * This pool for a caller that must see an outage at once rather than wait
+   * it out (the readiness probe): the same connections, checked out without
+   * waiting.
+   */
+  withoutWaiting(): Pool {
+    const view = Object.create(this) as Pool;
+    // pg's pool.query checks out through this.connect: on this view, the base class's, on the pool itself.
+    Object.defineProperty(view, 'connect', { value: (...args: unknown[]) => (Pool.prototype.connect as (...a: unknown[]) => unknown).apply(this, args) });
+    return view;
+  }
+
   override connect(): Promise<PoolClient>;
   override connect(callback: (err: Error | undefined, client: PoolClient | undefined, done: (release?: unknown) => void) => void): void;
   override connect(callback?: (err: Error | undefined, client: PoolClient | undefined, done: (release?: unknown) => void) => void): Promise<PoolClient> | void {
