@@ -49,12 +49,12 @@ export class ThreadedProjectionRunner extends ProjectionRunner {
 
   constructor(
     projections: readonly Projection[],
-    { eventStore, eventStoreConnectionString, database, eventStorePollIntervalMs }: EventStoreConfig,
+    { eventStore, eventStoreConnectionString, eventStoreStreamPrefix, database, eventStorePollIntervalMs }: EventStoreConfig,
     private readonly logger: LoggerService,
   ) {
     super(projections);
     this.data = {
-      config: { eventStore, eventStoreConnectionString, database, eventStorePollIntervalMs },
+      config: { eventStore, eventStoreConnectionString, eventStoreStreamPrefix, database, eventStorePollIntervalMs },
       projections: projections.map((p) => p.name),
     };
   }

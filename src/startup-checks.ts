@@ -35,7 +35,7 @@ async function checkWalletStreamsKeepEveryEvent(config: AppConfig): Promise<void
   const merchants = await allWalletMerchants(pool).finally(() => pool.end());
   if (merchants.length === 0) return;
   const { EsdbEventStore } = await import('./infrastructure/event-store/esdb-event-store');
-  const store = EsdbEventStore.fromConnectionString(config.eventStoreConnectionString!);
+  const store = EsdbEventStore.fromConnectionString(config.eventStoreConnectionString!, { streamPrefix: config.eventStoreStreamPrefix });
   try {
     refuseTruncatedWallets(await store.truncatedStreams(merchants.map(walletStream)));
   } catch (error) {

@@ -1,4 +1,4 @@
-// Runs once before the suites: find a Postgres (or start one), say which event stores the contract suite covers,
+// Runs once before the suites: find a Postgres (or start one), say which event stores the suites run on,
 // and whether the console's browser tests and the merchant examples run.
 require('ts-node').register({ transpileOnly: true });
 const { mkdtempSync, chmodSync } = require('node:fs');
@@ -25,11 +25,13 @@ module.exports = async () => {
         .join(', ') || 'none can run'
     }` + skipped.map((t) => `\nSKIPPED: the ${t.language} example: ${t.missing}`).join(''),
   );
+  // test/support/event-stores.ts runs the same suites once per store.
+  const suites = 'the event store contract suite, the two-instance and kill -9 suites and the documentation test';
   if (process.env.EVENTSTORE_CONNECTION_STRING) {
-    console.log('\nEvent store contract suite: PostgreSQL and EventStoreDB (EVENTSTORE_CONNECTION_STRING is set)');
+    console.log(`\nEvent stores: PostgreSQL and EventStoreDB (EVENTSTORE_CONNECTION_STRING is set) for ${suites}`);
   } else {
     console.log(
-      '\nEvent store contract suite: PostgreSQL only. EventStoreDB skipped: EVENTSTORE_CONNECTION_STRING is not set ' +
+      `\nEvent stores: PostgreSQL only. EventStoreDB SKIPPED for ${suites}: EVENTSTORE_CONNECTION_STRING is not set ` +
         "(docker compose up -d eventstore; EVENTSTORE_CONNECTION_STRING='esdb://localhost:2113?tls=false' npm test)",
     );
   }

@@ -25,6 +25,7 @@ describe('loadConfig', () => {
     it('uses the postgres event store', () => {
       expect(config.eventStore).toBe('postgres');
       expect(config.eventStoreConnectionString).toBeUndefined();
+      expect(config.eventStoreStreamPrefix).toBe('');
     });
 
     it('retries callbacks after 30s, 2m, 10m, 30m, 2h', () => {
@@ -89,6 +90,7 @@ describe('loadConfig', () => {
       SECRETS_KEY: VALID_SECRETS_KEY,
       EVENT_STORE: 'esdb',
       EVENTSTORE_CONNECTION_STRING: 'esdb://localhost:2113?tls=false',
+      EVENTSTORE_STREAM_PREFIX: 'ledger-a/',
       UPSTREAM_URL: 'https://upstream.example',
       CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true',
       TRUST_PROXY: '2',
@@ -100,6 +102,7 @@ describe('loadConfig', () => {
       adminToken: VALID_ADMIN_TOKEN,
       eventStore: 'esdb',
       eventStoreConnectionString: 'esdb://localhost:2113?tls=false',
+      eventStoreStreamPrefix: 'ledger-a/',
       upstreamUrl: 'https://upstream.example',
       upstreamSimulator: false,
       callbackAllowPrivateNetworks: true,
@@ -121,6 +124,12 @@ describe('loadConfig', () => {
         'EVENT_STORE=esdb with a malformed connection string',
         { EVENT_STORE: 'esdb', EVENTSTORE_CONNECTION_STRING: 'http://x' },
         'EVENTSTORE_CONNECTION_STRING',
+      ],
+      ['EVENTSTORE_STREAM_PREFIX without EVENT_STORE=esdb', { EVENTSTORE_STREAM_PREFIX: 'ledger-a/' }, 'EVENTSTORE_STREAM_PREFIX'],
+      [
+        'EVENTSTORE_STREAM_PREFIX=$ledger (a system stream)',
+        { EVENT_STORE: 'esdb', EVENTSTORE_CONNECTION_STRING: 'esdb://localhost:2113?tls=false', EVENTSTORE_STREAM_PREFIX: '$ledger' },
+        'EVENTSTORE_STREAM_PREFIX',
       ],
       ['DATABASE_URL=http://x', { DATABASE_URL: 'http://x' }, 'DATABASE_URL'],
       ['DATABASE_URL=not a url', { DATABASE_URL: 'not a url' }, 'DATABASE_URL'],

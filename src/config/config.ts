@@ -14,6 +14,8 @@ export interface AppConfig {
   readonly databaseWaitMs: number;
   readonly eventStore: 'postgres' | 'esdb';
   readonly eventStoreConnectionString?: string;
+  /** Before every stream name in EventStoreDB: a ledger sharing the server sees only its own streams. */
+  readonly eventStoreStreamPrefix: string;
   readonly eventStorePollIntervalMs: number;
   /** Apply the projections on a thread of their own (PROJECTION_THREAD), not on the one that serves requests. */
   readonly projectionThread: boolean;
@@ -85,6 +87,8 @@ export class ConfigError extends Error {
 
 const DEFAULT_CALLBACK_DELAYS = '30s,2m,10m,30m,2h';
 const HEX_KEY = /^[0-9a-fA-F]{64}$/;
+/** Empty, or names EventStoreDB accepts that no system stream ($...) could be taken for. */
+const STREAM_PREFIX = /^(?:[!-#%-~][!-~]{0,99})?$/;
 
 /**
  * Validates the whole environment at once, so one start-up names every bad
@@ -108,6 +112,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
   const eventStoreConnectionString = optionalUrl(env, 'EVENTSTORE_CONNECTION_STRING', ['esdb:', 'esdb+discover:'], problems);
   if (eventStore === 'esdb' && !env.EVENTSTORE_CONNECTION_STRING) {
     problems.push('EVENTSTORE_CONNECTION_STRING is required when EVENT_STORE=esdb (e.g. esdb://localhost:2113?tls=false)');
+  }
+  const eventStoreStreamPrefix = env.EVENTSTORE_STREAM_PREFIX ?? '';
+  if (eventStoreStreamPrefix && eventStore !== 'esdb')
+    problems.push('EVENTSTORE_STREAM_PREFIX applies to EventStoreDB only: set it with EVENT_STORE=esdb, or not at all');
+  if (!STREAM_PREFIX.test(eventStoreStreamPrefix)) {
+    problems.push(`EVENTSTORE_STREAM_PREFIX must be up to 100 visible ASCII characters, not starting with $ (got ${JSON.stringify(eventStoreStreamPrefix)})`);
   }
   const upstreamUrl = optionalUrl(env, 'UPSTREAM_URL', ['http:', 'https:'], problems);
   const upstreamSimulator = upstreamChoice(env, production, problems, warnings);
@@ -146,6 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
     databaseWaitMs: read('DATABASE_WAIT_MS', '10000', integerIn(0, 300_000), 'an integer of milliseconds from 0 to 300000'),
     eventStore,
     eventStoreConnectionString,
+    eventStoreStreamPrefix,
     eventStorePollIntervalMs: read('EVENT_STORE_POLL_MS', '1000', integerIn(10, 60_000), 'an integer from 10 to 60000'),
     projectionThread: read('PROJECTION_THREAD', 'true', boolean, '"true" or "false"'),
     adminToken,

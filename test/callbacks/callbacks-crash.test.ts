@@ -3,16 +3,17 @@ import { CALLBACK_ENV, callbackEndpoint } from '../support/callback-endpoint';
 import { spawnService } from '../support/child-service';
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { RunningService, startService } from '../support/service';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { describeEachStore } from '../support/event-stores';
+import { TestDatabase } from '../support/test-database';
 
 /** Attempts a few hundred milliseconds apart, so a kill can land between two of them. */
 const SLOW_SCHEDULE = { ...CALLBACK_ENV, CALLBACK_RETRY_DELAYS: '600ms,600ms,600ms,600ms,600ms' };
 
-describe('callbacks across a SIGKILL and across two instances', () => {
+describeEachStore('callbacks across a SIGKILL and across two instances', (store) => {
   let db: TestDatabase;
 
   beforeEach(async () => {
-    db = await createTestDatabase();
+    db = await store.createDatabase();
   });
   afterEach(async () => db.drop());
 

@@ -3,7 +3,8 @@ import { join, resolve } from 'node:path';
 import { adminClient } from '../back-office/admin-client';
 import { ChildService, freePort, spawnService } from '../support/child-service';
 import { TEST_ENV } from '../support/service';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { describeEachStore } from '../support/event-stores';
+import { TestDatabase } from '../support/test-database';
 import { DocBlock, extractBlocks } from './doc-blocks';
 import { BlockOutcome, DocRunner } from './doc-runner';
 
@@ -54,7 +55,7 @@ function rank(doc: string): number {
 
 const blocksOf = new Map<string, DocBlock[]>(documents.map((doc) => [doc, extractBlocks(doc, readFileSync(join(ROOT, doc), 'utf8'))]));
 
-describe('the documentation: every shell and TypeScript example, run as written against the service', () => {
+describeEachStore('the documentation: every shell and TypeScript example, run as written against the service', (store) => {
   let db: TestDatabase;
   let service: ChildService;
   let runner: DocRunner;
@@ -63,7 +64,7 @@ describe('the documentation: every shell and TypeScript example, run as written 
   const outcomes: BlockOutcome[] = [];
 
   beforeAll(async () => {
-    db = await createTestDatabase('topup_doctest');
+    db = await store.createDatabase('topup_doctest');
     // docs/back-office-api.md shows the four-eyes rule on this threshold; every other example moves less.
     service = await spawnService(db, { ...SANDBOX_SETTINGS, FULFILMENT_CONCURRENCY: '16', CALLBACK_CONCURRENCY: '32', NO_COLOR: '1', APPROVAL_THRESHOLD: '1000.00' });
     runner = new DocRunner(ROOT);

@@ -3,7 +3,8 @@ import { spawnService } from '../support/child-service';
 import { checkEventInvariants } from '../support/invariants';
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { RunningService, startService } from '../support/service';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { describeEachStore } from '../support/event-stores';
+import { TestDatabase } from '../support/test-database';
 import { FULFILMENT_ENV } from '../support/fulfilment';
 
 const SUFFIXES = ['11', '22', '000', '001', '503', '999'];
@@ -30,12 +31,12 @@ async function waitUntilSettled(service: RunningService, orderNos: string[], tim
   }
 }
 
-describe('fulfilment across a SIGKILL and across two instances', () => {
+describeEachStore('fulfilment across a SIGKILL and across two instances', (store) => {
   let db: TestDatabase;
   let simulator: UpstreamSimulator;
 
   beforeEach(async () => {
-    db = await createTestDatabase();
+    db = await store.createDatabase();
     simulator = await startUpstreamSimulator({ deliveryDelayMs: 300 });
   });
   afterEach(async () => {

@@ -4,7 +4,8 @@ import { FULFILMENT_ENV_EVERY_ORDER_ENDS } from '../support/fulfilment';
 import { checkEventInvariants } from '../support/invariants';
 import { signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { RunningService, startService } from '../support/service';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { describeEachStore } from '../support/event-stores';
+import { TestDatabase } from '../support/test-database';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -12,13 +13,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * Each instance keeps the wallets it writes in memory. A refusal must still
  * be decided on the wallet as it is in the log, whichever instance wrote last.
  */
-describe('two instances on one database decide on the same wallet', () => {
+describeEachStore('two instances on one database decide on the same wallet', (store) => {
   let db: TestDatabase;
   let a: RunningService;
   let b: RunningService;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
+    db = await store.createDatabase();
     [a, b] = await Promise.all([startService(db, FULFILMENT_ENV_EVERY_ORDER_ENDS), startService(db, FULFILMENT_ENV_EVERY_ORDER_ENDS)]);
     const admin = adminClient(a.url);
     expect((await admin('PUT', '/admin/v1/products/gift', { name: 'Gift cards' })).status).toBe(200);

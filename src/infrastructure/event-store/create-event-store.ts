@@ -3,7 +3,8 @@ import { AppConfig } from '../../config/config';
 import { EventStore } from '../../ledger/ports/event-store.port';
 import { PostgresEventStore } from './postgres-event-store';
 
-export type EventStoreConfig = Pick<AppConfig, 'eventStore' | 'eventStoreConnectionString' | 'database' | 'eventStorePollIntervalMs'>;
+export type EventStoreConfig = Pick<AppConfig, 'eventStore' | 'eventStoreConnectionString' | 'database' | 'eventStorePollIntervalMs'> &
+  Partial<Pick<AppConfig, 'eventStoreStreamPrefix'>>;
 
 /**
  * The event store the configuration names; the Postgres one keeps its events in `pool`'s database.
@@ -12,5 +13,5 @@ export type EventStoreConfig = Pick<AppConfig, 'eventStore' | 'eventStoreConnect
 export async function createEventStore(config: EventStoreConfig, pool: Pool): Promise<EventStore> {
   if (config.eventStore !== 'esdb') return new PostgresEventStore(pool, { connection: config.database, pollIntervalMs: config.eventStorePollIntervalMs });
   const { EsdbEventStore } = await import('./esdb-event-store');
-  return EsdbEventStore.fromConnectionString(config.eventStoreConnectionString!);
+  return EsdbEventStore.fromConnectionString(config.eventStoreConnectionString!, { streamPrefix: config.eventStoreStreamPrefix });
 }

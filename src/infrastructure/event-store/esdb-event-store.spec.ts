@@ -1,6 +1,6 @@
 import { EsdbEventStore, EsdbClient, EsdbReadDeadlineError, TruncatingStreamError, truncatingSettings } from './esdb-event-store';
 import { isEventStoreUnavailable } from './store-unavailable';
-import { GlobalPosition, RecordedEvent, START, Subscription } from '../../ledger/ports/event-store.port';
+import { comparePositions, GlobalPosition, RecordedEvent, START, Subscription } from '../../ledger/ports/event-store.port';
 
 /**
  * The adapter driven by a stand-in for the client: its subscription stream is
@@ -102,8 +102,12 @@ class StandInClient {
   readonly calls: { method: string; stream?: string; options: Record<string, unknown> }[] = [];
   metadata = new Map<string, Record<string, unknown>>();
   streamEvents = new Map<string, Raw[] | 'hang'>();
+  /** $all, for readAll. */
+  allEvents: Raw[] = [];
+  readonly filters: unknown[] = [];
 
-  subscribeToAll(options: { fromPosition: unknown }) {
+  subscribeToAll(options: { fromPosition: unknown; filter?: unknown }) {
+    this.filters.push(options.filter);
     const stream = new StandInStream(options.fromPosition);
     this.streams.push(stream);
     this.opened.push(Date.now());
@@ -122,7 +126,10 @@ class StandInClient {
 
   readAll(options: Record<string, unknown>) {
     this.calls.push({ method: 'readAll', options });
-    return streamingRead([]);
+    // From a position inclusively, as the server reads.
+    const from = options.fromPosition;
+    const events = typeof from === 'object' ? this.allEvents.filter((e) => comparePositions(e.position, from as GlobalPosition) >= 0) : this.allEvents;
+    return streamingRead(events.slice(0, Number(options.maxCount)));
   }
 
   async getStreamMetadata(stream: string, options: Record<string, unknown>) {
@@ -408,6 +415,62 @@ describe('EsdbEventStore reads and writes', () => {
       ['wallet-a', { $maxAge: 86_400 }],
       ['wallet-c', { $tb: 12 }],
     ]);
+  });
+});
+
+describe('EsdbEventStore with a stream prefix (EVENTSTORE_STREAM_PREFIX)', () => {
+  const prefixed = (client: StandInClient) => new EsdbEventStore(client as unknown as EsdbClient, { backoff: BACKOFF, streamPrefix: 'ledger-a/' });
+
+  it('writes and reads its streams under the prefix, and gives them back by the names the service knows', async () => {
+    const client = new StandInClient();
+    client.streamEvents.set('ledger-a/wallet-m1', [raw(3, { streamId: 'ledger-a/wallet-m1' })]);
+    client.metadata.set('ledger-a/order-9', { maxCount: 5 });
+    const store = prefixed(client);
+    await store.append('wallet-m1', [{ type: 'WalletOpened', data: {} }], 'no_stream');
+    expect((await store.readStream('wallet-m1')).map((e) => e.streamId)).toEqual(['wallet-m1']);
+    const refused = await store.readStream('order-9').catch((error: unknown) => error);
+    // Named as on the server, where its metadata is.
+    expect((refused as TruncatingStreamError).streamId).toBe('ledger-a/order-9');
+    expect(client.calls.map((c) => [c.method, c.stream])).toEqual([
+      ['appendToStream', 'ledger-a/wallet-m1'],
+      ['readStream', 'ledger-a/wallet-m1'],
+      ['getStreamMetadata', 'ledger-a/wallet-m1'],
+      ['readStream', 'ledger-a/order-9'],
+      ['getStreamMetadata', 'ledger-a/order-9'],
+    ]);
+  });
+
+  it("reads $all as its own streams only, paging past other ledgers' events", async () => {
+    const client = new StandInClient();
+    client.allEvents = [
+      raw(1, { streamId: 'ledger-b/order-1' }),
+      raw(2, { streamId: 'ledger-a/order-2' }),
+      raw(3, { streamId: 'ledger-b/order-3' }),
+      raw(4, { streamId: 'ledger-b/order-4' }),
+      raw(5, { streamId: 'order-5' }),
+      raw(6, { streamId: 'ledger-a/wallet-m1' }),
+    ];
+    const events = await prefixed(client).readAll(START, 2);
+    expect(events.map((e) => [e.streamId, e.position])).toEqual([
+      ['order-2', at(2)],
+      ['wallet-m1', at(6)],
+    ]);
+    await expect(prefixed(client).readAll(at(6), 2)).resolves.toEqual([]);
+  });
+
+  it('subscribes with a server-side filter on the prefix, and gives events back by the names the service knows', async () => {
+    const client = new StandInClient();
+    const seen: RecordedEvent[] = [];
+    const subscription = prefixed(client).subscribeToAll({ after: START, onEvents: async (events) => void seen.push(...events) });
+    try {
+      await until(() => client.streams.length === 1);
+      expect(client.filters).toEqual([expect.objectContaining({ filterOn: 'streamName', prefixes: ['ledger-a/'] })]);
+      client.latest().push(raw(1, { streamId: 'ledger-b/order-1' }), raw(2, { streamId: 'ledger-a/order-2' }));
+      await until(() => seen.length === 1);
+      expect(seen.map((e) => e.streamId)).toEqual(['order-2']);
+    } finally {
+      await subscription.stop();
+    }
   });
 });
 

@@ -8,6 +8,7 @@ import {
   StreamNotFoundError,
   WrongExpectedVersionError,
   excludeSystemEvents,
+  streamNameFilter,
   jsonEvent,
   type ReadPosition,
   type RecordedEvent as EsdbRecordedEvent,
@@ -48,9 +49,16 @@ export interface EsdbSettings {
   readDeadlineMs: number;
   /** Waits after a failed subscription or batch: from minMs, doubling to maxMs. */
   backoff: { minMs: number; maxMs: number };
+  /**
+   * Put before every stream name on the server (EVENTSTORE_STREAM_PREFIX);
+   * reads of $all see only the streams that carry it, and the service sees
+   * the names without it. Several ledgers can so share one server, each
+   * with a log of its own: the test suites, each on its own database.
+   */
+  streamPrefix: string;
 }
 
-const DEFAULT_SETTINGS: EsdbSettings = { readDeadlineMs: 10_000, backoff: { minMs: 500, maxMs: 5_000 } };
+const DEFAULT_SETTINGS: EsdbSettings = { readDeadlineMs: 10_000, backoff: { minMs: 500, maxMs: 5_000 }, streamPrefix: '' };
 
 /** Streams found to keep every event, remembered up to this many: each is checked once per process, not per read. */
 const CHECKED_STREAMS = 100_000;
@@ -121,9 +129,22 @@ export class EsdbEventStore implements EventStore {
     this.settings = { ...DEFAULT_SETTINGS, ...settings };
   }
 
-  static fromConnectionString(cs: string): EsdbEventStore {
-    return new EsdbEventStore(EventStoreDBClient.connectionString(cs));
+  static fromConnectionString(cs: string, settings: Partial<EsdbSettings> = {}): EsdbEventStore {
+    return new EsdbEventStore(EventStoreDBClient.connectionString(cs), settings);
   }
+
+  /** The name of a stream on the server. */
+  private onServer(streamId: string): string {
+    return this.settings.streamPrefix + streamId;
+  }
+
+  /** Our event with the name the service knows its stream by, or undefined for a stream of another prefix, a system event or another writer's. */
+  private readonly ours = (raw: EsdbRecordedEvent): RecordedEvent | undefined => {
+    const prefix = this.settings.streamPrefix;
+    if (!raw.streamId.startsWith(prefix)) return undefined;
+    const event = toRecorded(raw);
+    return event && prefix ? { ...event, streamId: event.streamId.slice(prefix.length) } : event;
+  };
 
   async append(streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new RangeError('append needs at least one event');
@@ -132,7 +153,7 @@ export class EsdbEventStore implements EventStore {
     try {
       // Appends carry the client's own deadline (defaultDeadline, 10 s): a timed-out append may still have landed,
       // and its retry goes through the expected revision.
-      const result = await this.client.appendToStream(streamId, data, { expectedRevision, ...LEADER });
+      const result = await this.client.appendToStream(this.onServer(streamId), data, { expectedRevision, ...LEADER });
       // Only reachable if someone built the client with throwOnAppendFailure: false.
       if (!result.success) throw new WrongExpectedRevisionError(streamId, expected);
       if (!result.position) throw new Error(`EventStoreDB returned no position for an append to ${streamId}`);
@@ -204,7 +225,7 @@ export class EsdbEventStore implements EventStore {
         const raw = resolved.event;
         if (!raw || comparePositions(raw.position, from) <= 0) return;
         from = raw.position;
-        const event = toRecorded(raw);
+        const event = this.ours(raw);
         if (event && out.length < maxCount) out.push(event);
       });
       if (seen < pageSize) break;
@@ -221,8 +242,8 @@ export class EsdbEventStore implements EventStore {
     const subscription = subscribeInBatches({
       ...options,
       backoff: this.settings.backoff,
-      open: (after) => this.client.subscribeToAll({ fromPosition: toReadPosition(after), filter: excludeSystemEvents() }),
-      toRecorded,
+      open: (after) => this.client.subscribeToAll({ fromPosition: toReadPosition(after), filter: this.subscriptionFilter() }),
+      toRecorded: this.ours,
     });
     const handle: Subscription = {
       stop: async () => {
@@ -232,6 +253,12 @@ export class EsdbEventStore implements EventStore {
     };
     this.subscriptions.add(handle);
     return handle;
+  }
+
+  /** System streams' names start with $, so a prefix (which may not) leaves them out as well. */
+  private subscriptionFilter() {
+    const prefix = this.settings.streamPrefix;
+    return prefix ? streamNameFilter({ prefixes: [prefix] }) : excludeSystemEvents();
   }
 
   /** The streams among these whose metadata truncates them, with the settings that do; read 16 at a time. */
@@ -260,9 +287,9 @@ export class EsdbEventStore implements EventStore {
   private async readEvents(streamId: string, fromRevision: StreamRevision, maxCount: number | undefined): Promise<RecordedEvent[]> {
     const out: RecordedEvent[] = [];
     try {
-      const read = this.client.readStream(streamId, { fromRevision, direction: FORWARDS, maxCount, ...LEADER });
-      await this.withinDeadline(read, `reading ${streamId}`, (resolved) => {
-        const event = resolved.event && toRecorded(resolved.event);
+      const read = this.client.readStream(this.onServer(streamId), { fromRevision, direction: FORWARDS, maxCount, ...LEADER });
+      await this.withinDeadline(read, `reading ${this.onServer(streamId)}`, (resolved) => {
+        const event = resolved.event && this.ours(resolved.event);
         if (event) out.push(event);
       });
     } catch (error) {
@@ -274,9 +301,11 @@ export class EsdbEventStore implements EventStore {
 
   private async checkKeepsEveryEvent(streamId: string): Promise<void> {
     if (this.keepsEveryEvent.has(streamId)) return;
-    const { metadata } = await this.withinDeadlineOf(this.client.getStreamMetadata(streamId, LEADER), `reading the metadata of ${streamId}`);
+    const name = this.onServer(streamId);
+    const { metadata } = await this.withinDeadlineOf(this.client.getStreamMetadata(name, LEADER), `reading the metadata of ${name}`);
     const settings = truncatingSettings(metadata);
-    if (settings) throw new TruncatingStreamError(streamId, settings);
+    // Named as on the server, where its metadata is to be mended.
+    if (settings) throw new TruncatingStreamError(name, settings);
     if (this.keepsEveryEvent.size >= CHECKED_STREAMS) this.keepsEveryEvent.clear();
     this.keepsEveryEvent.add(streamId);
   }
