@@ -53,7 +53,11 @@ function signedFailures(extra: Record<number, { codes: readonly string[]; descri
 
 const FIELD_FAILURES = {
   400: { codes: ['MISSING_REQUIRED_FIELD'], description: 'a required field is missing or null (`field` names it)' },
-  422: { codes: ['VALIDATION_FAILED'], description: 'A field has the wrong type or format, or is unknown (`field` names it)' },
+  422: {
+    codes: ['VALIDATION_FAILED'],
+    description:
+      'A field has the wrong type or format, or is unknown (`field` names it; a wrong value inside account_fields by its dotted path, e.g. `account_fields.server_id`)',
+  },
 };
 
 const order: Schema = closed({
@@ -117,7 +121,14 @@ export function merchantApiDocument() {
             out_trade_no: outTradeNo,
             sku_id: string({ minLength: 1, maxLength: 64 }),
             account_id: string({ minLength: 1, maxLength: 64 }),
-            account_fields: { ...stringMap, maxProperties: 32 },
+            account_fields: {
+              type: 'object',
+              additionalProperties: { type: 'string', minLength: 1, maxLength: 128 },
+              maxProperties: 32,
+              description:
+                "Exactly the SKU's required_account_fields, each value 1-128 printable characters. A wrong value is 422 VALIDATION_FAILED with `field` " +
+                'naming it, e.g. `account_fields.server_id` and "account_fields.server_id must be a string of 1-128 printable characters"',
+            },
           },
           [],
         ),

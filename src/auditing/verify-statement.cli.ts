@@ -11,11 +11,13 @@
  * no network and no configuration.
  */
 import { readFileSync } from 'node:fs';
+import { fileArgument } from '../shared/invocation-directory';
 import { checkStatement, CheckReport, lineLabel, StatementProblem } from './statement-check/check-statement';
 
 const USAGE = [
   'usage: npm run verify-statement -- FILE',
-  '       (FILE is a statement exported as JSON or CSV, as the service gave it; "-" reads it from stdin)',
+  '       (FILE is a statement exported as JSON or CSV, as the service gave it, relative to the directory you ran',
+  '       the command in; "-" reads it from stdin)',
   'exit status: 0 chain intact, 1 problems found, 2 usage error or unreadable file',
 ].join('\n');
 
@@ -52,12 +54,15 @@ export function main(argv: string[]): number {
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
-  const file = args[0];
+  // Relative to the directory the user ran `npm run` in, not the package's root.
+  const file = args[0] === '-' ? '-' : fileArgument(args[0]);
   let text: string;
   try {
     text = readFileSync(file === '-' ? 0 : file, 'utf8');
   } catch (error) {
-    process.stderr.write(`verify-statement: cannot read ${file === '-' ? 'stdin' : file}: ${(error as Error).message}\n${USAGE}\n`);
+    const { code, message } = error as NodeJS.ErrnoException;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : message;
+    process.stderr.write(`verify-statement: cannot read ${file === '-' ? 'stdin' : file}: ${reason}\n${USAGE}\n`);
     return 2;
   }
   const report = checkStatement(text, {

@@ -5,6 +5,7 @@ import { createEventStore } from '../infrastructure/event-store/create-event-sto
 import { bindingMismatch, recordedEventStore } from '../infrastructure/event-store/event-store-binding';
 import { EventStore } from '../ledger/ports/event-store.port';
 import { createPool } from '../infrastructure/postgres/connection';
+import { chooseDatabase } from '../infrastructure/postgres/embedded/local-database';
 
 /** What a command needs: the service's own configuration, a small pool and the event store. */
 export interface CliContext {
@@ -29,26 +30,36 @@ const UNUSED_SECRETS = { ADMIN_TOKEN: 'cli-never-uses-the-admin-token', SECRETS_
 
 /**
  * Reads the same environment as the service (a bad variable throws the same
- * ConfigError) and opens the same stores. It never creates the database or
- * runs migrations: that is the service's job at start-up, so a missing
- * schema is reported instead of half-created by a tool.
+ * ConfigError), finds the database as `npm start` does (DATABASE_URL, else
+ * PG*, else a Postgres answering on 127.0.0.1:5432, else the embedded one in
+ * DATA_DIR), says which on stderr, and opens the same stores. It never
+ * creates the database or runs migrations: that is the service's job at
+ * start-up, so a missing schema is reported instead of half-created by a tool.
  */
-export async function openCliContext(env: NodeJS.ProcessEnv): Promise<CliContext> {
-  const { config } = loadConfig({
+export async function openCliContext(env: NodeJS.ProcessEnv, note: (line: string) => void = () => undefined): Promise<CliContext> {
+  const { config: loaded } = loadConfig({
     ...env,
     ADMIN_TOKEN: env.ADMIN_TOKEN || UNUSED_SECRETS.ADMIN_TOKEN,
     SECRETS_KEY: env.SECRETS_KEY || UNUSED_SECRETS.SECRETS_KEY,
     // Nor does it talk to the upstream: production's "UPSTREAM_URL is required" is not its concern.
     UPSTREAM_SIMULATOR: env.UPSTREAM_URL || env.UPSTREAM_SIMULATOR ? env.UPSTREAM_SIMULATOR : 'true',
   });
+  const choice = await chooseDatabase(loaded.database, loaded.production, env, { embedded: 'existing' });
+  note(choice.summary);
+  const config: AppConfig = { ...loaded, database: choice.database };
   const pool = createPool(config.database, { max: 4 });
+  const release = async () => {
+    await pool.end().catch(() => undefined);
+    await choice.stop?.();
+  };
+  let store: EventStore;
   try {
     await checkSchema(pool, config);
+    store = await createEventStore(config, pool);
   } catch (error) {
-    await pool.end().catch(() => undefined);
+    await release();
     throw error;
   }
-  const store: EventStore = await createEventStore(config, pool);
   return {
     config,
     secretsKeySet: Boolean(env.SECRETS_KEY),
@@ -56,7 +67,7 @@ export async function openCliContext(env: NodeJS.ProcessEnv): Promise<CliContext
     store,
     async close() {
       await store.close();
-      await pool.end();
+      await release();
     },
   };
 }

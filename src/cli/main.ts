@@ -9,6 +9,8 @@ import { resealSecretsCommand } from './commands/reseal-secrets.command';
 import { statementCommand } from './commands/statement.command';
 import { verifyCommand } from './commands/verify.command';
 import { CliIo } from './progress-reporter';
+import { invocationDirectory } from '../shared/invocation-directory';
+import { EXIT_CONFIG, StartupError } from '../shared/startup-error';
 
 /**
  * The operators' and auditors' CLI: `npm run cli -- <command>`, or
@@ -26,8 +28,10 @@ function usage(): string {
     ...COMMANDS.map((c) => `  ${c.synopsis}`),
     '  help [COMMAND]',
     '',
-    'Reads the service environment (DATABASE_URL or PG*, EVENT_STORE, EVENTSTORE_CONNECTION_STRING; SECRETS_KEY and',
-    'SECRETS_KEY_PREVIOUS for reseal-secrets); needs the schema the service creates.',
+    'Reads the service environment (EVENT_STORE, EVENTSTORE_CONNECTION_STRING; SECRETS_KEY and SECRETS_KEY_PREVIOUS for',
+    'reseal-secrets) and finds the database as `npm start` does: DATABASE_URL, else PG*, else a Postgres answering on',
+    '127.0.0.1:5432, else the embedded PostgreSQL `npm start` set up in DATA_DIR (default .data). Needs the schema the',
+    'service creates. Says on stderr which database it uses; file names are taken from the directory it was run in.',
     'Results go to stdout, progress and notes to stderr.',
     'Exit codes: 0 done (verify: clean), 1 verify found differences, 2 usage error or unknown merchant, 3 failure,',
     '130 interrupted (rebuild cleans up first), 78 invalid environment.',
@@ -39,7 +43,8 @@ function commandHelp(command: CliCommand): string {
   return `usage: cli ${command.synopsis}\n\n${command.description}\n`;
 }
 
-export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv, given: CliIo): Promise<number> {
+  const io: CliIo = { ...given, directory: given.directory ?? invocationDirectory(env) };
   const [name, ...rest] = argv;
   if (name === undefined) {
     io.stderr(usage());
@@ -61,12 +66,16 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv, io
       io.stdout(commandHelp(command));
       return EXIT.OK;
     }
-    return await command.run(args, io, () => (opened ??= openCliContext(env)));
+    return await command.run(args, io, () => (opened ??= openCliContext(env, (line) => io.stderr(`${line}\n`))));
   } catch (error) {
     if (error instanceof UsageError) return usageError(io, error.message, command);
     if (error instanceof ConfigError) {
       io.stderr(`${error.message}\n`);
       return EXIT.CONFIG;
+    }
+    if (error instanceof StartupError) {
+      io.stderr(`${error.message}\n`);
+      return error.exitCode === EXIT_CONFIG ? EXIT.CONFIG : EXIT.FAILURE;
     }
     io.stderr(error instanceof EnvironmentError ? `${error.message}\n` : `${command.name} failed: ${(error as Error)?.stack ?? String(error)}\n`);
     return EXIT.FAILURE;

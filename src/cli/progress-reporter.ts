@@ -6,6 +6,8 @@ export interface CliIo {
   stderr(text: string): void;
   /** stdout as a stream, for long output that must wait while a slow reader catches up. */
   stdoutStream?: Writable;
+  /** The directory file arguments are taken from: where the user ran the command (INIT_CWD under npm). */
+  directory?: string;
 }
 
 export const DEFAULT_PROGRESS_EVERY = 10_000;

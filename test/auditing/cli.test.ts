@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -13,6 +14,7 @@ import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchan
 import { RunningService, serviceOnFreshDatabase, TEST_ENV } from '../support/service';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 import { handFold } from '../support/expectations';
+import { freePort } from '../support/child-service';
 import { runCli } from '../../src/cli/main';
 
 const ROOT = resolve(__dirname, '../..');
@@ -188,8 +190,48 @@ describe("the operators' and auditors' CLI (src/cli/main.ts), as a child process
 
   it('needs neither ADMIN_TOKEN nor SECRETS_KEY, even in production', async () => {
     const run = await cli(['balance-as-of', merchant.merchantId, '--position', '999999999/0'], { ...db.env, NODE_ENV: 'production' });
-    expect(run.stderr).toBe('');
+    expect(run.stderr).toMatch(/^database: [^\n]*\n$/);
     expect(run.code).toBe(0);
+  });
+
+  it('says on stderr, in one line, which database it uses and why, never its password', async () => {
+    const c = db.config;
+    const url = new URL(c.connectionString ?? `postgres://${c.user}:${encodeURIComponent(String(c.password ?? ''))}@${c.host}:${c.port}/${c.database}`);
+    const [host, port, user, password] = [url.hostname, url.port || '5432', decodeURIComponent(url.username), decodeURIComponent(url.password)];
+    const byUrl = await cli(['balance-as-of', merchant.merchantId], { ...TEST_ENV, DATABASE_URL: url.href });
+    expect(byUrl.code).toBe(0);
+    expect(byUrl.stderr).toBe(`database: PostgreSQL at ${host}:${port}, database "${db.name}", user "${user}" (from DATABASE_URL)\n`);
+
+    const pg = { PGHOST: host, PGPORT: port, PGUSER: user, PGPASSWORD: password, PGDATABASE: db.name };
+    const byPg = await cli(['balance-as-of', merchant.merchantId], { ...TEST_ENV, ...pg });
+    expect(byPg.code).toBe(0);
+    expect(byPg.stderr).toBe(
+      `database: PostgreSQL at ${host}:${port}, database "${db.name}", user "${user}" (from PGHOST/PGPORT/PGUSER/PGDATABASE (DATABASE_URL is not set))\n`,
+    );
+    if (password) for (const run of [byUrl, byPg]) expect(run.stderr).not.toContain(password);
+  });
+
+  it('with no database configured, nothing answering on the probe and no embedded PostgreSQL in DATA_DIR: says so, exit 3, creates nothing', async () => {
+    const dataDir = join(dir, 'no-data');
+    const run = await cli(['verify'], { ...TEST_ENV, DATA_DIR: dataDir, EMBEDDED_POSTGRES_PROBE: `127.0.0.1:${await freePort()}` });
+    expect(run.code).toBe(3);
+    expect(run.stderr).toBe(
+      `no database: DATABASE_URL and PG* are not set, nothing answers on 127.0.0.1:${run.stderr.match(/127\.0\.0\.1:(\d+)/)![1]}, ` +
+        `and ${join(dataDir, 'postgres')} holds no embedded PostgreSQL (\`npm start\` sets one up on its first start): set DATABASE_URL, or start the service once\n`,
+    );
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('statement --out FILE: a relative FILE is taken from the directory npm was run in (INIT_CWD); a missing directory is named by its absolute path', async () => {
+    const run = await cli(['statement', merchant.merchantId, '--out', 'relative.json'], { ...env, INIT_CWD: dir });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(`wrote `);
+    expect(run.stderr).toContain(` lines to ${join(dir, 'relative.json')}\n`);
+    expect(JSON.parse(await readFile(join(dir, 'relative.json'), 'utf8')).lines.length).toBeGreaterThan(0);
+
+    const missing = await cli(['statement', merchant.merchantId, '--out', 'absent/statement.json'], { ...env, INIT_CWD: dir });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`cannot write ${join(dir, 'absent', 'statement.json')}: no such directory\n`);
   });
 
   it('usage errors exit 2 with a clear message', async () => {

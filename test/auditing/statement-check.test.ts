@@ -525,6 +525,24 @@ describe('verify-statement CLI', () => {
     expect(result.stdout).toBe(`OK: ${n} lines, revisions 0..${n - 1}, chain intact, last hash ${statement.lines[n - 1].hash}\n`);
   });
 
+  it('a relative FILE is taken from the directory npm was run in (INIT_CWD); a missing one is named by its absolute path', () => {
+    writeFileSync(join(dir, 'relative.csv'), statementCsv(statement));
+    const from = (initCwd: string, file: string) =>
+      spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/auditing/verify-statement.cli.ts', file], {
+        cwd: root,
+        env: { ...process.env, INIT_CWD: initCwd },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    const found = from(dir, 'relative.csv');
+    expect(found.status).toBe(0);
+    expect(found.stdout).toMatch(/^OK: /);
+
+    const missing = from(dir, 'nowhere.csv');
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain(`verify-statement: cannot read ${join(dir, 'nowhere.csv')}: no such file`);
+  });
+
   it('OK from stdin, mid-stream, with the anchor noted', () => {
     const tail = { ...statement, lines: statement.lines.slice(5) };
     const result = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/auditing/verify-statement.cli.ts', '-'], {

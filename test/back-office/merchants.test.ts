@@ -69,6 +69,45 @@ describe('back office: merchants', () => {
       expect(rows).toEqual([{ minor: '25050' }]);
     });
 
+    it('stores a callback URL in its normalised (WHATWG) form: the scheme and host in lower case, an empty path as "/"', async () => {
+      const cases: [string, string][] = [
+        ['https://EXAMPLE.com', 'https://example.com/'],
+        ['https://example.com', 'https://example.com/'],
+        ['HTTPS://Shop.Example:8443?x=1', 'https://shop.example:8443/?x=1'],
+        ['https://shop.example/Topup/Callback?Order=A%20B#Frag', 'https://shop.example/Topup/Callback?Order=A%20B#Frag'],
+        ['http://[2001:db8::1]:8080/cb', 'http://[2001:db8::1]:8080/cb'],
+      ];
+      for (const [given, stored] of cases) {
+        const data = await admin.createMerchant({ callback_url: given });
+        expect({ given, stored: data.callback_url }).toEqual({ given, stored });
+        const { rows } = await env.db.pool.query('select callback_url from merchants where merchant_id = $1', [data.merchant_id]);
+        expect(rows).toEqual([{ callback_url: stored }]);
+      }
+      const created = await admin.createMerchant();
+      const patched = await admin('PATCH', `/admin/v1/merchants/${created.merchant_id}`, { callback_url: 'https://Shop.EXAMPLE' });
+      expect(patched.status).toBe(200);
+      expect(patched.body.data.callback_url).toBe('https://shop.example/');
+    });
+
+    it('refuses a callback URL that normalising would change otherwise, 422 VALIDATION_FAILED naming callback_url and the normalised form', async () => {
+      const hostile = 'https://example.com/cb"><script>alert(2)</script>';
+      const reply = await admin('POST', '/admin/v1/merchants', { name: 'Shop', callback_url: hostile });
+      expect(reply.status).toBe(422);
+      expect(reply.body).toEqual({
+        success: false,
+        code: 'VALIDATION_FAILED',
+        field: 'callback_url',
+        message:
+          'callback_url must be written in its normalised form (WHATWG URL serialisation), which is https://example.com/cb%22%3E%3Cscript%3Ealert(2)%3C/script%3E; ' +
+          'the only differences allowed are the letter case of the scheme and host, and "/" for an empty path',
+      });
+      const created = await admin.createMerchant({ callback_url: 'https://shop.example/cb' });
+      const patch = await admin('PATCH', `/admin/v1/merchants/${created.merchant_id}`, { callback_url: hostile });
+      expect(patch.status).toBe(422);
+      expect(patch.body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'callback_url' });
+      expect((await admin('GET', `/admin/v1/merchants/${created.merchant_id}`)).body.data.callback_url).toBe('https://shop.example/cb');
+    });
+
     it('hands out different ids and credentials every time', async () => {
       const [a, b] = await Promise.all([admin.createMerchant(), admin.createMerchant()]);
       expect(a.merchant_id).not.toBe(b.merchant_id);

@@ -150,7 +150,25 @@ describe('POST /api/v2/topup/submit', () => {
       ['account_id with NUL', valid({ account_id: '12\u0000' }), 422, 'VALIDATION_FAILED', 'account_id'],
       ['account_id a number', valid({ account_id: 12345678 }), 422, 'VALIDATION_FAILED', 'account_id'],
       ['account_fields an array', valid({ account_fields: ['2001'] }), 422, 'VALIDATION_FAILED', 'account_fields'],
-      ['an account field a number', valid({ account_fields: { server_id: 2001 } }), 422, 'VALIDATION_FAILED', 'account_fields'],
+      ['an account field a number', valid({ account_fields: { server_id: 2001 } }), 422, 'VALIDATION_FAILED', 'account_fields.server_id'],
+      ['an account field null', valid({ account_fields: { server_id: null } }), 422, 'VALIDATION_FAILED', 'account_fields.server_id'],
+      ['an account field empty', valid({ account_fields: { server_id: '' } }), 422, 'VALIDATION_FAILED', 'account_fields.server_id'],
+      ['an account field of 129 characters', valid({ account_fields: { server_id: '1'.repeat(129) } }), 422, 'VALIDATION_FAILED', 'account_fields.server_id'],
+      ['an account field an object', valid({ account_fields: { server_id: { id: '1' } } }), 422, 'VALIDATION_FAILED', 'account_fields.server_id'],
+      [
+        'a wrong account field the SKU does not define: the wrong type first',
+        valid({ account_fields: { server_id: '1', zone: 2 } }),
+        422,
+        'VALIDATION_FAILED',
+        'account_fields.zone',
+      ],
+      [
+        'account_fields of 33 values',
+        valid({ account_fields: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`f${i}`, 'v'])) }),
+        422,
+        'VALIDATION_FAILED',
+        'account_fields',
+      ],
       ['an unknown top-level field', valid({ amount: '0.01' }), 422, 'VALIDATION_FAILED', 'amount'],
       [
         'an account field the SKU does not define',
@@ -169,6 +187,22 @@ describe('POST /api/v2/topup/submit', () => {
       expect(reply.status).toBe(status);
       expect(reply.body).toEqual({ success: false, code, message: expect.any(String), field });
       expect(await balance()).toEqual(before);
+    });
+
+    it('a wrong account field: the message names it and says what it must be', async () => {
+      const cases: [unknown, string, string][] = [
+        [{ server_id: 2001 }, 'account_fields.server_id', 'account_fields.server_id must be a string of 1-128 printable characters'],
+        [['2001'], 'account_fields', 'account_fields must be an object of strings'],
+        [Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`f${i}`, 'v'])), 'account_fields', 'account_fields must hold at most 32 values'],
+      ];
+      for (const [accountFields, field, message] of cases) {
+        const reply = await submit(valid({ account_fields: accountFields }));
+        expect({ field, status: reply.status, body: reply.body }).toEqual({
+          field,
+          status: 422,
+          body: { success: false, code: 'VALIDATION_FAILED', message, field },
+        });
+      }
     });
 
     it('a replay after the SKU went off shelf still returns the order', async () => {

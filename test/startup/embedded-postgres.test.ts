@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, stat as fsStat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { execFile } from 'node:child_process';
 import { provisionDemo } from '../../scripts/demo';
 import { MerchantClient } from '../../src/merchant-client';
 import { ChildService, freePort, spawnServiceWithOnly } from '../support/child-service';
@@ -53,6 +54,17 @@ describe('zero-install start: the embedded PostgreSQL', () => {
     expect(submitted.body).toMatchObject({ success: true, code: 'ACCEPTED', data: { out_trade_no: 'zero-1', amount: '1.20' } });
   });
 
+  it('the CLI, while the service runs, uses its embedded PostgreSQL and says so on stderr', async () => {
+    const port = Number((await readFile(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[3]);
+    const run = await cli(['balance-as-of', merchant.merchantId], env);
+    expect(run.stderr).toBe(
+      `database: the embedded PostgreSQL of ${join(dataDir, 'postgres')}, running on 127.0.0.1:${port}, database "topup", user "postgres" (DATABASE_URL and PG* are not set)\n`,
+    );
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ merchant_id: merchant.merchantId });
+    expect(run.stderr).not.toContain(secrets().EMBEDDED_POSTGRES_PASSWORD);
+  });
+
   it('stops its PostgreSQL with the service', async () => {
     const pid = await postmasterPid(join(dataDir, 'postgres'));
     expect(alive(pid)).toBe(true);
@@ -61,6 +73,18 @@ describe('zero-install start: the embedded PostgreSQL', () => {
     await postgresStopped(join(dataDir, 'postgres'));
     for (const deadline = Date.now() + 10_000; alive(pid) && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 50));
     expect(alive(pid)).toBe(false);
+  });
+
+  it('the CLI, with the service stopped, starts the embedded PostgreSQL for its run and stops it afterwards', async () => {
+    const run = await cli(['balance-as-of', merchant.merchantId], env);
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^database: the embedded PostgreSQL of ${escape(join(dataDir, 'postgres'))}, started on 127\\.0\\.0\\.1:\\d+ until this command ends, database "topup", user "postgres" \\(DATABASE_URL and PG\\* are not set\\)\n$`,
+      ),
+    );
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ merchant_id: merchant.merchantId });
+    await postgresStopped(join(dataDir, 'postgres'));
   });
 
   it('restarted, keeps the data and the secrets: the same merchant still works', async () => {
@@ -81,6 +105,23 @@ describe('zero-install start: the embedded PostgreSQL', () => {
 
 async function stat(file: string): Promise<number> {
   return (await fsStat(file)).mode;
+}
+
+/** The operators' CLI as `npm run cli` runs it, with nothing of this process's database settings. */
+function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'DATABASE_URL' && !k.startsWith('PG')));
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      ['-r', 'ts-node/register/transpile-only', 'src/cli/main.ts', ...args],
+      { cwd: resolve(__dirname, '../..'), env: { ...inherited, ...env } },
+      (error, stdout, stderr) => done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 async function postmasterPid(dataDir: string): Promise<number> {

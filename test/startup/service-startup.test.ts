@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { Client, PoolConfig } from 'pg';
 import { connectionConfig } from '../../src/config/database-connection';
 import { quoteIdentifier } from '../../src/infrastructure/postgres/connection';
+import { OpenWallet } from '../../src/ledger/commands/open-wallet/open-wallet.command';
 import { RunningService, startService } from '../support/service';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 interface Health {
-  status: string;
-  event_store: string;
-  projections: Record<string, unknown>;
+  success: boolean;
+  code: string;
+  data: { status: string; event_store: string; projections: Record<string, string | null> };
 }
 
 async function getHealth(service: RunningService): Promise<{ status: number; body: Health }> {
@@ -16,12 +17,18 @@ async function getHealth(service: RunningService): Promise<{ status: number; bod
   return { status: response.status, body: (await response.json()) as Health };
 }
 
+/** On a fresh database no projection has processed an event: null, not a stand-in position. */
 function expectHealthy({ status, body }: { status: number; body: Health }) {
   expect(status).toBe(200);
-  expect(body.status).toBe('ok');
-  expect(body.event_store).toBe('postgres');
-  expect(body.projections).toEqual(expect.any(Object));
-  expect(Object.keys(body.projections).sort()).toEqual(['callback-schedule', 'fulfilment-jobs', 'order-minutes', 'orders', 'wallets']);
+  expect(body).toEqual({
+    success: true,
+    code: 'OK',
+    data: {
+      status: 'ok',
+      event_store: 'postgres',
+      projections: { 'callback-schedule': null, 'fulfilment-jobs': null, 'order-minutes': null, orders: null, wallets: null },
+    },
+  });
 }
 
 /** Starts services at once; stops the ones that came up if any did not, then rethrows. */
@@ -70,6 +77,20 @@ describe('service start-up', () => {
 
     it('answers GET /health over HTTP', async () => {
       expectHealthy(await getHealth(service));
+    });
+
+    it('GET /health, /health/live and /health/ready answer in the one envelope; positions once the projections have processed an event', async () => {
+      await service.commands.execute(new OpenWallet('health-wallet', 'USD'));
+      await service.catchUp();
+      const { status, body } = await getHealth(service);
+      expect(status).toBe(200);
+      expect(body).toMatchObject({ success: true, code: 'OK', data: { status: 'ok' } });
+      expect(body.data.projections.wallets).toMatch(/^\d+\/\d+$/);
+      for (const path of ['/health/live', '/health/ready']) {
+        const reply = await fetch(`${service.url}${path}`);
+        expect({ path, status: reply.status }).toEqual({ path, status: 200 });
+        expect(Object.keys((await reply.json()) as object).sort()).toEqual(['code', 'data', 'success']);
+      }
     });
 
     it('answers an unknown route with 404', async () => {

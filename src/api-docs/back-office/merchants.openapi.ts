@@ -4,7 +4,15 @@ import { approvalRequired, displayName, listOf, listParameters, merchantId, ok, 
 
 const ipWhitelist = array(string(), { maxItems: 100 });
 const rateLimit = integer({ minimum: 1, maximum: 100_000 });
-const callbackUrl = nullable(string({ maxLength: 2048, format: 'uri' }));
+const callbackUrl = nullable(
+  string({
+    maxLength: 2048,
+    format: 'uri',
+    description:
+      'An http or https URL in its normalised (WHATWG URL) form, stored as such: only the letter case of the scheme and host, and "/" for an empty path, ' +
+      'may differ from it; any other difference (a character it would percent-encode, a dot segment, a default port) is refused with 422 VALIDATION_FAILED',
+  }),
+);
 const lowBalanceThreshold = nullable(
   string({ pattern: '^\\d+(\\.\\d{1,2})?$', description: "A positive amount in the merchant's currency; null for no low-balance alert" }),
 );

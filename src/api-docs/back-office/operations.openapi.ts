@@ -108,16 +108,21 @@ const readinessChecks = closed({
 export function probePaths(): PathItems {
   return {
     '/health': {
-      get: probe("The summary: always 200 while the process serves, with this instance's projection positions", {
-        200: response({
-          description: 'Serving',
-          schema: closed({
-            status: { const: 'ok' },
-            event_store: { enum: ['postgres', 'esdb'] },
-            projections: { type: 'object', additionalProperties: position },
+      get: probe(
+        "The summary: always 200 while the process serves, with this instance's projection positions (null for a projection that has processed no event yet)",
+        {
+          200: response({
+            description: 'Serving',
+            schema: success(
+              closed({
+                status: { const: 'ok' },
+                event_store: { enum: ['postgres', 'esdb'] },
+                projections: { type: 'object', additionalProperties: nullable(position) },
+              }),
+            ),
           }),
-        }),
-      }),
+        },
+      ),
     },
     '/health/live': {
       get: probe('Liveness: the process runs. Never depends on the database, so an outage never gets the process restarted', {

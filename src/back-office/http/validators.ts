@@ -27,19 +27,48 @@ export const IsPositiveAmount = () =>
     return minor > 0n ? undefined : 'must be greater than zero';
   });
 
-export const IsHttpUrl = () =>
-  Rule('isHttpUrl', (value) => {
-    if (typeof value !== 'string' || value.length > 2048) return 'must be an http or https URL of at most 2048 characters';
-    let url: URL;
-    try {
-      url = new URL(value);
-    } catch {
-      return 'must be an absolute http or https URL';
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must use http or https';
-    // Credentials in a URL end up in logs; the callback is signed instead.
-    return url.username || url.password ? 'must not contain credentials' : undefined;
-  });
+export const IsHttpUrl = () => Rule('isHttpUrl', (value) => callbackUrlProblem(value));
+
+/**
+ * Why a callback URL is refused, if it is. It is stored, shown and called in
+ * its WHATWG serialisation (`new URL(value).href`, see storedCallbackUrl), and
+ * taken only when that serialisation is the URL as written, but for two
+ * differences that change nothing: the letter case of the scheme and host, and
+ * an empty path, which is written `/`. Anything else the serialisation would
+ * change (quotes, spaces or angle brackets percent-encoded, dot segments
+ * removed, a default port dropped, a backslash or tab, a host in Unicode) is
+ * refused, naming the form to send instead: the URL staff see is the URL
+ * that is called, and nothing in it is rewritten behind their back.
+ */
+export function callbackUrlProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.length > 2048) return 'must be an http or https URL of at most 2048 characters';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'must be an absolute http or https URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must use http or https';
+  // Credentials in a URL end up in logs; the callback is signed instead.
+  if (url.username || url.password) return 'must not contain credentials';
+  if (leniently(value) !== url.href) {
+    return `must be written in its normalised form (WHATWG URL serialisation), which is ${url.href}; the only differences allowed are the letter case of the scheme and host, and "/" for an empty path`;
+  }
+  return undefined;
+}
+
+/** The form a valid callback URL (callbackUrlProblem) is stored in. */
+export function storedCallbackUrl(value: string): string {
+  return new URL(value).href;
+}
+
+/** The URL as written, with the scheme and host in lower case and an empty path as "/": what its serialisation must equal. */
+function leniently(value: string): string | undefined {
+  const parts = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^/?#]*)(.*)$/s.exec(value);
+  if (!parts) return undefined;
+  const [, scheme, authority, rest] = parts;
+  return `${scheme.toLowerCase()}${authority.toLowerCase()}${rest.startsWith('/') ? rest : `/${rest}`}`;
+}
 
 export const MAX_WHITELIST_ENTRIES = 100;
 

@@ -9,6 +9,7 @@ import { CreateMerchantDto, DEFAULT_RATE_LIMIT, UpdateMerchantDto } from './merc
 import { MerchantRow } from './merchant.view';
 import { MerchantChanges, MerchantsRepository } from './merchants.repository';
 import { parseAmount } from '../../shared/money';
+import { storedCallbackUrl } from '../http/validators';
 import { OpenWallet } from '../../ledger/commands/open-wallet/open-wallet.command';
 
 /** A change to a merchant, and what staff should know about it. */
@@ -40,21 +41,22 @@ export class MerchantsService {
     const merchant = {
       name: body.name,
       currency: body.currency ?? 'USD',
-      callbackUrl: body.callback_url ?? null,
+      callbackUrl: body.callback_url ? storedCallbackUrl(body.callback_url) : null,
       ipWhitelist: body.ip_whitelist ?? [],
       rateLimitPerSecond: body.rate_limit_per_second ?? DEFAULT_RATE_LIMIT,
       lowBalanceThreshold: minorUnits(body.low_balance_threshold) ?? null,
     };
     await this.commands.execute(new OpenWallet(credentials.merchantId, merchant.currency));
     const row = await this.merchants.create(merchant, credentials, staffId);
-    return { row, appSecret: credentials.appSecret, warnings: this.callbackWarnings(row.merchant_id, body.callback_url, logFields) };
+    return { row, appSecret: credentials.appSecret, warnings: this.callbackWarnings(row.merchant_id, row.callback_url, logFields) };
   }
 
   async update(merchantId: string, body: UpdateMerchantDto, staffId: string, logFields: object): Promise<MerchantChange | undefined> {
-    const { low_balance_threshold: threshold, ...settings } = body;
+    const { low_balance_threshold: threshold, callback_url: callbackUrl, ...rest } = body;
+    const settings: MerchantChanges = callbackUrl === undefined ? rest : { ...rest, callback_url: callbackUrl && storedCallbackUrl(callbackUrl) };
     const changes: MerchantChanges = threshold === undefined ? settings : { ...settings, low_balance_threshold: minorUnits(threshold) };
     const row = await this.merchants.update(merchantId, changes, staffId);
-    return row && { row, warnings: this.callbackWarnings(merchantId, body.callback_url, logFields) };
+    return row && { row, warnings: this.callbackWarnings(merchantId, settings.callback_url, logFields) };
   }
 
   /**

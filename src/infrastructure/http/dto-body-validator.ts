@@ -1,5 +1,6 @@
 import { getMetadataStorage, validate, ValidationError } from 'class-validator';
 import { ApiError } from './api-error';
+import { nestedField } from './field-rules';
 import { invalidJson, missingField, unknownField } from './request-errors';
 import { assertStorableText } from './storable-text';
 import { EMPTY_BODY, NOT_AN_OBJECT } from './strict-json';
@@ -34,7 +35,8 @@ type Dto<T> = new () => T;
  * a field the DTO does not declare 422 VALIDATION_FAILED. Each names its
  * field. A field is required unless its DTO marks it `@Optional()`. A NUL or
  * lone surrogate anywhere in a field's value or keys is a wrong format, named
- * by its dotted path (`account_fields.server_id`, `ip_whitelist.0`).
+ * by its dotted path (`account_fields.server_id`, `ip_whitelist.0`), as is a
+ * wrong member a NestedRule finds.
  */
 export async function validateBody<T extends object>(dto: Dto<T>, body: unknown, rules: BodyRules): Promise<T> {
   if (body === undefined) throw invalidJson(EMPTY_BODY);
@@ -52,7 +54,7 @@ export async function validateBody<T extends object>(dto: Dto<T>, body: unknown,
     if (!given(field)) continue;
     assertStorableText(fields[field], field);
     const error = errors.get(field);
-    if (error) throw new ApiError(422, 'VALIDATION_FAILED', messageOf(error), field);
+    if (error) throw new ApiError(422, 'VALIDATION_FAILED', messageOf(error), nestedField(instance, field) ?? field);
   }
   if (missing !== undefined) throw missingField(missing);
   const unknown = Object.keys(fields).find((key) => !declared.includes(key));

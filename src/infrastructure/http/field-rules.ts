@@ -34,6 +34,44 @@ export function Rule(name: string, problem: (value: unknown) => string | undefin
   );
 }
 
+/** What is wrong inside a field's value: `at` is the member at fault (`server_id`), when there is one. */
+export interface NestedProblem {
+  readonly at?: string;
+  readonly problem: string;
+}
+
+/** The dotted paths nested rules found at fault, by DTO instance and field: read by nestedField. */
+const nestedPaths = new WeakMap<object, Map<string, string>>();
+
+/**
+ * A constraint on an object's members that names the member at fault: its
+ * message starts with the dotted path (`account_fields.server_id must be a
+ * string ...`), and nestedField gives that path for the reply's `field`.
+ */
+export function NestedRule(name: string, problem: (value: unknown) => NestedProblem | undefined): PropertyDecorator {
+  return ValidateBy({
+    name,
+    validator: {
+      validate: (value) => problem(value) === undefined,
+      defaultMessage: (args) => {
+        const found = problem(args?.value);
+        const path = found?.at === undefined ? String(args?.property) : `${args?.property}.${found.at}`;
+        if (args && typeof args.object === 'object') {
+          const paths = nestedPaths.get(args.object) ?? new Map<string, string>();
+          paths.set(args.property, path);
+          nestedPaths.set(args.object, paths);
+        }
+        return `${path} ${found?.problem ?? 'is invalid'}`;
+      },
+    },
+  });
+}
+
+/** The dotted path a NestedRule found at fault in this field of a validated DTO, if it found one. */
+export function nestedField(dto: object, field: string): string | undefined {
+  return nestedPaths.get(dto)?.get(field);
+}
+
 export const IsIdentifier = () => Rule('isIdentifier', (value) => (isIdentifier(value) ? undefined : `must be a string of ${IDENTIFIER_RULE}`));
 
 /** Text a person could have typed: well-formed Unicode without control, format or private-use characters. */

@@ -1,6 +1,16 @@
-import { IsObject, ValidateBy } from 'class-validator';
-import { IsIdentifier, IsPrintableText, isPrintableText } from '../../infrastructure/http/field-rules';
+import { IsIdentifier, IsPrintableText, isPrintableText, NestedRule } from '../../infrastructure/http/field-rules';
 import { MAX_ACCOUNT_FIELD_VALUES } from '../../shared/limits';
+
+const ACCOUNT_FIELD_MAX = 128;
+
+/** An object of at most 32 strings; a wrong value is named by its own path, `account_fields.server_id`. */
+const IsAccountFields = () =>
+  NestedRule('isAccountFields', (value) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return { problem: 'must be an object of strings' };
+    if (Object.keys(value).length > MAX_ACCOUNT_FIELD_VALUES) return { problem: `must hold at most ${MAX_ACCOUNT_FIELD_VALUES} values` };
+    const wrong = Object.entries(value).find(([, v]) => !isPrintableText(v, ACCOUNT_FIELD_MAX));
+    return wrong && { at: wrong[0], problem: `must be a string of 1-${ACCOUNT_FIELD_MAX} printable characters` };
+  });
 
 export class SubmitOrderDto {
   @IsIdentifier()
@@ -12,17 +22,6 @@ export class SubmitOrderDto {
   @IsPrintableText(64)
   account_id!: string;
 
-  @IsObject({ message: 'account_fields must be an object of strings' })
-  @ValidateBy({
-    name: 'isAccountFields',
-    validator: {
-      validate: (value: unknown) =>
-        typeof value === 'object' &&
-        value !== null &&
-        Object.keys(value).length <= MAX_ACCOUNT_FIELD_VALUES &&
-        Object.values(value).every((v) => isPrintableText(v, 128)),
-      defaultMessage: () => `account_fields must hold at most ${MAX_ACCOUNT_FIELD_VALUES} values, each 1-128 printable characters`,
-    },
-  })
+  @IsAccountFields()
   account_fields!: Record<string, string>;
 }

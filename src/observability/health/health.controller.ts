@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Logger, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { AppConfig } from '../../config/config';
 import { failureEnvelope, successEnvelope } from '../../infrastructure/http/api-error';
-import { formatPosition } from '../../ledger/ports/event-store.port';
+import { comparePositions, formatPosition, GlobalPosition, START } from '../../ledger/ports/event-store.port';
 import { APP_CONFIG } from '../../infrastructure/infrastructure.tokens';
 import { ProjectionRunner } from '../../../projections/projection-runner';
 import { Readiness } from './readiness';
@@ -20,14 +20,17 @@ export class HealthController {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** The original summary: always 200 while the process serves, with this instance's projection positions. */
+  /**
+   * The summary: always 200 while the process serves, with this instance's
+   * projection positions; null for a projection that has processed no event yet.
+   */
   @Get()
   health() {
-    return {
+    return successEnvelope('OK', {
       status: 'ok',
       event_store: this.config.eventStore,
-      projections: Object.fromEntries(this.projections.projections.map((p) => [p.name, formatPosition(this.projections.position(p.name))])),
-    };
+      projections: Object.fromEntries(this.projections.projections.map((p) => [p.name, shownPosition(this.projections.position(p.name))])),
+    });
   }
 
   /** Liveness: the process runs and its event loop answers. Nothing else, so a database outage never gets it restarted. */
@@ -60,4 +63,9 @@ export class HealthController {
       .set('Retry-After', '5')
       .json({ ...failureEnvelope('NOT_READY', `Not ready: ${failed.join('; ')}`), checks: shown });
   }
+}
+
+/** A position for the reply: null before the first event, never the internal START marker. */
+function shownPosition(position: GlobalPosition): string | null {
+  return comparePositions(position, START) === 0 ? null : formatPosition(position);
 }

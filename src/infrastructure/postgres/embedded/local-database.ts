@@ -1,8 +1,9 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { PoolConfig } from 'pg';
 import { dataDirectory, embeddedPostgresPassword } from '../../../config/development-secrets';
-import { EXIT_CONFIG, StartupError } from '../../../shared/startup-error';
+import { EXIT_CONFIG, EXIT_UNAVAILABLE, StartupError } from '../../../shared/startup-error';
 import { describeConnection } from '../connection';
 import { startEmbeddedPostgres } from './embedded-postgres';
 
@@ -13,6 +14,16 @@ export interface DatabaseChoice {
   readonly database: PoolConfig;
   /** One line for the log: which database, and why. */
   readonly summary: string;
+  /** Stops the embedded server this choice started, if it started one. */
+  readonly stop?: () => Promise<void>;
+}
+
+export interface ChooseDatabaseOptions {
+  /**
+   * `start` (the service): start the embedded PostgreSQL, creating its cluster if needed.
+   * `existing` (the CLI): use the cluster `npm start` left in DATA_DIR, running or not, and never create one.
+   */
+  readonly embedded?: 'start' | 'existing';
 }
 
 /**
@@ -23,7 +34,12 @@ export interface DatabaseChoice {
  * PostgreSQL is started with its data in DATA_DIR/postgres, kept across
  * restarts and stopped when the service's process ends.
  */
-export async function chooseDatabase(configured: PoolConfig, production: boolean, env: NodeJS.ProcessEnv = process.env): Promise<DatabaseChoice> {
+export async function chooseDatabase(
+  configured: PoolConfig,
+  production: boolean,
+  env: NodeJS.ProcessEnv = process.env,
+  options: ChooseDatabaseOptions = {},
+): Promise<DatabaseChoice> {
   const { variables, target } = describeConnection(configured);
   const explicit = Boolean(env.DATABASE_URL) || PG_VARIABLES.some((name) => env[name]);
   if (explicit || production) return { database: configured, summary: `database: PostgreSQL at ${target} (from ${variables})` };
@@ -39,6 +55,7 @@ export async function chooseDatabase(configured: PoolConfig, production: boolean
 
   const dataDir = join(dataDirectory(env), 'postgres');
   const logFile = join(dataDirectory(env), 'postgres.log');
+  if (options.embedded === 'existing') return existingEmbedded(configured, env, dataDir, logFile, probe);
   const port = env.EMBEDDED_POSTGRES_PORT ? Number(env.EMBEDDED_POSTGRES_PORT) : 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new StartupError(`EMBEDDED_POSTGRES_PORT must be an integer port from 1 to 65535 (got ${JSON.stringify(env.EMBEDDED_POSTGRES_PORT)})`, EXIT_CONFIG);
@@ -54,6 +71,65 @@ export async function chooseDatabase(configured: PoolConfig, production: boolean
       `data in ${dataDir}, its log in ${logFile}; started because DATABASE_URL and PG* are not set and nothing answers on ${probe.host}:${probe.port}. ` +
       `It stops with the service.`,
   };
+}
+
+/**
+ * The embedded cluster `npm start` set up in DATA_DIR: the running server's
+ * port when the service has it up (postmaster.pid), else a server of its own
+ * on that cluster, stopped by `stop`. A tool never initialises a new cluster:
+ * an empty database would only tell it "no schema".
+ */
+async function existingEmbedded(
+  configured: PoolConfig,
+  env: NodeJS.ProcessEnv,
+  dataDir: string,
+  logFile: string,
+  probe: { host: string; port: number },
+): Promise<DatabaseChoice> {
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+    throw new StartupError(
+      `no database: DATABASE_URL and PG* are not set, nothing answers on ${probe.host}:${probe.port}, and ${dataDir} holds no embedded PostgreSQL ` +
+        '(`npm start` sets one up on its first start): set DATABASE_URL, or start the service once',
+      EXIT_UNAVAILABLE,
+    );
+  }
+  const password = await embeddedPostgresPassword(env);
+  const database = configured.database ?? 'topup';
+  const running = runningPort(dataDir);
+  if (running !== undefined) {
+    const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${running}/${encodeURIComponent(database)}`;
+    return {
+      database: { connectionString: url },
+      summary: `database: the embedded PostgreSQL of ${dataDir}, running on 127.0.0.1:${running}, database "${database}", user "postgres" (DATABASE_URL and PG* are not set)`,
+    };
+  }
+  const server = await startEmbeddedPostgres({ dataDir, password, logFile }).catch((error: Error) => {
+    throw new StartupError(`embedded PostgreSQL: ${error.message}`, EXIT_UNAVAILABLE);
+  });
+  return {
+    database: { connectionString: server.url(database) },
+    summary: `database: the embedded PostgreSQL of ${dataDir}, started on 127.0.0.1:${server.port} until this command ends, database "${database}", user "postgres" (DATABASE_URL and PG* are not set)`,
+    stop: () => server.stop(),
+  };
+}
+
+/** The port in postmaster.pid (its fourth line) while the server that wrote it is alive. */
+function runningPort(dataDir: string): number | undefined {
+  let lines: string[];
+  try {
+    lines = readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n');
+  } catch {
+    return undefined;
+  }
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || port <= 0) return undefined;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
+  }
+  return port;
 }
 
 export function parseAddress(raw: string): { host: string; port: number } {
