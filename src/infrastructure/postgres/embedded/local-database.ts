@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { PoolConfig } from 'pg';
@@ -44,7 +45,8 @@ export async function chooseDatabase(configured: PoolConfig, production: boolean
     throw new StartupError(`EMBEDDED_POSTGRES_PORT must be an integer port from 1 to 65535 (got ${JSON.stringify(env.EMBEDDED_POSTGRES_PORT)})`, EXIT_CONFIG);
   }
   const password = await embeddedPostgresPassword(env);
-  const server = await startEmbeddedPostgres({ dataDir, port, password, logFile }).catch((error: Error) => {
+  const logger = new Logger('Database');
+  const server = await startEmbeddedPostgres({ dataDir, port, password, logFile, onNote: (line) => logger.warn(line) }).catch((error: Error) => {
     throw new StartupError(`embedded PostgreSQL: ${error.message}`);
   });
   return {
