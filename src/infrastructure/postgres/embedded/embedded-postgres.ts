@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parentOf } from '../../process/launcher-watch';
+import { placesForPostgres } from './reachable-by-postgres';
 
 export interface EmbeddedPostgresOptions {
   /** The cluster's data directory: created and initialised on first use, reused as it is afterwards. */
@@ -52,25 +53,37 @@ const SERVER_SCRIPT = join(__dirname, SERVER_SCRIPT_NAME);
  * when this process exits and its stdin closes.
  *
  * Run as root, Postgres runs as the `postgres` user (created if missing),
- * which must be able to reach dataDir: every directory above it needs o+x.
+ * which must be able to reach dataDir and the binaries: what it cannot reach
+ * is kept where it can (reachable-by-postgres.ts), and the returned dataDir
+ * says where the data is.
  */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
-  const dataDir = resolve(options.dataDir);
+  let dataDir = resolve(options.dataDir);
   const port = options.port || (await freeLoopbackPort());
   const password = options.password ?? randomBytes(18).toString('base64url');
   const asRoot = process.getuid?.() === 0;
+  const note = options.onNote ?? (() => undefined);
   await mkdir(dirname(dataDir), { recursive: true });
-  // The postgres user must pass through the parent; initdb creates dataDir itself with 0700.
-  if (asRoot) await chmod(dirname(dataDir), 0o711);
-  await previousServerGone(dataDir, options.onNote ?? (() => undefined));
+  let binaries: string | undefined;
+  if (asRoot) {
+    // The postgres user must pass through the parent; initdb creates dataDir itself with 0700.
+    await chmod(dirname(dataDir), 0o711);
+    const places = placesForPostgres(dataDir);
+    places.notes.forEach(note);
+    ({ dataDir, binaries } = places);
+  }
+  await previousServerGone(dataDir, note);
 
   const child = spawn(process.execPath, [SERVER_SCRIPT, dataDir, String(port), ...Object.entries(options.settings ?? {}).map(([k, v]) => `${k}=${v}`)], {
     env: {
       ...process.env,
       EMBEDDED_POSTGRES_PASSWORD: password,
-      EMBEDDED_POSTGRES_LOG: options.logFile ?? '',
+      EMBEDDED_POSTGRES_LOG: options.logFile ? resolve(options.logFile) : '',
       EMBEDDED_POSTGRES_AUTH: options.trustLocalConnections ? 'trust' : '',
+      EMBEDDED_POSTGRES_BINARIES: binaries ?? '',
     },
+    // Run as root, initdb and Postgres (as the postgres user) start in this directory: one they can enter.
+    cwd: asRoot ? '/' : undefined,
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,
   });
@@ -92,7 +105,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     } catch (error) {
       child.kill('SIGKILL');
       const hint = asRoot
-        ? `\nRunning as root, Postgres runs as the user "postgres", which must be able to reach ${dataDir} (every directory above it needs o+x).`
+        ? `\nRunning as root, Postgres runs as the user "postgres", which must be able to reach ${dataDir} and the binaries${binaries ? ` in ${binaries}` : ''}.`
         : '';
       const logged = log.trim() || (options.logFile ? `see ${options.logFile}` : '');
       throw new Error(`${(error as Error).message} (data in ${dataDir}, port ${port}):\n${logged}${hint}`, { cause: error });

@@ -53,7 +53,7 @@ export async function chooseDatabase(configured: PoolConfig, production: boolean
     database: { connectionString: server.url(configured.database ?? 'topup') },
     summary:
       `database: embedded PostgreSQL on 127.0.0.1:${server.port} (user postgres, password in ${join(dataDirectory(env), 'development-secrets.json')}), ` +
-      `data in ${dataDir}, its log in ${logFile}; started because DATABASE_URL and PG* are not set and nothing answers on ${probe.host}:${probe.port}. ` +
+      `data in ${server.dataDir}, its log in ${logFile}; started because DATABASE_URL and PG* are not set and nothing answers on ${probe.host}:${probe.port}. ` +
       `It stops with the service.`,
   };
 }
