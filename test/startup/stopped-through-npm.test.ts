@@ -82,6 +82,22 @@ describeOnLinux('the service stopped through npm, and what a killed one leaves',
     ).toBe(false);
   });
 
+  it('a start right after the service was killed with SIGKILL finds the data directory free at once: the helper stops PostgreSQL', async () => {
+    const first = await spawnServiceWithOnly(env);
+    started.push(first.process);
+    const postmaster = postmasterPid();
+    await first.kill('SIGKILL');
+
+    const startedAt = Date.now();
+    const second = await spawnServiceWithOnly(env);
+    started.push(second.process);
+    expect(Date.now() - startedAt).toBeLessThan(25_000);
+    expect(alive(postmaster)).toBe(false);
+    expect(second.output()).not.toContain('still runs in');
+    expect(await status(`${second.url}/health/ready`)).toBe(200);
+    await second.kill('SIGTERM');
+  });
+
   it('a start after the service and its helper were killed with SIGKILL stops the PostgreSQL they left and starts at once', async () => {
     const first = await spawnServiceWithOnly(env);
     started.push(first.process);
