@@ -114,7 +114,7 @@ describeOnLinux('the service stopped through npm, and what a killed one leaves',
     started.push(second.process);
     // Well before the 30 s a server that is still stopping is given.
     expect(Date.now() - startedAt).toBeLessThan(25_000);
-    expect(second.output()).toContain(`PostgreSQL (pid ${postmaster}) was left running in ${join(dataDir, 'postgres')} by a service that is gone`);
+    expect(second.output()).toContain(`PostgreSQL (pid ${postmaster}) runs in ${join(dataDir, 'postgres')} with no service behind it`);
     expect(alive(postmaster)).toBe(false);
     expect(await status(`${second.url}/health/ready`)).toBe(200);
     await second.kill('SIGTERM');

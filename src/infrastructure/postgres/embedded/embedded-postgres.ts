@@ -159,7 +159,7 @@ async function previousServerGone(dataDir: string, note: (line: string) => void,
     if (!isAlive(pid)) return; // a stale lock: Postgres itself removes it
     const owner = ownerOf(pid, dataDir);
     if (owner.kind === 'orphan') {
-      note(`PostgreSQL (pid ${pid}) was left running in ${dataDir} by a service that is gone (${owner.why}): stopping it to start afresh`);
+      note(`PostgreSQL (pid ${pid}) runs in ${dataDir} with no service behind it (${owner.why}): stopping it to start afresh`);
       await stopOrphan(pid);
       note(`PostgreSQL (pid ${pid}) stopped; starting the embedded PostgreSQL in ${dataDir} again`);
       return;
@@ -180,7 +180,7 @@ function ownerOf(pid: number, dataDir: string): Owner {
   if (command === undefined || !command.includes(dataDir)) return { kind: 'unknown' };
   const helper = parentOf(pid);
   if (helper === undefined) return { kind: 'unknown' };
-  if (!commandLine(helper)?.includes(SERVER_SCRIPT_NAME)) return { kind: 'orphan', why: `its helper process is gone; its parent is now pid ${helper}` };
+  if (!commandLine(helper)?.includes(SERVER_SCRIPT_NAME)) return { kind: 'orphan', why: `its parent, pid ${helper}, is not the helper a service starts` };
   const service = parentOf(helper);
   return service === undefined ? { kind: 'unknown' } : { kind: 'service', servicePid: service, command: commandLine(service) ?? '?' };
 }
@@ -208,7 +208,7 @@ async function stopOrphan(pid: number): Promise<void> {
       if (!isAlive(pid)) return;
     }
   }
-  throw new Error(`PostgreSQL (pid ${pid}) left running by a service that is gone did not stop on SIGINT and SIGQUIT`);
+  throw new Error(`PostgreSQL (pid ${pid}), with no service behind it, did not stop on SIGINT and SIGQUIT`);
 }
 
 function isAlive(pid: number): boolean {
