@@ -10,6 +10,7 @@ import { AppLogger } from './infrastructure/logging/app-logger';
 import { logLines } from './infrastructure/logging/log-lines';
 import { Metrics } from './infrastructure/metrics/metrics';
 import { chooseDatabase } from './infrastructure/postgres/embedded/local-database';
+import { watchLauncher } from './infrastructure/process/launcher-watch';
 import { listeningAddress } from './observability';
 import { StartupError } from './shared/startup-error';
 import { checkBeforeStart } from './startup-checks';
@@ -52,6 +53,11 @@ async function main() {
   Logger.overrideLogger(new AppLogger(loaded.config.logFormat));
   const logger = new Logger('Main');
   for (const warning of loaded.warnings) logger.warn(warning);
+  // Stopped through npm's pid, the service must not live on as an orphan: it stops as on SIGTERM.
+  watchLauncher((why) => {
+    logger.warn(`${why}: stopping`);
+    process.kill(process.pid, 'SIGTERM');
+  });
   const refuse = (error: unknown): never => {
     if (!(error instanceof StartupError)) throw error;
     logger.error(error.message);

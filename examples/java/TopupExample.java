@@ -1,5 +1,5 @@
 // A Java merchant of the top-up service, JDK 17 only: run it with
-//   java TopupExample.java
+//   java examples/java/TopupExample.java   (from the repository's root, as examples/README.md)
 // Signs a request, submits an order, polls it until it is final, and receives
 // and verifies the callback the service sends for it. Signing rules:
 // docs/signing.md. A real application would use its JSON library (Jackson,
@@ -9,6 +9,7 @@
 //   TOPUP_CALLBACK_URL   your callback URL as the service has it; this program listens on its port
 //   TOPUP_SKU_ID (default demo-gems-100), TOPUP_ACCOUNT_ID (default 12345678),
 //   TOPUP_SERVER_ID (default 2001: the SKU's required account field)
+//   TOPUP_WAIT_SECONDS (how long to wait for the order to be final, default 60)
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -22,7 +23,10 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -105,7 +109,44 @@ public class TopupExample {
     return m.find() ? m.group(1) : null;
   }
 
+  /** What is missing or malformed in the environment, one line each. */
+  static List<String> environmentProblems(Map<String, String> env) {
+    Map<String, String> required = new LinkedHashMap<>();
+    required.put("TOPUP_BASE_URL", "the service, e.g. http://127.0.0.1:8080");
+    required.put("TOPUP_API_KEY", "your API key (npm run demo prints one)");
+    required.put("TOPUP_APP_SECRET", "your app secret (npm run demo prints one)");
+    required.put("TOPUP_CALLBACK_URL", "the callback URL the service has for you, e.g. http://127.0.0.1:3000/topup/callback");
+    List<String> problems = new ArrayList<>();
+    required.forEach((name, what) -> {
+      if (env.getOrDefault(name, "").isEmpty()) problems.add("missing " + name + ": " + what);
+    });
+    String base = env.getOrDefault("TOPUP_BASE_URL", "");
+    if (!base.isEmpty() && !base.matches("https?://.+")) problems.add("TOPUP_BASE_URL must start with http:// or https:// (got " + base + ")");
+    String callback = env.getOrDefault("TOPUP_CALLBACK_URL", "");
+    if (!callback.isEmpty()) {
+      URI uri = null;
+      try {
+        uri = URI.create(callback);
+      } catch (IllegalArgumentException e) {
+        // reported below
+      }
+      if (uri == null || !"http".equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 0) {
+        problems.add("TOPUP_CALLBACK_URL must be http://host:port/path, with the port to listen on (got " + callback + ")");
+      }
+    }
+    String wait = env.getOrDefault("TOPUP_WAIT_SECONDS", "60");
+    if (!wait.matches("[0-9]{1,6}")) problems.add("TOPUP_WAIT_SECONDS must be a whole number of seconds (got " + wait + ")");
+    return problems;
+  }
+
   public static void main(String[] args) throws Exception {
+    List<String> problems = environmentProblems(System.getenv());
+    if (!problems.isEmpty()) {
+      problems.forEach(System.err::println);
+      System.err.println("see examples/README.md");
+      System.exit(2);
+    }
+    long waitSeconds = Long.parseLong(System.getenv().getOrDefault("TOPUP_WAIT_SECONDS", "60"));
     String baseUrl = System.getenv("TOPUP_BASE_URL").replaceAll("/$", "");
     String apiKey = System.getenv("TOPUP_API_KEY");
     String appSecret = System.getenv("TOPUP_APP_SECRET");
@@ -114,7 +155,14 @@ public class TopupExample {
 
     Map<String, String> callbacks = new ConcurrentHashMap<>(); // order_no -> status
     CountDownLatch arrived = new CountDownLatch(1);
-    HttpServer server = HttpServer.create(new InetSocketAddress(callbackUrl.getHost(), callbackUrl.getPort()), 0);
+    HttpServer server;
+    try {
+      server = HttpServer.create(new InetSocketAddress(callbackUrl.getHost(), callbackUrl.getPort()), 0);
+    } catch (IOException e) {
+      System.err.println("cannot listen for callbacks on " + callbackUrl.getHost() + ":" + callbackUrl.getPort() + " (TOPUP_CALLBACK_URL): " + e.getMessage());
+      System.exit(1);
+      return;
+    }
     server.createContext(callbackPath, exchange -> {
       try (exchange) {
         byte[] rawBody = exchange.getRequestBody().readAllBytes(); // the bytes as received
@@ -144,7 +192,14 @@ public class TopupExample {
     String order = String.format(
         "{\"out_trade_no\":\"%s\",\"sku_id\":\"%s\",\"account_id\":\"%s\",\"account_fields\":{\"server_id\":\"%s\"}}",
         outTradeNo, sku, account, serverId);
-    HttpResponse<String> submitted = call(baseUrl, apiKey, appSecret, "/api/v2/topup/submit", order);
+    HttpResponse<String> submitted;
+    try {
+      submitted = call(baseUrl, apiKey, appSecret, "/api/v2/topup/submit", order);
+    } catch (IOException e) {
+      System.err.println("cannot reach the service at " + baseUrl + " (" + (e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName()) + "): is it running, and is TOPUP_BASE_URL right?");
+      System.exit(1);
+      return;
+    }
     System.out.println("submit: " + submitted.statusCode() + " " + field(submitted.body(), "code"));
     String orderNo = field(submitted.body(), "order_no");
     if (!submitted.body().contains("\"success\":true") || orderNo == null) {
@@ -152,15 +207,26 @@ public class TopupExample {
       System.exit(1);
     }
 
+    System.out.println("waiting: up to " + waitSeconds + " s for " + orderNo + " to be final (success or failed), asking every 0.5 s");
     String state = null;
-    for (long deadline = System.currentTimeMillis() + 60_000; System.currentTimeMillis() < deadline; Thread.sleep(500)) {
+    long started = System.currentTimeMillis();
+    for (long nextNote = started + 10_000; ; Thread.sleep(500)) {
       HttpResponse<String> queried = call(baseUrl, apiKey, appSecret, "/api/v2/topup/query", "{\"order_no\":\"" + orderNo + "\"}");
       state = queried.body().contains("\"success\":true") ? field(queried.body(), "status") : null;
-      if ("success".equals(state) || "failed".equals(state)) break;
+      if ("success".equals(state) || "failed".equals(state) || System.currentTimeMillis() - started >= waitSeconds * 1000) break;
+      if (System.currentTimeMillis() >= nextNote) {
+        System.out.println("waiting: " + orderNo + " still " + state + " after " + (System.currentTimeMillis() - started) / 1000 + " s");
+        nextNote += 10_000;
+      }
     }
     System.out.println("query: " + orderNo + " " + state);
-    if (!"success".equals(state) && !"failed".equals(state)) System.exit(1);
+    if (!"success".equals(state) && !"failed".equals(state)) {
+      System.err.println("gave up: " + orderNo + " still " + state + " after " + waitSeconds
+          + " s (an account ending in 999 is never answered upstream: reconciliation staff settle it)");
+      System.exit(1);
+    }
 
+    System.out.println("waiting: up to 30 s for the callback for " + orderNo + " at " + callbackUrl);
     if (!arrived.await(30, TimeUnit.SECONDS) || !callbacks.containsKey(orderNo)) {
       System.err.println("no callback for " + orderNo + " within 30 s");
       System.exit(1);

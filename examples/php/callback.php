@@ -1,7 +1,7 @@
 <?php
 // A PHP merchant's callback endpoint: verifies the service's signature before
 // believing anything, then acknowledges with `success`. Run it under any web
-// server; to try it: php -S 127.0.0.1:3000 callback.php
+// server; to try it: php -S 127.0.0.1:3000 examples/php/callback.php
 //
 //   TOPUP_APP_SECRET     your app secret (callbacks are signed with it)
 //   TOPUP_CALLBACK_URL   the callback URL the service has for you: its path is signed
@@ -10,6 +10,13 @@
 declare(strict_types=1);
 require __DIR__ . '/topup.php';
 
+$missing = topup_missing_variables(['TOPUP_APP_SECRET', 'TOPUP_CALLBACK_URL']);
+if ($missing !== []) {
+    // Without them no callback can be checked: refuse each, and say why in the server's log.
+    file_put_contents('php://stderr', implode("\n", $missing) . "\nsee examples/README.md\n");
+    http_response_code(500);
+    exit;
+}
 if ($_SERVER['REQUEST_METHOD'] !== 'POST') {
     http_response_code(405);
     exit;

@@ -37,9 +37,9 @@ function topup_call(string $baseUrl, string $apiKey, string $appSecret, string $
         'timeout' => 10,
         'ignore_errors' => true, // read the body of a 4xx/5xx too
     ]]);
-    $reply = file_get_contents(rtrim($baseUrl, '/') . $path, false, $context);
+    $reply = @file_get_contents(rtrim($baseUrl, '/') . $path, false, $context);
     if ($reply === false) {
-        throw new RuntimeException("no reply from {$baseUrl}{$path}");
+        throw new RuntimeException("no reply from {$baseUrl}{$path}: " . (error_get_last()['message'] ?? 'unknown error'));
     }
     preg_match('{^HTTP/\S+ (\d{3})}', $http_response_header[0] ?? '', $status);
     return [(int) ($status[1] ?? 0), json_decode($reply, true) ?? []];
@@ -94,4 +94,24 @@ function topup_file_nonce_memory(string $file): callable
         fclose($handle);
         return $known;
     };
+}
+
+/** What the examples read from the environment, and what each is. */
+const TOPUP_VARIABLES = [
+    'TOPUP_BASE_URL' => 'the service, e.g. http://127.0.0.1:8080',
+    'TOPUP_API_KEY' => 'your API key (npm run demo prints one)',
+    'TOPUP_APP_SECRET' => 'your app secret (npm run demo prints one)',
+    'TOPUP_CALLBACK_URL' => 'the callback URL the service has for you, e.g. http://127.0.0.1:3000/topup/callback',
+];
+
+/** One line for each of these variables that is unset or empty. */
+function topup_missing_variables(array $names): array
+{
+    $missing = [];
+    foreach ($names as $name) {
+        if ((string) getenv($name) === '') {
+            $missing[] = "missing {$name}: " . TOPUP_VARIABLES[$name];
+        }
+    }
+    return $missing;
 }

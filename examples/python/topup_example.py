@@ -16,6 +16,7 @@ Environment:
   TOPUP_SKU_ID       default demo-gems-100 (npm run demo creates it)
   TOPUP_ACCOUNT_ID   default 12345678 (the simulator delivers it)
   TOPUP_ACCOUNT_FIELDS  JSON object, default {"server_id":"2001"}
+  TOPUP_WAIT_SECONDS how long to wait for the order to be final, default 60
 """
 import hashlib
 import hmac
@@ -98,12 +99,52 @@ def verify_callback(app_secret: str, path: str, headers, raw_body: bytes, nonces
     return None
 
 
+REQUIRED = {
+    "TOPUP_BASE_URL": "the service, e.g. http://127.0.0.1:8080",
+    "TOPUP_API_KEY": "your API key (npm run demo prints one)",
+    "TOPUP_APP_SECRET": "your app secret (npm run demo prints one)",
+    "TOPUP_CALLBACK_URL": "the callback URL the service has for you, e.g. http://127.0.0.1:3000/topup/callback",
+}
+
+
+def environment_problems() -> list:
+    """What is missing or malformed in the environment, one line each."""
+    problems = [f"missing {name}: {what}" for name, what in REQUIRED.items() if not os.environ.get(name)]
+    base_url = os.environ.get("TOPUP_BASE_URL")
+    if base_url and not base_url.startswith(("http://", "https://")):
+        problems.append(f"TOPUP_BASE_URL must start with http:// or https:// (got {base_url})")
+    callback = os.environ.get("TOPUP_CALLBACK_URL")
+    if callback:
+        parts = urlsplit(callback)
+        try:
+            port = parts.port
+        except ValueError:
+            port = None
+        if parts.scheme != "http" or not parts.hostname or port is None:
+            problems.append(f"TOPUP_CALLBACK_URL must be http://host:port/path, with the port to listen on (got {callback})")
+    try:
+        if not isinstance(json.loads(os.environ.get("TOPUP_ACCOUNT_FIELDS", "{}")), dict):
+            raise ValueError
+    except ValueError:
+        problems.append("TOPUP_ACCOUNT_FIELDS must be a JSON object, e.g. {\"server_id\":\"2001\"}")
+    if not os.environ.get("TOPUP_WAIT_SECONDS", "60").isdigit():
+        problems.append(f"TOPUP_WAIT_SECONDS must be a whole number of seconds (got {os.environ['TOPUP_WAIT_SECONDS']})")
+    return problems
+
+
 def main() -> int:
+    problems = environment_problems()
+    if problems:
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        print("see examples/README.md", file=sys.stderr)
+        return 2
     base_url = os.environ["TOPUP_BASE_URL"].rstrip("/")
     api_key = os.environ["TOPUP_API_KEY"]
     app_secret = os.environ["TOPUP_APP_SECRET"]
     callback_url = urlsplit(os.environ["TOPUP_CALLBACK_URL"])
     callback_path = callback_url.path  # sign over the path you configured, not what a proxy may pass on
+    wait_seconds = int(os.environ.get("TOPUP_WAIT_SECONDS", "60"))
 
     callbacks = []
     arrived = threading.Event()
@@ -128,7 +169,11 @@ def main() -> int:
         def log_message(self, *args):
             pass
 
-    server = HTTPServer((callback_url.hostname, callback_url.port), CallbackHandler)
+    try:
+        server = HTTPServer((callback_url.hostname, callback_url.port), CallbackHandler)
+    except OSError as error:
+        print(f"cannot listen for callbacks on {callback_url.hostname}:{callback_url.port} (TOPUP_CALLBACK_URL): {error.strerror}", file=sys.stderr)
+        return 1
     threading.Thread(target=server.serve_forever, daemon=True).start()
 
     out_trade_no = f"py-{secrets.token_hex(6)}"
@@ -138,26 +183,41 @@ def main() -> int:
         "account_id": os.environ.get("TOPUP_ACCOUNT_ID", "12345678"),
         "account_fields": json.loads(os.environ.get("TOPUP_ACCOUNT_FIELDS", '{"server_id":"2001"}')),
     }
-    status, reply = call(base_url, api_key, app_secret, "/api/v2/topup/submit", order)
+    try:
+        status, reply = call(base_url, api_key, app_secret, "/api/v2/topup/submit", order)
+    except urllib.error.URLError as error:
+        print(f"cannot reach the service at {base_url} ({error.reason}): is it running, and is TOPUP_BASE_URL right?", file=sys.stderr)
+        return 1
     print(f"submit: {status} {reply.get('code')}", flush=True)
     if not reply.get("success"):
         print(json.dumps(reply), file=sys.stderr)
         return 1
     order_no = reply["data"]["order_no"]
 
-    deadline = time.time() + 60
+    print(f"waiting: up to {wait_seconds} s for {order_no} to be final (success or failed), asking every 0.5 s", flush=True)
+    started = time.time()
+    next_note = started + 10
     while True:
         status, reply = call(base_url, api_key, app_secret, "/api/v2/topup/query", {"order_no": order_no})
         state = reply.get("data", {}).get("status") if reply.get("success") else None
-        if state in ("success", "failed") or time.time() > deadline:
+        if state in ("success", "failed") or time.time() - started >= wait_seconds:
             break
+        if time.time() >= next_note:
+            print(f"waiting: {order_no} still {state} after {int(time.time() - started)} s", flush=True)
+            next_note += 10
         time.sleep(0.5)
     print(f"query: {order_no} {state}", flush=True)
     if state not in ("success", "failed"):
+        print(
+            f"gave up: {order_no} still {state} after {wait_seconds} s "
+            "(an account ending in 999 is never answered upstream: reconciliation staff settle it)",
+            file=sys.stderr,
+        )
         return 1
 
+    print(f"waiting: up to 30 s for the callback for {order_no} at {callback_url.geturl()}", flush=True)
     if not arrived.wait(30):
-        print("no callback within 30 s", file=sys.stderr)
+        print(f"no callback for {order_no} within 30 s", file=sys.stderr)
         return 1
     callback = next((c for c in callbacks if c.get("order_no") == order_no), None)
     if callback is None:

@@ -8,7 +8,8 @@ import { createTestDatabase, TestDatabase } from '../support/test-database';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { detectToolchains } = require('./toolchains') as { detectToolchains(): { language: string; version?: string; missing?: string }[] };
 
-const EXAMPLES = resolve(__dirname, '../../examples');
+// The commands run from the repository's root, as examples/README.md gives them.
+const ROOT = resolve(__dirname, '../..');
 
 interface Example {
   language: string;
@@ -16,13 +17,23 @@ interface Example {
   command: string[];
   /** A callback receiver of its own (PHP's built-in web server), when the program does not listen itself. */
   receiver?: (port: number) => string[];
+  /** A variable the program cannot do without. */
+  required: string;
 }
 
 const EXAMPLES_BY_LANGUAGE: Example[] = [
-  { language: 'Python', command: ['python3', 'python/topup_example.py'] },
-  { language: 'PHP', command: ['php', 'php/example.php'], receiver: (port) => ['php', '-S', `127.0.0.1:${port}`, 'php/callback.php'] },
-  { language: 'Java', command: ['java', 'java/TopupExample.java'] },
+  { language: 'Python', command: ['python3', 'examples/python/topup_example.py'], required: 'TOPUP_CALLBACK_URL' },
+  {
+    language: 'PHP',
+    command: ['php', 'examples/php/example.php'],
+    receiver: (port) => ['php', '-S', `127.0.0.1:${port}`, 'examples/php/callback.php'],
+    required: 'TOPUP_API_KEY',
+  },
+  { language: 'Java', command: ['java', 'examples/java/TopupExample.java'], required: 'TOPUP_CALLBACK_URL' },
 ];
+
+/** What a program that says what is wrong does not show instead. */
+const RAW_FAILURE = /Traceback|KeyError|Exception in thread|NullPointerException|Fatal error|PHP Warning|Uncaught/;
 
 const toolchains = new Map(detectToolchains().map((t) => [t.language, t]));
 
@@ -93,6 +104,45 @@ describe('merchant examples in other languages, against the service', () => {
         await receiver?.stop();
       }
     });
+
+    it(`${example.language}: names a missing ${example.required} and stops, without a stack trace`, async () => {
+      const env: NodeJS.ProcessEnv = {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        TOPUP_BASE_URL: service.url,
+        TOPUP_API_KEY: 'key',
+        TOPUP_APP_SECRET: 'secret',
+        TOPUP_CALLBACK_URL: `http://127.0.0.1:${await freePort()}/topup/callback`,
+      };
+      delete env[example.required];
+      const run = await start(example.command, env).done;
+      expect(run.code).toBe(2);
+      expect(run.output).toMatch(new RegExp(`^missing ${example.required}: .+$`, 'm'));
+      expect(run.output).toContain('see examples/README.md');
+      expect(run.output).not.toMatch(RAW_FAILURE);
+    });
+
+    it(`${example.language}: says what it waits for, for how long, and why it gave up on an order that stays processing`, async () => {
+      const callbackUrl = `http://127.0.0.1:${await freePort()}/topup/callback`;
+      const merchant = await provisionDemo(service.url, TEST_ENV.ADMIN_TOKEN, callbackUrl);
+      const env = {
+        ...process.env,
+        TOPUP_BASE_URL: service.url,
+        TOPUP_API_KEY: merchant.apiKey,
+        TOPUP_APP_SECRET: merchant.appSecret,
+        TOPUP_CALLBACK_URL: callbackUrl,
+        // A sandbox account whose upstream never answers.
+        TOPUP_ACCOUNT_ID: '12345999',
+        TOPUP_WAIT_SECONDS: '2',
+      };
+      const run = await start(example.command, env).done;
+      const orderNo = /^waiting: up to 2 s for (\S+) to be final \(success or failed\), asking every 0\.5 s$/m.exec(run.output)?.[1];
+      expect({ orderNo, output: run.output }).toEqual({ orderNo: expect.any(String), output: run.output });
+      expect(run.code).toBe(1);
+      expect(run.output).toMatch(new RegExp(`^query: ${orderNo} processing$`, 'm'));
+      expect(run.output).toMatch(new RegExp(`^gave up: ${orderNo} still processing after 2 s \\(an account ending in 999 .+\\)$`, 'm'));
+      expect(run.output).not.toMatch(RAW_FAILURE);
+    });
   }
 });
 
@@ -121,7 +171,7 @@ async function forgedCallback(callbackUrl: string, apiKey: string): Promise<numb
 
 function start(command: string[], env: NodeJS.ProcessEnv, timeoutMs = 90_000): { done: Promise<{ code: number | null; output: string }> } {
   const done = new Promise<{ code: number | null; output: string }>((resolvePromise, reject) => {
-    const child = spawn(command[0], command.slice(1), { cwd: EXAMPLES, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command[0], command.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));
@@ -139,7 +189,7 @@ function start(command: string[], env: NodeJS.ProcessEnv, timeoutMs = 90_000): {
 }
 
 async function startReceiver(command: string[], env: NodeJS.ProcessEnv, port: number) {
-  const child = spawn(command[0], command.slice(1), { cwd: EXAMPLES, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command[0], command.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (c) => (output += c));
   child.stderr.on('data', (c) => (output += c));

