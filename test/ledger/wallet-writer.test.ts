@@ -257,4 +257,35 @@ describe('WalletWriter: closed holds remembered for a while, the wallet read who
     expect(await walletAmounts(service.store, merchant)).toEqual([1_000_000n - 120n, 10n, 1_000_000n - 130n]);
     expect(await checkWalletChain(service.store, merchant)).toMatchObject({ intact: true });
   });
+
+  it('forgets at most once every 10 s: a hold old enough just after a forgetting pass is remembered until the next', async () => {
+    const merchant = await openWallet(service.commands, 1_000_000n);
+    const reads: bigint[] = [];
+    const start = Date.now();
+    let now = start;
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const writer = new WalletWriter(notingReads(service.store, walletStream(merchant), reads), { closedHoldsKeptMs: 60_000, nowMs: () => now });
+    const code = (o: { decision: { ok: boolean; refusal?: { code: string } } }) => (o.decision.ok ? 'ok' : o.decision.refusal!.code);
+    const freeze = (orderNo: string, at: number) => writer.execute(merchant, { type: 'FreezeFunds', orderNo, attempt: 1, amount: 10n, at: iso(at) });
+    const deduct = (orderNo: string, at: number) => writer.execute(merchant, { type: 'DeductFrozenFunds', orderNo, attempt: 1, at: iso(at) });
+    const order = async (orderNo: string, at: number) => [code(await freeze(orderNo, at)), code(await deduct(orderNo, at))];
+    const wholeReads = () => reads.filter((from) => from === 0n).length;
+
+    expect(await order('A', start)).toEqual(['ok', 'ok']);
+    expect(await order('D', start + 2_000)).toEqual(['ok', 'ok']);
+    // 61 s on: a pass forgets A (closed over a minute ago), not D.
+    now = start + 61_000;
+    expect(await order('B', now)).toEqual(['ok', 'ok']);
+    // 65 s on, D is over a minute old too, but the last pass was 4 s ago: D is still remembered, refused without a whole read.
+    now = start + 65_000;
+    expect(await order('E', now)).toEqual(['ok', 'ok']);
+    const before = wholeReads();
+    expect(code(await deduct('D', now))).toBe('ALREADY_DEDUCTED');
+    expect(wholeReads()).toBe(before);
+    // 72 s on, the next pass forgets D: the same refusal now needs the wallet read whole.
+    now = start + 72_000;
+    expect(await order('F', now)).toEqual(['ok', 'ok']);
+    expect(code(await deduct('D', now))).toBe('ALREADY_DEDUCTED');
+    expect(wholeReads()).toBe(before + 1);
+  });
 });
