@@ -473,7 +473,8 @@ inBrowser('the staff console without a mouse, and its accessibility', () => {
     await tabTo(page, 'the search button', (f) => f.form === 'order-search' && f.type === 'submit');
     await page.keyboard.press('Enter');
     await page.waitForSelector(`main table a[href="#/order/${orderNo}"]`);
-    expect(await page.locator('main tbody tr').count()).toBe(1);
+    // Counted until it settles: in one CI run the rows read 0 right after the link had been found.
+    await until('one order in the results', async () => (await page.locator('main tbody tr').count()) === 1);
     await tabTo(page, 'the order in the results', linkTo(`#/order/${orderNo}`));
     await page.keyboard.press('Enter');
     await page.waitForSelector('#resolve-form');
