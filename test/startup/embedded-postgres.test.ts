@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { provisionDemo } from '../../scripts/demo';
 import { MerchantClient } from '../../src/merchant-client';
 import { ChildService, freePort, spawnServiceWithOnly } from '../support/child-service';
+import { isAlive } from '../../src/infrastructure/postgres/embedded/embedded-postgres';
 
 /**
  * `npm start` on a machine with Node.js alone: no DATABASE_URL, no PG*, no
@@ -67,12 +68,12 @@ describe('zero-install start: the embedded PostgreSQL', () => {
 
   it('stops its PostgreSQL with the service', async () => {
     const pid = await postmasterPid(join(dataDir, 'postgres'));
-    expect(alive(pid)).toBe(true);
+    expect(isAlive(pid)).toBe(true);
     await service!.kill('SIGTERM');
     service = undefined;
     await postgresStopped(join(dataDir, 'postgres'));
-    for (const deadline = Date.now() + 10_000; alive(pid) && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 50));
-    expect(alive(pid)).toBe(false);
+    for (const deadline = Date.now() + 10_000; isAlive(pid) && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 50));
+    expect(isAlive(pid)).toBe(false);
   });
 
   it('the CLI, with the service stopped, starts the embedded PostgreSQL for its run and stops it afterwards', async () => {
@@ -126,15 +127,6 @@ function escape(text: string): string {
 
 async function postmasterPid(dataDir: string): Promise<number> {
   return Number((await readFile(join(dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** The server removes its postmaster.pid as the last step of a clean shutdown. */

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { parentOf } from '../../src/infrastructure/process/launcher-watch';
 import { freePort, spawnServiceWithOnly } from '../support/child-service';
 import { until } from '../support/until';
+import { isAlive } from '../../src/infrastructure/postgres/embedded/embedded-postgres';
 
 const ROOT = resolve(__dirname, '../..');
 // The processes' parents come from /proc.
@@ -69,12 +70,12 @@ describeOnLinux('the service stopped through npm, and what a killed one leaves',
     const postmaster = postmasterPid();
     npm.kill('SIGTERM');
 
-    const gone = await until(async () => !alive(service) && !(await listening(port)), Boolean, 10_000, 100);
+    const gone = await until(async () => !isAlive(service) && !(await listening(port)), Boolean, 10_000, 100);
     expect({ gone, output: gone ? '' : output }).toEqual({ gone: true, output: '' });
     expect(output).toContain('is gone: stopping');
     expect(
       await until(
-        async () => alive(postmaster),
+        async () => isAlive(postmaster),
         (a) => !a,
         10_000,
         100,
@@ -92,7 +93,7 @@ describeOnLinux('the service stopped through npm, and what a killed one leaves',
     const second = await spawnServiceWithOnly(env);
     started.push(second.process);
     expect(Date.now() - startedAt).toBeLessThan(25_000);
-    expect(alive(postmaster)).toBe(false);
+    expect(isAlive(postmaster)).toBe(false);
     expect(second.output()).not.toContain('still runs in');
     expect(await status(`${second.url}/health/ready`)).toBe(200);
     await second.kill('SIGTERM');
@@ -107,7 +108,7 @@ describeOnLinux('the service stopped through npm, and what a killed one leaves',
     process.kill(helper, 'SIGKILL');
     await first.kill('SIGKILL');
     // Nobody is left to stop the server: it still holds the data directory.
-    expect(alive(postmaster)).toBe(true);
+    expect(isAlive(postmaster)).toBe(true);
 
     const startedAt = Date.now();
     const second = await spawnServiceWithOnly(env);
@@ -115,7 +116,7 @@ describeOnLinux('the service stopped through npm, and what a killed one leaves',
     // Well before the 30 s a server that is still stopping is given.
     expect(Date.now() - startedAt).toBeLessThan(25_000);
     expect(second.output()).toContain(`PostgreSQL (pid ${postmaster}) runs in ${join(dataDir, 'postgres')} with no service behind it`);
-    expect(alive(postmaster)).toBe(false);
+    expect(isAlive(postmaster)).toBe(false);
     expect(await status(`${second.url}/health/ready`)).toBe(200);
     await second.kill('SIGTERM');
   });
@@ -163,15 +164,6 @@ function commandLine(pid: number): string {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
   } catch {
     return '';
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -150,13 +150,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
  */
 async function previousServerGone(dataDir: string, note: (line: string) => void, timeoutMs = 30_000): Promise<void> {
   for (const deadline = Date.now() + timeoutMs; ; await new Promise((r) => setTimeout(r, 200))) {
-    let pid: number;
-    try {
-      pid = Number((await readFile(join(dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
-    } catch {
-      return; // no lock file
-    }
-    if (!isAlive(pid)) return; // a stale lock: Postgres itself removes it
+    // No lock file, or a stale one (Postgres itself removes it).
+    const pid = runningPostmaster(dataDir)?.pid;
+    if (pid === undefined) return;
     const owner = ownerOf(pid, dataDir);
     if (owner.kind === 'orphan') {
       note(`PostgreSQL (pid ${pid}) runs in ${dataDir} with no service behind it (${owner.why}): stopping it to start afresh`);
@@ -211,7 +207,21 @@ async function stopOrphan(pid: number): Promise<void> {
   throw new Error(`PostgreSQL (pid ${pid}), with no service behind it, did not stop on SIGINT and SIGQUIT`);
 }
 
-function isAlive(pid: number): boolean {
+/** The server whose lock file (postmaster.pid) is in dataDir, while it is alive: its pid, and its port once it wrote it (the fourth line). */
+export function runningPostmaster(dataDir: string): { pid: number; port?: number } | undefined {
+  let lines: string[];
+  try {
+    lines = readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n');
+  } catch {
+    return undefined;
+  }
+  const pid = Number(lines[0]);
+  if (!isAlive(pid)) return undefined;
+  const port = Number(lines[3]);
+  return { pid, port: Number.isInteger(port) && port > 0 ? port : undefined };
+}
+
+export function isAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);

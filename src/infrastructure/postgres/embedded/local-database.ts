@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { placesForPostgres } from './reachable-by-postgres';
 import { join } from 'node:path';
@@ -7,7 +7,7 @@ import { PoolConfig } from 'pg';
 import { dataDirectory, embeddedPostgresPassword } from '../../../config/development-secrets';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, StartupError } from '../../../shared/startup-error';
 import { describeConnection } from '../connection';
-import { startEmbeddedPostgres } from './embedded-postgres';
+import { runningPostmaster, startEmbeddedPostgres } from './embedded-postgres';
 
 const PG_VARIABLES = ['PGHOST', 'PGPORT', 'PGUSER', 'PGPASSWORD', 'PGDATABASE'];
 export const DEFAULT_PROBE = '127.0.0.1:5432';
@@ -100,7 +100,7 @@ async function existingEmbedded(
   }
   const password = await embeddedPostgresPassword(env);
   const database = configured.database ?? 'topup';
-  const running = runningPort(dataKept);
+  const running = runningPostmaster(dataKept)?.port;
   if (running !== undefined) {
     const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${running}/${encodeURIComponent(database)}`;
     return {
@@ -116,25 +116,6 @@ async function existingEmbedded(
     summary: `database: the embedded PostgreSQL of ${dataDir}, started on 127.0.0.1:${server.port} until this command ends, database "${database}", user "postgres" (DATABASE_URL and PG* are not set)`,
     stop: () => server.stop(),
   };
-}
-
-/** The port in postmaster.pid (its fourth line) while the server that wrote it is alive. */
-function runningPort(dataDir: string): number | undefined {
-  let lines: string[];
-  try {
-    lines = readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n');
-  } catch {
-    return undefined;
-  }
-  const pid = Number(lines[0]);
-  const port = Number(lines[3]);
-  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || port <= 0) return undefined;
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
-  }
-  return port;
 }
 
 export function parseAddress(raw: string): { host: string; port: number } {
