@@ -30,9 +30,9 @@ export async function bootstrap(config: AppConfig) {
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   app.useGlobalFilters(new ApiExceptionFilter());
   app.getHttpAdapter().getInstance().disable('x-powered-by');
-  // Flat names and values (node:querystring), never nested objects: nothing reads req.query, as the back office
-  // reads its query strings itself (back-office/http/query-string.ts), and no route would want `a[b]=` as an object.
-  app.getHttpAdapter().getInstance().set('query parser', 'simple');
+  // No query parsing: nothing reads req.query. The back office reads its query strings itself, once
+  // (back-office/http/query-string.ts), and the merchant API refuses them.
+  app.getHttpAdapter().getInstance().set('query parser', false);
   await app.listen(config.port, config.host);
   return app;
 }

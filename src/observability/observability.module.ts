@@ -7,7 +7,7 @@ import { Readiness } from './health/readiness';
 import { EVENT_STORE, EventStore } from '../ledger/ports/event-store.port';
 import { APP_CONFIG, MIGRATIONS, PG_POOL } from '../infrastructure/infrastructure.tokens';
 import { Migration } from '../infrastructure/postgres/migrations';
-import { WaitingPool } from '../infrastructure/postgres/database-wait';
+import { withoutWaiting } from '../infrastructure/postgres/database-wait';
 import { METRICS, Metrics } from '../infrastructure/metrics/metrics';
 import { ProjectionRunner } from '../../projections/projection-runner';
 import { listeningAddress } from './listening-address';
@@ -69,7 +69,7 @@ class DatabaseSettingsCheck implements OnApplicationBootstrap {
         registerScrapeReadings(
           metrics,
           // A scrape during an outage counts a scrape error at once rather than waiting past its timeout.
-          pool instanceof WaitingPool ? pool.withoutWaiting() : pool,
+          withoutWaiting(pool),
           store,
           projections.projections.map((p) => p.name),
           intake,
@@ -91,7 +91,7 @@ class DatabaseSettingsCheck implements OnApplicationBootstrap {
       ) =>
         new Readiness(
           // A probe reports an outage; it does not sit it out (DATABASE_WAIT_MS).
-          pool instanceof WaitingPool ? pool.withoutWaiting() : pool,
+          withoutWaiting(pool),
           store,
           migrations,
           projections.projections.map((p) => p.name),

@@ -36,7 +36,7 @@ export class StaffAuthGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<StaffRequest>();
-    // Reads: waited through a failover like the route's own (DatabaseWaitInterceptor comes after guards).
+    // Reads: waited through a failover like the route's own (DatabaseWaitInterceptor runs after guards).
     const staff = await untilDatabaseAnswers(() => this.authenticate(request), { waitMs: this.config.databaseWaitMs });
     if (!staff) {
       throw new ApiError(401, 'UNAUTHORIZED', 'A valid staff bearer token is required', undefined, { 'WWW-Authenticate': 'Bearer' });

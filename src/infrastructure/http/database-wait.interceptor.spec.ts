@@ -1,6 +1,5 @@
 import { CallHandler, ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { Pool } from 'pg';
 import { defer, lastValueFrom } from 'rxjs';
 import { AppConfig } from '../../config/config';
 import { Metrics } from '../metrics/metrics';
@@ -15,16 +14,10 @@ class Routes {
 describe('DatabaseWaitInterceptor', () => {
   const dropped = () => Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
 
-  /** A handler that fails `failures` times, then answers; `probe` is what the database answers to the wait's `select 1`. */
-  function run(
-    method: string,
-    route: keyof Routes,
-    failures: number,
-    options: { waitMs?: number; headersSent?: boolean; probe?: () => Promise<unknown>; failure?: () => Error } = {},
-  ) {
+  /** A handler that fails `failures` times, then answers. */
+  function run(method: string, route: keyof Routes, failures: number, options: { waitMs?: number; headersSent?: boolean; failure?: () => Error } = {}) {
     const metrics = new Metrics();
-    const pool = { query: options.probe ?? (() => Promise.resolve({ rows: [] })) } as unknown as Pool;
-    const interceptor = new DatabaseWaitInterceptor(new DatabaseWait({ databaseWaitMs: options.waitMs ?? 2000 } as AppConfig, pool, metrics), new Reflector());
+    const interceptor = new DatabaseWaitInterceptor(new DatabaseWait({ databaseWaitMs: options.waitMs ?? 2000 } as AppConfig, metrics), new Reflector());
     const context = {
       getType: () => 'http',
       getHandler: () => Routes.prototype[route],
@@ -76,10 +69,21 @@ describe('DatabaseWaitInterceptor', () => {
     expect(off.calls()).toBe(1);
   });
 
-  it('gives the original failure back when the database does not answer within the wait', async () => {
-    const probeFailure = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
-    const r = run('GET', 'unmarked', 5, { waitMs: 300, probe: () => Promise.reject(probeFailure) });
+  it('gives the failure back when the database does not answer within the wait, having backed off between runs', async () => {
+    const started = Date.now();
+    const r = run('GET', 'unmarked', 1_000, { waitMs: 300 });
     await expect(r.answer).rejects.toMatchObject({ code: '57P01' });
-    expect(r.calls()).toBe(1);
+    // 50, 100 and 150 ms (what was left) between runs: a handful of runs, not a spin.
+    expect(r.calls()).toBeGreaterThanOrEqual(2);
+    expect(r.calls()).toBeLessThanOrEqual(5);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(280);
+    expect(await r.repeated()).toBe(r.calls() - 1);
+  });
+
+  it('backs off between runs during an EventStoreDB outage too, where Postgres answers at once', async () => {
+    const noLeader = () => Object.assign(new Error('14 UNAVAILABLE: no connection established'), { code: 14 });
+    const r = run('GET', 'unmarked', 1_000, { waitMs: 300, failure: noLeader });
+    await expect(r.answer).rejects.toThrow('UNAVAILABLE');
+    expect(r.calls()).toBeLessThanOrEqual(5);
   });
 });

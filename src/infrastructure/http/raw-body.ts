@@ -1,9 +1,6 @@
 import type { Request } from 'express';
 import { ApiError } from './api-error';
 
-/** The body once read: a request run again (DatabaseWaitInterceptor) gets the same bytes from a stream already consumed. */
-const READ_BODY = Symbol('read body');
-
 /**
  * The body exactly as received, at most `limit` bytes. Signatures are checked
  * over these bytes, never over a re-serialised body. Read with the stream's
@@ -11,8 +8,6 @@ const READ_BODY = Symbol('read body');
  * chunk, a few percent of a submit's CPU.
  */
 export function readRawBody(request: Request, limit: number): Promise<Buffer> {
-  const slots = request as unknown as Record<symbol, Buffer | undefined>;
-  if (slots[READ_BODY] !== undefined) return Promise.resolve(slots[READ_BODY]);
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
   if (request.destroyed) return Promise.reject(new ClientGoneError());
@@ -23,7 +18,7 @@ export function readRawBody(request: Request, limit: number): Promise<Buffer> {
     const settle = (error?: Error) => {
       request.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
       if (error) reject(error);
-      else resolve((slots[READ_BODY] = Buffer.concat(chunks, size)));
+      else resolve(Buffer.concat(chunks, size));
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;

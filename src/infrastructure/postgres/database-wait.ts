@@ -25,13 +25,15 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   );
 }
 
-export interface DatabaseWait {
+export interface WaitOptions {
   /** The longest wait after the first failure; 0 tries once. */
   waitMs: number;
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
   /** Told of each failure that is waited out, e.g. to count it. */
   onWait?: (error: unknown) => void;
+  /** Which failures are waited out; by default a Postgres outage (isDatabaseUnavailable). */
+  isOutage?: (error: unknown) => boolean;
 }
 
 const FIRST_DELAY_MS = 50;
@@ -46,7 +48,7 @@ const LONGEST_DELAY_MS = 1000;
  * revision, an admission's own token). A failure that is not an outage is
  * thrown at once.
  */
-export async function untilDatabaseAnswers<T>(work: () => Promise<T>, wait: DatabaseWait): Promise<T> {
+export async function untilDatabaseAnswers<T>(work: () => Promise<T>, wait: WaitOptions): Promise<T> {
   const now = wait.now ?? Date.now;
   const sleep = wait.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   let giveUpAt: number | undefined;
@@ -54,7 +56,7 @@ export async function untilDatabaseAnswers<T>(work: () => Promise<T>, wait: Data
     try {
       return await work();
     } catch (error) {
-      if (!isDatabaseUnavailable(error)) throw error;
+      if (!(wait.isOutage ?? isDatabaseUnavailable)(error)) throw error;
       giveUpAt ??= now() + wait.waitMs;
       const left = giveUpAt - now();
       if (left <= 0) throw error;
@@ -74,7 +76,7 @@ export async function untilDatabaseAnswers<T>(work: () => Promise<T>, wait: Data
 export class WaitingPool extends Pool {
   constructor(
     config: PoolConfig,
-    private readonly wait: Pick<DatabaseWait, 'waitMs' | 'onWait'>,
+    private readonly wait: Pick<WaitOptions, 'waitMs' | 'onWait'>,
   ) {
     super(config);
   }
@@ -102,4 +104,9 @@ export class WaitingPool extends Pool {
       (error: Error) => callback(error, undefined, () => undefined),
     );
   }
+}
+
+/** The pool as a caller sees it that must report an outage at once rather than wait it out (a probe, a scrape). */
+export function withoutWaiting(pool: Pool): Pool {
+  return pool instanceof WaitingPool ? pool.withoutWaiting() : pool;
 }

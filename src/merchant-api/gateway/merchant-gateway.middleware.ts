@@ -140,7 +140,7 @@ export class MerchantGatewayMiddleware implements NestMiddleware {
 
   private async identify(apiKey: string, { fresh = false } = {}): Promise<MerchantCredentials> {
     const lookUp = () => (fresh ? this.directory.reload(apiKey) : this.directory.byApiKey(apiKey));
-    // A read: waited through a failover like any other (DatabaseWaitInterceptor comes after this middleware).
+    // A read: waited through a failover, as the controllers wait for their own work (DatabaseWait).
     const merchant = apiKey.length <= 128 ? await untilDatabaseAnswers(lookUp, { waitMs: this.config.databaseWaitMs }) : undefined;
     if (!merchant) throw unauthorized('INVALID_API_KEY', 'Unknown API key');
     return merchant;
