@@ -370,36 +370,52 @@ describe('EsdbEventStore reads and writes', () => {
     expect(isEventStoreUnavailable(failure)).toBe(true);
   });
 
-  it('refuses a stream read from its start whose metadata truncates it, naming the stream and the settings', async () => {
+  it('refuses a stream read from its start that lost its first events, naming the stream and the settings', async () => {
     const client = new StandInClient();
+    // $maxCount 100 and a scavenge: the stream now starts at revision 100.
     client.metadata.set('wallet-m1', { maxCount: 100 });
+    client.streamEvents.set('wallet-m1', [raw(1, { streamId: 'wallet-m1', revision: 100n })]);
+    client.streamEvents.set('order-2', [raw(2, { streamId: 'order-2' })]);
     client.metadata.set('order-2', { cacheControl: 60, acl: { readRoles: ['$all'] } });
     const store = storeWith(client);
     const refused = await store.readStream('wallet-m1').catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(TruncatingStreamError);
-    expect((refused as Error).message).toContain('wallet-m1 has truncating metadata ($maxCount: 100)');
+    expect((refused as Error).message).toContain('wallet-m1 has truncating metadata ($maxCount: 100), and its events before revision 100 are gone');
     // A read of the tail is not a whole history: no metadata read.
-    await expect(store.readStream('wallet-m1', 7n)).resolves.toEqual([]);
-    // $cacheControl and ACLs keep every event; a stream is checked once.
+    await expect(store.readStream('wallet-m1', 100n)).resolves.toHaveLength(1);
+    // A whole stream (it starts at revision 0) costs no metadata read at all.
     await store.readStreamForLoad('order-2', 0n, 10);
     await store.readStream('order-2');
-    expect(client.calls.filter((c) => c.method === 'getStreamMetadata').map((c) => [c.stream, c.options.requiresLeader])).toEqual([
-      ['wallet-m1', true],
-      ['order-2', true],
-    ]);
+    expect(client.calls.filter((c) => c.method === 'getStreamMetadata').map((c) => [c.stream, c.options.requiresLeader])).toEqual([['wallet-m1', true]]);
+  });
+
+  it('refuses a stream that lost its first events with no truncating metadata left, saying which are gone', async () => {
+    const client = new StandInClient();
+    client.streamEvents.set('order-3', [raw(3, { streamId: 'order-3', revision: 2n })]);
+    const refused = await storeWith(client)
+      .readStream('order-3')
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(TruncatingStreamError);
+    expect((refused as Error).message).toBe(
+      'EventStoreDB stream order-3: its events before revision 2 are gone: a ledger stream must keep every event. Restore the stream from a backup',
+    );
   });
 
   it('reads single events by stream and revision, one read of one event each', async () => {
     const client = new StandInClient();
     client.streamEvents.set('wallet-a', [raw(7, { streamId: 'wallet-a', revision: 999n, metadata: { hash: 'h999' } })]);
+    // Truncated below the revision asked for: the read answers a later one, which is not the event asked for.
+    client.streamEvents.set('wallet-c', [raw(8, { streamId: 'wallet-c', revision: 1000n })]);
     const found = await storeWith(client).readEventsAt([
       { streamId: 'wallet-a', revision: 999n },
       { streamId: 'wallet-b', revision: 999n },
+      { streamId: 'wallet-c', revision: 999n },
     ]);
-    expect(found.map((e) => e && [e.streamId, e.revision, e.metadata.hash])).toEqual([['wallet-a', 999n, 'h999'], undefined]);
+    expect(found.map((e) => e && [e.streamId, e.revision, e.metadata.hash])).toEqual([['wallet-a', 999n, 'h999'], undefined, undefined]);
     expect(client.calls.map((c) => [c.method, c.stream, c.options.fromRevision, c.options.maxCount])).toEqual([
       ['readStream', 'wallet-a', 999n, 1],
       ['readStream', 'wallet-b', 999n, 1],
+      ['readStream', 'wallet-c', 999n, 1],
     ]);
   });
 
@@ -424,6 +440,7 @@ describe('EsdbEventStore with a stream prefix (EVENTSTORE_STREAM_PREFIX)', () =>
   it('writes and reads its streams under the prefix, and gives them back by the names the service knows', async () => {
     const client = new StandInClient();
     client.streamEvents.set('ledger-a/wallet-m1', [raw(3, { streamId: 'ledger-a/wallet-m1' })]);
+    client.streamEvents.set('ledger-a/order-9', [raw(9, { streamId: 'ledger-a/order-9', revision: 5n })]);
     client.metadata.set('ledger-a/order-9', { maxCount: 5 });
     const store = prefixed(client);
     await store.append('wallet-m1', [{ type: 'WalletOpened', data: {} }], 'no_stream');
@@ -434,7 +451,6 @@ describe('EsdbEventStore with a stream prefix (EVENTSTORE_STREAM_PREFIX)', () =>
     expect(client.calls.map((c) => [c.method, c.stream])).toEqual([
       ['appendToStream', 'ledger-a/wallet-m1'],
       ['readStream', 'ledger-a/wallet-m1'],
-      ['getStreamMetadata', 'ledger-a/wallet-m1'],
       ['readStream', 'ledger-a/order-9'],
       ['getStreamMetadata', 'ledger-a/order-9'],
     ]);

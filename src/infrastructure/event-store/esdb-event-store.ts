@@ -60,9 +60,6 @@ export interface EsdbSettings {
 
 const DEFAULT_SETTINGS: EsdbSettings = { readDeadlineMs: 10_000, backoff: { minMs: 500, maxMs: 5_000 }, streamPrefix: '' };
 
-/** Streams found to keep every event, remembered up to this many: each is checked once per process, not per read. */
-const CHECKED_STREAMS = 100_000;
-
 /**
  * Writes and the reads a decision rests on go to the leader: a follower may
  * lag, and a refusal must be decided on the stream's latest revision. After a
@@ -95,12 +92,19 @@ export class TruncatingStreamError extends Error {
   constructor(
     readonly streamId: string,
     readonly settings: TruncatingSettings,
+    /** The first revision left, when events before it are gone already. */
+    readonly firstKept?: StreamRevision,
   ) {
+    const named = Object.entries(settings)
+      .map(([k, v]) => `${k}: ${String(v)}`)
+      .join(', ');
+    const gone = firstKept === undefined ? '' : `its events before revision ${firstKept} are gone`;
     super(
-      `EventStoreDB stream ${streamId} has truncating metadata (${Object.entries(settings)
-        .map(([k, v]) => `${k}: ${String(v)}`)
-        .join(', ')}): a ledger stream must keep every event. Remove these settings from its metadata ($$${streamId}); ` +
-        'if a scavenge has run since they were set, events are lost: restore the stream from a backup',
+      named
+        ? `EventStoreDB stream ${streamId} has truncating metadata (${named})${gone && `, and ${gone}`}: a ledger stream must keep every event. ` +
+            `Remove these settings from its metadata ($$${streamId}); ` +
+            'if a scavenge has run since they were set, events are lost: restore the stream from a backup'
+        : `EventStoreDB stream ${streamId}: ${gone}: a ledger stream must keep every event. Restore the stream from a backup`,
     );
     this.name = 'TruncatingStreamError';
   }
@@ -120,7 +124,6 @@ export class EsdbReadDeadlineError extends Error {
 export class EsdbEventStore implements EventStore {
   private readonly subscriptions = new Set<Subscription>();
   private readonly settings: EsdbSettings;
-  private readonly keepsEveryEvent = new Set<string>();
 
   constructor(
     private readonly client: EsdbClient,
@@ -168,14 +171,16 @@ export class EsdbEventStore implements EventStore {
 
   /**
    * A read from revision 0 is a whole history that a decision or an audit
-   * rests on: the stream's metadata is checked too, once per stream, and a
-   * stream that EventStoreDB may truncate is refused (TruncatingStreamError).
+   * rests on: one that does not start at revision 0 lost its first events
+   * (a stream's $maxCount, $maxAge or $tb, and a scavenge) and is refused
+   * (TruncatingStreamError), its metadata read then to name the settings.
+   * A whole stream costs no read beyond its own.
    */
   async readStream(streamId: string, fromRevision: StreamRevision = 0n, maxCount?: number): Promise<RecordedEvent[]> {
-    const [events] = await Promise.all([
-      this.readEvents(streamId, fromRevision, maxCount),
-      fromRevision === 0n ? this.checkKeepsEveryEvent(streamId) : undefined,
-    ]);
+    const events = await this.readEvents(streamId, fromRevision, maxCount);
+    if (fromRevision === 0n && events.length > 0 && events[0].revision !== 0n) {
+      throw new TruncatingStreamError(this.onServer(streamId), (await this.truncatingSettingsOf(streamId)) ?? {}, events[0].revision);
+    }
     return events;
   }
 
@@ -261,20 +266,14 @@ export class EsdbEventStore implements EventStore {
     return prefix ? streamNameFilter({ prefixes: [prefix] }) : excludeSystemEvents();
   }
 
-  /** The streams among these whose metadata truncates them, with the settings that do; read 16 at a time. */
+  /** The streams among these whose metadata truncates them (events lost or not yet), with the settings that do; read 16 at a time. */
   async truncatedStreams(streamIds: readonly string[]): Promise<TruncatingStreamError[]> {
     const found: TruncatingStreamError[] = [];
     for (let i = 0; i < streamIds.length; i += 16) {
-      const checks = streamIds.slice(i, i + 16).map((id) =>
-        this.checkKeepsEveryEvent(id).then(
-          () => undefined,
-          (error: unknown) => error,
-        ),
-      );
-      for (const outcome of await Promise.all(checks)) {
-        if (outcome instanceof TruncatingStreamError) found.push(outcome);
-        else if (outcome !== undefined) throw outcome;
-      }
+      const batch = streamIds.slice(i, i + 16);
+      const settings = await Promise.all(batch.map((id) => this.truncatingSettingsOf(id)));
+      // Named as on the server, where its metadata is to be mended.
+      settings.forEach((s, j) => s && found.push(new TruncatingStreamError(this.onServer(batch[j]), s)));
     }
     return found;
   }
@@ -299,15 +298,10 @@ export class EsdbEventStore implements EventStore {
     return out;
   }
 
-  private async checkKeepsEveryEvent(streamId: string): Promise<void> {
-    if (this.keepsEveryEvent.has(streamId)) return;
+  private async truncatingSettingsOf(streamId: string): Promise<TruncatingSettings | undefined> {
     const name = this.onServer(streamId);
     const { metadata } = await this.withinDeadlineOf(this.client.getStreamMetadata(name, LEADER), `reading the metadata of ${name}`);
-    const settings = truncatingSettings(metadata);
-    // Named as on the server, where its metadata is to be mended.
-    if (settings) throw new TruncatingStreamError(name, settings);
-    if (this.keepsEveryEvent.size >= CHECKED_STREAMS) this.keepsEveryEvent.clear();
-    this.keepsEveryEvent.add(streamId);
+    return truncatingSettings(metadata);
   }
 
   /** Reads a streaming read to its end, cancelling it and failing with EsdbReadDeadlineError past the read deadline. */
