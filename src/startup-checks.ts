@@ -49,12 +49,7 @@ async function checkWalletStreamsKeepEveryEvent(config: AppConfig): Promise<void
 /** A refusal naming the wallet streams EventStoreDB may truncate (the first five) and what to do. */
 export function refuseTruncatedWallets(found: readonly TruncatingStreamError[]): void {
   if (found.length === 0) return;
-  const named = found.slice(0, 5).map(
-    (f) =>
-      `${f.streamId} (${Object.entries(f.settings)
-        .map(([k, v]) => `${k}: ${String(v)}`)
-        .join(', ')})`,
-  );
+  const named = found.slice(0, 5).map((f) => `${f.streamId} (${f.settingsText})`);
   throw new StartupError(
     `${found.length} wallet stream(s) in EventStoreDB have metadata that lets the server drop their events: ${named.join('; ')}${found.length > 5 ? '; ...' : ''}. ` +
       'A wallet must keep every event: remove $maxCount, $maxAge and $tb from the metadata of each (its $$ stream); ' +

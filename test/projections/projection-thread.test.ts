@@ -102,7 +102,12 @@ describe('projections on a thread of their own', () => {
 
   describe('started and stopped on its own', () => {
     let db: TestDatabase;
-    const config = (database: TestDatabase['config']) => ({ eventStore: 'postgres' as const, database, eventStorePollIntervalMs: 200 });
+    const config = (database: TestDatabase['config']) => ({
+      eventStore: 'postgres' as const,
+      database,
+      eventStorePollIntervalMs: 200,
+      eventStoreStreamPrefix: '',
+    });
 
     beforeAll(async () => {
       db = await createTestDatabase();

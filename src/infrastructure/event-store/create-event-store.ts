@@ -3,8 +3,10 @@ import { AppConfig } from '../../config/config';
 import { EventStore } from '../../ledger/ports/event-store.port';
 import { PostgresEventStore } from './postgres-event-store';
 
-export type EventStoreConfig = Pick<AppConfig, 'eventStore' | 'eventStoreConnectionString' | 'database' | 'eventStorePollIntervalMs'> &
-  Partial<Pick<AppConfig, 'eventStoreStreamPrefix'>>;
+export type EventStoreConfig = Pick<
+  AppConfig,
+  'eventStore' | 'eventStoreConnectionString' | 'database' | 'eventStorePollIntervalMs' | 'eventStoreStreamPrefix'
+>;
 
 /**
  * The event store the configuration names; the Postgres one keeps its events in `pool`'s database.

@@ -95,9 +95,7 @@ export class TruncatingStreamError extends Error {
     /** The first revision left, when events before it are gone already. */
     readonly firstKept?: StreamRevision,
   ) {
-    const named = Object.entries(settings)
-      .map(([k, v]) => `${k}: ${String(v)}`)
-      .join(', ');
+    const named = settingsText(settings);
     const gone = firstKept === undefined ? '' : `its events before revision ${firstKept} are gone`;
     super(
       named
@@ -108,6 +106,17 @@ export class TruncatingStreamError extends Error {
     );
     this.name = 'TruncatingStreamError';
   }
+
+  /** "$maxCount: 100, $tb: 3": the settings as an operator finds them in the stream's metadata. */
+  get settingsText(): string {
+    return settingsText(this.settings);
+  }
+}
+
+function settingsText(settings: TruncatingSettings): string {
+  return Object.entries(settings)
+    .map(([k, v]) => `${k}: ${String(v)}`)
+    .join(', ');
 }
 
 /** A read that took longer than its deadline; classified as an outage (isEventStoreUnavailable). */

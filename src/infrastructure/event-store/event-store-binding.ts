@@ -56,8 +56,11 @@ export async function bindEventStore(pool: Pool, configured: EventStoreKind): Pr
     let binding = await readBinding(client);
     if (!binding) {
       const store = (await storeFollowedBefore(client)) ?? configured;
-      await client.query('insert into event_store_binding (store) values ($1)', [store]);
-      binding = await readBinding(client);
+      const { rows } = await client.query<{ store: EventStoreKind; recorded_at: Date }>(
+        'insert into event_store_binding (store) values ($1) returning store, recorded_at',
+        [store],
+      );
+      binding = rows[0];
     }
     await client.query('commit');
     if (binding && binding.store !== configured) throw new StartupError(bindingMismatch(binding.store, configured, binding.recorded_at));

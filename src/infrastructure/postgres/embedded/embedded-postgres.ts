@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { chmod, mkdir, readFile } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -118,12 +118,11 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   child.unref();
   for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as { unref?: () => void }).unref?.();
 
-  const postmasterPid = async () => Number((await readFile(join(dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
   return {
     dataDir,
     port,
     password,
-    url: (database) => `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`,
+    url: (database) => embeddedUrl(password, port, database),
     async start() {
       child.stdin!.write('start\n');
       await ready();
@@ -134,7 +133,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       await exited;
     },
     async crash() {
-      const pid = await postmasterPid();
+      const pid = runningPostmaster(dataDir)?.pid;
+      if (pid === undefined) return;
       // SIGQUIT is Postgres' immediate shutdown: no checkpoint, no flush.
       process.kill(pid, 'SIGQUIT');
       while (isAlive(pid)) await new Promise((r) => setTimeout(r, 50));
@@ -219,6 +219,11 @@ export function runningPostmaster(dataDir: string): { pid: number; port?: number
   if (!isAlive(pid)) return undefined;
   const port = Number(lines[3]);
   return { pid, port: Number.isInteger(port) && port > 0 ? port : undefined };
+}
+
+/** The connection string of an embedded server (user postgres on loopback). */
+export function embeddedUrl(password: string, port: number, database: string): string {
+  return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
 }
 
 export function isAlive(pid: number): boolean {

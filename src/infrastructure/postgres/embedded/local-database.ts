@@ -1,13 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
-import { placesForPostgres } from './reachable-by-postgres';
+import { dataPlaceForPostgres } from './reachable-by-postgres';
 import { join } from 'node:path';
 import { PoolConfig } from 'pg';
 import { dataDirectory, embeddedPostgresPassword } from '../../../config/development-secrets';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, StartupError } from '../../../shared/startup-error';
 import { describeConnection } from '../connection';
-import { runningPostmaster, startEmbeddedPostgres } from './embedded-postgres';
+import { embeddedUrl, runningPostmaster, startEmbeddedPostgres } from './embedded-postgres';
 
 const PG_VARIABLES = ['PGHOST', 'PGPORT', 'PGUSER', 'PGPASSWORD', 'PGDATABASE'];
 export const DEFAULT_PROBE = '127.0.0.1:5432';
@@ -90,7 +90,7 @@ async function existingEmbedded(
   probe: { host: string; port: number },
 ): Promise<DatabaseChoice> {
   // As root, the data may be kept where the postgres user reaches it (reachable-by-postgres.ts).
-  const dataKept = process.getuid?.() === 0 ? placesForPostgres(dataDir).dataDir : dataDir;
+  const dataKept = process.getuid?.() === 0 ? dataPlaceForPostgres(dataDir) : dataDir;
   if (!existsSync(join(dataKept, 'PG_VERSION'))) {
     throw new StartupError(
       `no database: DATABASE_URL and PG* are not set, nothing answers on ${probe.host}:${probe.port}, and ${dataDir} holds no embedded PostgreSQL ` +
@@ -102,7 +102,7 @@ async function existingEmbedded(
   const database = configured.database ?? 'topup';
   const running = runningPostmaster(dataKept)?.port;
   if (running !== undefined) {
-    const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${running}/${encodeURIComponent(database)}`;
+    const url = embeddedUrl(password, running, database);
     return {
       database: { connectionString: url },
       summary: `database: the embedded PostgreSQL of ${dataDir}, running on 127.0.0.1:${running}, database "${database}", user "postgres" (DATABASE_URL and PG* are not set)`,

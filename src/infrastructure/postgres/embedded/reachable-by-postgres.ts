@@ -34,13 +34,19 @@ export function placesForPostgres(dataDir: string, base = PLACE_FOR_POSTGRES): P
     binaries = stageBinaries(installed, ownBase(base));
     notes.push(`the user postgres cannot reach ${installed}: runs the binaries copied to ${binaries}`);
   }
-  if (!reachable(dirname(dataDir), user)) {
-    const standIn = join(ownBase(base), `data-${createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}`);
-    mkdirSync(standIn, { recursive: true, mode: 0o711 });
-    notes.push(`the user postgres cannot reach ${dirname(dataDir)}: keeps the data for ${dataDir} in ${join(standIn, 'postgres')}`);
-    dataDir = join(standIn, 'postgres');
+  const kept = dataPlaceForPostgres(dataDir, base, user);
+  if (kept !== dataDir) {
+    ownBase(base);
+    mkdirSync(dirname(kept), { recursive: true, mode: 0o711 });
+    notes.push(`the user postgres cannot reach ${dirname(dataDir)}: keeps the data for ${dataDir} in ${kept}`);
   }
-  return { dataDir, binaries, notes };
+  return { dataDir: kept, binaries, notes };
+}
+
+/** Where the data for dataDir is kept: there, or under base when the postgres user cannot reach it. Reads the file system only. */
+export function dataPlaceForPostgres(dataDir: string, base = PLACE_FOR_POSTGRES, user = postgresUser()): string {
+  if (reachable(dirname(dataDir), user)) return dataDir;
+  return join(base, `data-${createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}`, 'postgres');
 }
 
 interface User {
