@@ -6,7 +6,7 @@ import type { StaffMember } from '../auth/staff-member';
 import { BodyPipe } from '../http/back-office-body.pipe';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
-import { choice, integer } from '../http/query-readers';
+import { choice, integer, offset } from '../http/query-readers';
 import { QueryString, QueryValues } from '../http/query-string';
 import { BACK_OFFICE_ROUTES } from '../routes.public';
 import { APPROVAL_KINDS } from './approval.decider';
@@ -18,7 +18,7 @@ const LIST_QUERY = {
   status: choice([...APPROVAL_STATUSES, 'all'] as const),
   kind: choice(APPROVAL_KINDS),
   limit: integer(1, 200),
-  offset: integer(0, 1_000_000_000),
+  offset,
 };
 
 /**

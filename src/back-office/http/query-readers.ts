@@ -1,6 +1,6 @@
 import { parseInstant } from '../../shared/clock';
 import { IDENTIFIER, IDENTIFIER_RULE } from '../../shared/limits';
-import { GlobalPosition } from '../../ledger/ports/event-store.port';
+import { GlobalPosition, parsePosition } from '../../ledger/ports/event-store.port';
 import { invalidParameter, QueryReader } from './query-string';
 
 /**
@@ -17,6 +17,9 @@ export const integer =
     if (!(value >= min && value <= max)) throw invalidParameter(name, `${name} must be an integer from ${min} to ${max}`);
     return value;
   };
+
+/** An offset into a list that pages by offset: from 0 to a billion. */
+export const offset: QueryReader<number> = integer(0, 1_000_000_000);
 
 /**
  * An ISO 8601 time with an offset. A `+` pasted unencoded into a query
@@ -52,12 +55,11 @@ export const text =
 /** The largest position either store can hold: PostgreSQL's bigint, EventStoreDB's signed 64-bit positions. */
 const MAX_POSITION_PART = 2n ** 63n - 1n;
 
-/** A global position as the service writes it, `commit/prepare`, each from 0 to 2^63 - 1. */
+/** A global position as the service writes it (parsePosition), `commit/prepare`, each from 0 to 2^63 - 1. */
 export const position: QueryReader<GlobalPosition> = (raw, name) => {
-  const match = /^(\d{1,19})\/(\d{1,19})$/.exec(raw);
-  const parts = match ? [BigInt(match[1]), BigInt(match[2])] : [];
-  if (parts.length !== 2 || parts.some((part) => part > MAX_POSITION_PART)) {
+  const read = /^\d+\/\d+$/.test(raw) ? parsePosition(raw) : undefined;
+  if (!read || read.commit > MAX_POSITION_PART || read.prepare > MAX_POSITION_PART) {
     throw invalidParameter(name, `${name} must be a global position commit/prepare like 1234/56, each an integer from 0 to ${MAX_POSITION_PART}`);
   }
-  return { commit: parts[0], prepare: parts[1] };
+  return read;
 };

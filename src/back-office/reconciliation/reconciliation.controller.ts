@@ -4,7 +4,7 @@ import { successEnvelope } from '../../infrastructure/http/api-error';
 import { Roles } from '../auth/roles.decorator';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
-import { integer } from '../http/query-readers';
+import { integer, offset } from '../http/query-readers';
 import { QueryString, QueryValues } from '../http/query-string';
 import { eventDataView } from '../orders/order.view';
 import { DisplayNames } from '../display-names/display-names';
@@ -13,7 +13,7 @@ import { ReconciliationQueueReader } from './reconciliation-queue.reader';
 import { QueuePageView, queuedOrderView, RequeryView } from './reconciliation.view';
 import { BACK_OFFICE_ROUTES } from '../routes.public';
 
-const QUEUE_QUERY = { limit: integer(0, 500), offset: integer(0, 1_000_000_000) };
+const QUEUE_QUERY = { limit: integer(0, 500), offset };
 
 /**
  * Orders whose upstream result is unknown wait here, money frozen, for a

@@ -14,7 +14,7 @@ import { PathIds, PathIdsPipe } from '../../http/identifier';
 import { JsonBodyLimit, RawBody } from '../../http/json-body.interceptor';
 import { DEFAULT_PAGE_SIZE, ListPage, listQuery, page } from '../../http/listing';
 import { choice, instant } from '../../http/query-readers';
-import { QueryReader, QueryString, QueryValues } from '../../http/query-string';
+import { invalidParameter, QueryReader, QueryString, QueryValues } from '../../http/query-string';
 import { BACK_OFFICE_ROUTES } from '../../routes.public';
 import { MAX_BULK_BODY_BYTES } from '../../../shared/limits';
 import { BulkApplyDto } from '../bulk-apply/bulk-apply.dto';
@@ -40,7 +40,7 @@ const RAW_TYPES = ['text/csv', 'text/plain', 'application/csv', 'application/oct
 
 /** A name for a raw upload: 1-255 characters without slashes (it may end up as a file name). */
 const uploadFileName: QueryReader<string> = (raw, name) => {
-  if (!/^[^/\\]{1,255}$/u.test(raw)) throw new ApiError(422, 'VALIDATION_FAILED', `${name} must be 1-255 characters without slashes`, name);
+  if (!/^[^/\\]{1,255}$/u.test(raw)) throw invalidParameter(name, `${name} must be 1-255 characters without slashes`);
   return raw;
 };
 
