@@ -54,7 +54,7 @@ export async function validateBody<T extends object>(dto: Dto<T>, body: unknown,
     if (!given(field)) continue;
     assertStorableText(fields[field], field);
     const error = errors.get(field);
-    if (error) throw new ApiError(422, 'VALIDATION_FAILED', messageOf(error), nestedField(instance, field) ?? field);
+    if (error) throw new ApiError(422, 'VALIDATION_FAILED', messageOf(error), nestedField(error) ?? field);
   }
   if (missing !== undefined) throw missingField(missing);
   const unknown = Object.keys(fields).find((key) => !declared.includes(key));

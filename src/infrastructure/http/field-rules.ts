@@ -1,4 +1,4 @@
-import { ValidateBy, ValidateIf, ValidationOptions } from 'class-validator';
+import { ValidateBy, ValidateIf, ValidationError, ValidationOptions } from 'class-validator';
 import { IDENTIFIER_RULE, isIdentifier } from '../../shared/limits';
 
 /**
@@ -40,8 +40,11 @@ export interface NestedProblem {
   readonly problem: string;
 }
 
-/** The dotted paths nested rules found at fault, by DTO instance and field: read by nestedField. */
-const nestedPaths = new WeakMap<object, Map<string, string>>();
+/** A NestedRule's check, carried in its constraint's context so that the member at fault can be named from the refused value. */
+const NESTED = 'nestedProblem';
+
+/** The dotted path of a member at fault, e.g. `account_fields.server_id`; the field itself when no member is named. */
+const nestedPath = (property: string, found: NestedProblem | undefined) => (found?.at === undefined ? property : `${property}.${found.at}`);
 
 /**
  * A constraint on an object's members that names the member at fault: its
@@ -49,27 +52,28 @@ const nestedPaths = new WeakMap<object, Map<string, string>>();
  * string ...`), and nestedField gives that path for the reply's `field`.
  */
 export function NestedRule(name: string, problem: (value: unknown) => NestedProblem | undefined): PropertyDecorator {
-  return ValidateBy({
-    name,
-    validator: {
-      validate: (value) => problem(value) === undefined,
-      defaultMessage: (args) => {
-        const found = problem(args?.value);
-        const path = found?.at === undefined ? String(args?.property) : `${args?.property}.${found.at}`;
-        if (args && typeof args.object === 'object') {
-          const paths = nestedPaths.get(args.object) ?? new Map<string, string>();
-          paths.set(args.property, path);
-          nestedPaths.set(args.object, paths);
-        }
-        return `${path} ${found?.problem ?? 'is invalid'}`;
+  return ValidateBy(
+    {
+      name,
+      validator: {
+        validate: (value) => problem(value) === undefined,
+        defaultMessage: (args) => {
+          const found = problem(args?.value);
+          return `${nestedPath(String(args?.property), found)} ${found?.problem ?? 'is invalid'}`;
+        },
       },
     },
-  });
+    { context: { [NESTED]: problem } },
+  );
 }
 
-/** The dotted path a NestedRule found at fault in this field of a validated DTO, if it found one. */
-export function nestedField(dto: object, field: string): string | undefined {
-  return nestedPaths.get(dto)?.get(field);
+/** The dotted path a NestedRule refusing this field names, worked out again from the refused value; undefined for other rules. */
+export function nestedField(error: ValidationError): string | undefined {
+  for (const context of Object.values(error.contexts ?? {})) {
+    const problem = (context as Record<string, unknown> | undefined)?.[NESTED];
+    if (typeof problem === 'function') return nestedPath(error.property, (problem as (value: unknown) => NestedProblem | undefined)(error.value));
+  }
+  return undefined;
 }
 
 export const IsIdentifier = () => Rule('isIdentifier', (value) => (isIdentifier(value) ? undefined : `must be a string of ${IDENTIFIER_RULE}`));
