@@ -42,6 +42,10 @@ describe('loadConfig', () => {
       });
     });
 
+    it('waits 10 s for the database to answer again (a failover) before a request fails', () => {
+      expect(config.databaseWaitMs).toBe(10_000);
+    });
+
     it('re-queries 8 orders at a time, and the built-in simulator refuses at once', () => {
       expect(config).toMatchObject({ requeryConcurrency: 8, upstreamSimFailureDelayMs: 0 });
     });
@@ -95,8 +99,10 @@ describe('loadConfig', () => {
       CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true',
       TRUST_PROXY: '2',
       WALLET_WARMUP: '0',
+      DATABASE_WAIT_MS: '0',
     });
     expect(warnings).toEqual([]);
+    expect(config.databaseWaitMs).toBe(0);
     expect(config).toMatchObject({
       port: 9090,
       adminToken: VALID_ADMIN_TOKEN,
@@ -174,6 +180,8 @@ describe('loadConfig', () => {
       ['METRICS_TOKEN with a space', { METRICS_TOKEN: 'a token with spaces in it' }, 'METRICS_TOKEN'],
       ['METRICS_PORT=http', { METRICS_PORT: 'http' }, 'METRICS_PORT'],
       ['READY_MAX_LAG_MS=0', { READY_MAX_LAG_MS: '0' }, 'READY_MAX_LAG_MS'],
+      ['DATABASE_WAIT_MS=10s', { DATABASE_WAIT_MS: '10s' }, 'DATABASE_WAIT_MS'],
+      ['DATABASE_WAIT_MS=300001', { DATABASE_WAIT_MS: '300001' }, 'DATABASE_WAIT_MS'],
       [
         'HTTP_HEADERS_TIMEOUT_MS longer than HTTP_REQUEST_TIMEOUT_MS',
         { HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '10000' },

@@ -2,6 +2,8 @@ import { Pool } from 'pg';
 import { StreamAppend } from '../../src/ledger/ports/event-store.port';
 import { orderStream, walletStream } from '../../src/ledger/streams';
 import { ReplayGuard } from '../../src/merchant-api/gateway/replay-guard';
+import { MerchantDirectory } from '../../src/merchant-directory';
+import { StaffAuthenticator } from '../../src/back-office';
 import { ADMIN } from '../back-office/admin-client';
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { RunningService, startService } from '../support/service';
@@ -126,5 +128,25 @@ describe('a commit whose answer was lost', () => {
     }
     const deposits = (await service.store.readStream(walletStream(merchant.merchantId))).filter((e) => e.type === 'FundsDeposited');
     expect(deposits.map((e) => (e.data as { reference: string }).reference)).toEqual(['fixture', 'lost-answer']);
+  });
+
+  it("authentication's reads wait out a lost connection too: the merchant's key, and a staff token", async () => {
+    const directory = service.app.get(MerchantDirectory);
+    const staff = service.app.get(StaffAuthenticator);
+    const byApiKey = directory.byApiKey.bind(directory);
+    const authenticate = staff.authenticate.bind(staff);
+    let lost = 0;
+    directory.byApiKey = async (apiKey) => (lost++ === 0 ? Promise.reject(connectionLost()) : byApiKey(apiKey));
+    staff.authenticate = async (authorization) => (lost++ === 1 ? Promise.reject(connectionLost()) : authenticate(authorization));
+    try {
+      const balance = await signedFetch(service, merchant, { path: '/api/v2/balance' });
+      expect([balance.status, balance.body.code]).toEqual([200, 'OK']);
+      const wallet = await fetch(`${service.url}/admin/v1/wallets/${merchant.merchantId}/balance`, { headers: { authorization: `Bearer ${ADMIN}` } });
+      expect(wallet.status).toBe(200);
+      expect(lost).toBeGreaterThanOrEqual(3);
+    } finally {
+      directory.byApiKey = byApiKey;
+      staff.authenticate = authenticate;
+    }
   });
 });
