@@ -58,6 +58,18 @@ describe('merchant examples in other languages, against the service', () => {
     });
   });
 
+  /** A demo merchant whose callbacks go to callbackUrl, as the examples read it from their environment. */
+  async function demoMerchantEnv(callbackUrl: string): Promise<NodeJS.ProcessEnv> {
+    const merchant = await provisionDemo(service.url, TEST_ENV.ADMIN_TOKEN, callbackUrl);
+    return {
+      ...process.env,
+      TOPUP_BASE_URL: service.url,
+      TOPUP_API_KEY: merchant.apiKey,
+      TOPUP_APP_SECRET: merchant.appSecret,
+      TOPUP_CALLBACK_URL: callbackUrl,
+    };
+  }
+
   afterAll(async () => {
     await service?.kill('SIGTERM');
     await db?.drop();
@@ -71,20 +83,12 @@ describe('merchant examples in other languages, against the service', () => {
     }
     it(`${example.language} (${toolchain.version}): signs, submits, polls to success, and verifies the callback`, async () => {
       const port = await freePort();
-      const callbackUrl = `http://127.0.0.1:${port}/topup/callback`;
-      const merchant = await provisionDemo(service.url, TEST_ENV.ADMIN_TOKEN, callbackUrl);
-      const env = {
-        ...process.env,
-        TOPUP_BASE_URL: service.url,
-        TOPUP_API_KEY: merchant.apiKey,
-        TOPUP_APP_SECRET: merchant.appSecret,
-        TOPUP_CALLBACK_URL: callbackUrl,
-      };
+      const env = await demoMerchantEnv(`http://127.0.0.1:${port}/topup/callback`);
       const receiver = example.receiver ? await startReceiver(example.receiver(port), env, port) : undefined;
       try {
         const running = start(example.command, env);
         // While it waits for its callback, a forged one (signed with another secret) is refused.
-        const forged = await forgedCallback(callbackUrl, merchant.apiKey);
+        const forged = await forgedCallback(env.TOPUP_CALLBACK_URL!, env.TOPUP_API_KEY!);
         const run = await running.done;
         expect(forged).toBe(401);
         const output = receiver ? await receiver.waitFor(/^callback: verified \S+ success$/m) : run.output;
@@ -123,14 +127,8 @@ describe('merchant examples in other languages, against the service', () => {
     });
 
     it(`${example.language}: says what it waits for, for how long, and why it gave up on an order that stays processing`, async () => {
-      const callbackUrl = `http://127.0.0.1:${await freePort()}/topup/callback`;
-      const merchant = await provisionDemo(service.url, TEST_ENV.ADMIN_TOKEN, callbackUrl);
       const env = {
-        ...process.env,
-        TOPUP_BASE_URL: service.url,
-        TOPUP_API_KEY: merchant.apiKey,
-        TOPUP_APP_SECRET: merchant.appSecret,
-        TOPUP_CALLBACK_URL: callbackUrl,
+        ...(await demoMerchantEnv(`http://127.0.0.1:${await freePort()}/topup/callback`)),
         // A sandbox account whose upstream never answers.
         TOPUP_ACCOUNT_ID: '12345999',
         TOPUP_WAIT_SECONDS: '2',
