@@ -45,7 +45,7 @@ describe('the transaction report', () => {
   ])('from the simulator, its orders %s', (_name, storeOf) => {
     it('lists delivered and failed top-ups by completion in [from, to), with the amount and currency received, never a pending one', async () => {
       const tag = `${Date.now()}${Math.floor(Math.random() * 1000)}`;
-      const simulator = await startUpstreamSimulator({ deliveryDelayMs: 300, failureDelayMs: 150, store: storeOf() });
+      const simulator = await startUpstreamSimulator({ deliveryDelayMs: 1200, failureDelayMs: 1000, store: storeOf() });
       try {
         // A short timeout: the slow delivery and the slow refusal time out, as they do for the service.
         const upstream = new HttpUpstream(simulator.url, { timeoutMs: 100, connectTimeoutMs: 300 });
@@ -57,9 +57,9 @@ describe('the transaction report', () => {
           upstream.topUp(topUp(`P${tag}`, '1999')),
         ]);
         expect(sent.map((o) => o.kind)).toEqual(['unknown', 'unknown', 'unknown', 'unknown']);
-        // Before the results are ready, nothing is complete.
+        // Before the results are ready (a second away: long enough for a loaded machine), nothing is complete.
         expect(rowsOf((await upstream.transactionReport(start, new Date(Date.now() + 60_000))).toString())).toEqual([]);
-        await new Promise((r) => setTimeout(r, 400));
+        await new Promise((r) => setTimeout(r, 1300));
         const report = (await upstream.transactionReport(start, new Date())).toString();
         expect(report.startsWith('order_no,status,amount,currency,reference,completed_at\r\n')).toBe(true);
         const rows = rowsOf(report);
