@@ -105,6 +105,8 @@ describeInBrowser('the staff console in a real browser', () => {
     await page.fill('#order-search input[name=out_trade_no]', 'TICKET-4711');
     await page.click('#order-search button[type=submit]');
     await page.waitForSelector(`main table >> text=${orderNo}`);
+    // Counted once the results have replaced the unfiltered list, which also shows the order.
+    await page.waitForFunction(() => document.querySelectorAll('main tbody tr').length === 1, undefined, { timeout: 15_000 }).catch(() => undefined);
     expect(await page.locator('main tbody tr').count()).toBe(1);
     await shot(page, 'orders');
 
