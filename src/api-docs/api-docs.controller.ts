@@ -3,7 +3,11 @@ import { backOfficeDocument } from './back-office.openapi';
 import { docsPage } from './docs-page';
 import { merchantApiDocument } from './merchant-api.openapi';
 
-/** The OpenAPI documents, as JSON and as a page; built once, they never change while the service runs. */
+/**
+ * The OpenAPI documents, as JSON and as a page; built once, they never change
+ * while the service runs. The page's Content-Security-Policy is its entry in
+ * the HTTP edge's table (infrastructure/http/surface-policies.ts).
+ */
 @Controller('docs')
 export class ApiDocsController {
   private readonly merchantApi = merchantApiDocument();
@@ -15,7 +19,6 @@ export class ApiDocsController {
 
   @Get()
   @Header('Content-Type', 'text/html; charset=utf-8')
-  @Header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'")
   index(): string {
     return this.page;
   }

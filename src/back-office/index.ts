@@ -6,7 +6,7 @@
  */
 export { ConsoleSessions, SESSION_LIFETIME_SECONDS } from './auth/console-sessions';
 export { consoleSessionMigrations } from './auth/console-sessions.migrations';
-export { arrivedOverTls, CSRF_HEADER, sessionCookie, sessionCookieHeader } from './auth/session-cookie';
+export { CSRF_HEADER, sessionCookie, sessionCookieHeader } from './auth/session-cookie';
 export { StaffAuthenticator } from './auth/staff-authenticator';
 export { rebuildRunMigrations } from './read-models/rebuild-runs.migrations';
 export { approvalMigrations } from './approvals/approvals.migrations';

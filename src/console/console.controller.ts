@@ -1,9 +1,10 @@
 import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { timingSafeEqual } from 'node:crypto';
-import { arrivedOverTls, ConsoleSessions, CSRF_HEADER, SESSION_LIFETIME_SECONDS, sessionCookie, sessionCookieHeader, StaffAuthenticator } from '../back-office';
+import { ConsoleSessions, CSRF_HEADER, SESSION_LIFETIME_SECONDS, sessionCookie, sessionCookieHeader, StaffAuthenticator } from '../back-office';
 import { AppConfig } from '../config/config';
 import { ApiError, successEnvelope } from '../infrastructure/http/api-error';
+import { arrivedOverTls } from '../infrastructure/http/arrived-over-tls';
 import { readRawBody } from '../infrastructure/http/raw-body';
 import { missingField } from '../infrastructure/http/request-errors';
 import { parseJsonObject } from '../infrastructure/http/strict-json';
@@ -11,30 +12,16 @@ import { APP_CONFIG } from '../infrastructure/infrastructure.tokens';
 import { CONSOLE_PAGE, consoleAsset } from './console-assets';
 import type { ConsoleSessionView } from './console-session.view';
 
-/**
- * Nothing but this origin: no inline script or style, no framing, forms and
- * fetches back to the service only. The console loads one script and one
- * stylesheet from /console/assets and builds every page with DOM calls.
- */
-export const CONTENT_SECURITY_POLICY =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
-
 /** The header only the console's own script sends: a cross-site form cannot set it, and a cross-site fetch with it needs a preflight we never grant. */
 const CONSOLE_HEADER = 'x-console';
-
-function secureHeaders(response: Response) {
-  response.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-  response.setHeader('X-Content-Type-Options', 'nosniff');
-  response.setHeader('Referrer-Policy', 'no-referrer');
-  response.setHeader('X-Frame-Options', 'DENY');
-  response.setHeader('Cache-Control', 'no-store');
-}
 
 /**
  * The staff console: a page and its script, which speak to /admin/v1 with a
  * session cookie instead of a bearer token, and the routes that turn a staff
  * token into that cookie and back. Every permission is the API's own: the
- * console only hides what a role may not do; the API refuses it.
+ * console only hides what a role may not do; the API refuses it. Its
+ * Content-Security-Policy and other security headers are set at the HTTP
+ * edge, with every reply's (infrastructure/http/surface-policies.ts).
  */
 @Controller('console')
 export class ConsoleController {
@@ -46,7 +33,6 @@ export class ConsoleController {
 
   @Get()
   page(@Res() response: Response) {
-    secureHeaders(response);
     response.type('html').send(CONSOLE_PAGE);
   }
 
@@ -54,7 +40,6 @@ export class ConsoleController {
   async asset(@Param('file') file: string, @Res() response: Response) {
     const asset = await consoleAsset(file);
     if (!asset) throw new ApiError(404, 'NOT_FOUND', 'No such route');
-    secureHeaders(response);
     response.type(asset.type).send(asset.body);
   }
 
@@ -66,7 +51,6 @@ export class ConsoleController {
    */
   @Get('session')
   async current(@Req() request: Request, @Res({ passthrough: true }) response: Response) {
-    response.setHeader('Cache-Control', 'no-store');
     const cookie = sessionCookie(request);
     if (cookie === undefined) return successEnvelope('OK', null);
     const session = await this.sessions.find(cookie);
@@ -96,7 +80,6 @@ export class ConsoleController {
       'Set-Cookie',
       sessionCookieHeader(sessionId, { secure: arrivedOverTls(request, this.config.trustProxy), maxAgeSeconds: SESSION_LIFETIME_SECONDS }),
     );
-    response.setHeader('Cache-Control', 'no-store');
     const session = (await this.sessions.find(sessionId))!;
     return successEnvelope('OK', { staff_id: staff.staffId, name: session.name, role: staff.role, csrf_token: session.csrfToken } satisfies ConsoleSessionView);
   }
@@ -137,7 +120,6 @@ export class FaviconController {
   async icon(@Res() response: Response) {
     const icon = await consoleAsset('favicon.ico');
     if (!icon) throw new ApiError(404, 'NOT_FOUND', 'No such route');
-    secureHeaders(response);
     response.type(icon.type).send(icon.body);
   }
 }

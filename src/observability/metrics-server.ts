@@ -1,11 +1,13 @@
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { failureEnvelope } from '../infrastructure/http/api-error';
+import { SecurityHeaders } from '../infrastructure/http/security-headers';
 import { MetricsEndpoint } from './metrics-endpoint';
 
-/** The separate listener of METRICS_PORT: GET /metrics and nothing else. */
-export async function startMetricsServer(endpoint: MetricsEndpoint, host: string, port: number): Promise<Server> {
+/** The separate listener of METRICS_PORT: GET /metrics and nothing else, with the API port's security headers. */
+export async function startMetricsServer(endpoint: MetricsEndpoint, host: string, port: number, securityHeaders: SecurityHeaders): Promise<Server> {
   const server = createServer((request, response) => {
+    securityHeaders.apply(request, response);
     const path = (request.url ?? '').split('?')[0];
     const answer = (status: number, headers: Record<string, string>, body: string) => response.writeHead(status, headers).end(body);
     if (path !== '/metrics') {

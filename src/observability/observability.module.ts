@@ -9,6 +9,7 @@ import { APP_CONFIG, MIGRATIONS, PG_POOL } from '../infrastructure/infrastructur
 import { Migration } from '../infrastructure/postgres/migrations';
 import { withoutWaiting } from '../infrastructure/postgres/database-wait';
 import { METRICS, Metrics } from '../infrastructure/metrics/metrics';
+import { SecurityHeaders } from '../infrastructure/http/security-headers';
 import { ProjectionRunner } from '../../projections/projection-runner';
 import { listeningAddress } from './listening-address';
 import { MetricsController } from './metrics.controller';
@@ -34,7 +35,7 @@ class MetricsListener implements OnApplicationBootstrap, OnApplicationShutdown {
   async onApplicationBootstrap(): Promise<void> {
     const logger = new Logger('Metrics');
     if (this.config.metricsPort !== undefined) {
-      this.server = await startMetricsServer(this.endpoint, this.config.host, this.config.metricsPort);
+      this.server = await startMetricsServer(this.endpoint, this.config.host, this.config.metricsPort, new SecurityHeaders(this.config.trustProxy));
       logger.log(`metrics on ${listeningAddress(this.server)}/metrics${this.config.metricsToken ? ' (bearer token required)' : ''}`);
     } else if (!this.endpoint.onApiPort) {
       logger.log('metrics are not served: in production set METRICS_TOKEN or METRICS_PORT to serve /metrics');

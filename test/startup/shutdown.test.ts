@@ -67,7 +67,11 @@ describe('graceful shutdown', () => {
   it('cuts the connection of an answer still under way after the grace period, instead of waiting for it for good', async () => {
     // A client that stops reading a long export leaves its answer unfinished; here a route that never ends stands for it.
     const graceMs = 300;
-    const adapter = new HttpEdgeAdapter({ httpHeadersTimeoutMs: 10_000, httpRequestTimeoutMs: 30_000, httpKeepAliveTimeoutMs: 65_000 }, undefined, graceMs);
+    const adapter = new HttpEdgeAdapter(
+      { httpHeadersTimeoutMs: 10_000, httpRequestTimeoutMs: 30_000, httpKeepAliveTimeoutMs: 65_000, trustProxy: 0 },
+      undefined,
+      graceMs,
+    );
     adapter.initHttpServer();
     let cut!: () => void;
     const answerCut = new Promise<void>((resolve) => (cut = resolve));

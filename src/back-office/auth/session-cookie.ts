@@ -12,20 +12,6 @@ export function sessionCookie(request: IncomingMessage): string | undefined {
   return undefined;
 }
 
-/**
- * Secure when the browser reached us over TLS: directly, or through the
- * proxies TRUST_PROXY counts, the nearest of which says so in
- * X-Forwarded-Proto (each proxy appends; the last entry is the one we trust).
- */
-export function arrivedOverTls(request: IncomingMessage, trustProxy: number): boolean {
-  if ((request.socket as { encrypted?: boolean }).encrypted) return true;
-  if (trustProxy === 0) return false;
-  const forwarded = String(request.headers['x-forwarded-proto'] ?? '')
-    .split(',')
-    .map((p) => p.trim().toLowerCase());
-  return forwarded[forwarded.length - 1] === 'https';
-}
-
 export function sessionCookieHeader(value: string, { secure, maxAgeSeconds }: { secure: boolean; maxAgeSeconds: number }): string {
   return [`${SESSION_COOKIE}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Strict', `Max-Age=${maxAgeSeconds}`, ...(secure ? ['Secure'] : [])].join('; ');
 }

@@ -41,9 +41,10 @@ export function classify(error: NodeJS.ErrnoException & { reason?: string }): { 
 /**
  * Answers what Node's parser refuses in the contract's envelope instead of
  * Node's empty 400, then closes the connection: after bytes that are not
- * HTTP, nothing on it can be trusted to start a request.
+ * HTTP, nothing on it can be trusted to start a request. `headerLines`, raw
+ * "Name: value\r\n" lines, go on every such reply (the security headers).
  */
-export function answerClientErrors(server: Server, log: ClientErrorLog): void {
+export function answerClientErrors(server: Server, log: ClientErrorLog, headerLines: string): void {
   const answered = new WeakSet<Duplex>();
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     // The parser reports again for every later chunk of a connection it gave up on.
@@ -68,7 +69,7 @@ export function answerClientErrors(server: Server, log: ClientErrorLog): void {
     // The id of the request that was under way, if its headers were read; else one for this reply alone.
     const requestId = (inFlight?.getHeader('X-Request-Id') as string | undefined) ?? randomUUID();
     socket.end(
-      `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\nDate: ${new Date().toUTCString()}\r\nX-Request-Id: ${requestId}\r\n` +
+      `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\nDate: ${new Date().toUTCString()}\r\nX-Request-Id: ${requestId}\r\n${headerLines}` +
         `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
     const cut = setTimeout(() => socket.destroy(), LINGER_MS).unref();

@@ -10,7 +10,7 @@ describe('requests and replies built on express prototypes', () => {
   const seenBeforeExpress: { request: boolean; response: boolean }[] = [];
 
   beforeAll(async () => {
-    adapter = new HttpEdgeAdapter({ httpHeadersTimeoutMs: 10_000, httpRequestTimeoutMs: 30_000, httpKeepAliveTimeoutMs: 65_000 });
+    adapter = new HttpEdgeAdapter({ httpHeadersTimeoutMs: 10_000, httpRequestTimeoutMs: 30_000, httpKeepAliveTimeoutMs: 65_000, trustProxy: 0 });
     adapter.initHttpServer();
     const app = adapter.getInstance<Express>();
     app.get('/echo', (request: Request, response: Response) => {

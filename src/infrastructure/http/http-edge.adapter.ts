@@ -10,6 +10,7 @@ import { answerClientErrors, refuse } from './client-errors';
 import { ExpressPrototypes, messagesOnExpressPrototypes } from './express-messages';
 import { sendJson } from './json-reply';
 import { RequestLog } from './request-log';
+import { SecurityHeaders } from './security-headers';
 
 /**
  * Answers still under way this long after shutdown began have their
@@ -23,11 +24,12 @@ export const SHUTDOWN_ANSWERS_GRACE_MS = 10_000;
 /**
  * Nest's Express adapter with the HTTP server built here, so that every
  * reply, even to bytes that never became a request, is the contract's
- * envelope.
+ * envelope and carries the security headers.
  */
 export class HttpEdgeAdapter extends ExpressAdapter {
   private readonly clientErrors: ClientErrorLog;
   private readonly requests: RequestLog;
+  private readonly securityHeaders: SecurityHeaders;
   /** Responses not yet finished, so that shutdown can make each the last on its connection. */
   private readonly unfinished = new Set<ServerResponse>();
   /** Open connections, so that shutdown can close those that never sent a byte (Node's idle sweep leaves them). */
@@ -35,7 +37,7 @@ export class HttpEdgeAdapter extends ExpressAdapter {
   private closing = false;
 
   constructor(
-    private readonly timeouts: Pick<AppConfig, 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs' | 'httpKeepAliveTimeoutMs'>,
+    private readonly timeouts: Pick<AppConfig, 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs' | 'httpKeepAliveTimeoutMs' | 'trustProxy'>,
     metrics?: Metrics,
     /** How long shutdown waits for the answers under way before it cuts their connections. */
     private readonly answersGraceMs = SHUTDOWN_ANSWERS_GRACE_MS,
@@ -43,6 +45,7 @@ export class HttpEdgeAdapter extends ExpressAdapter {
     super();
     this.clientErrors = new ClientErrorLog(undefined, undefined, undefined, metrics);
     this.requests = new RequestLog(metrics);
+    this.securityHeaders = new SecurityHeaders(timeouts.trustProxy);
   }
 
   override initHttpServer(): void {
@@ -60,6 +63,8 @@ export class HttpEdgeAdapter extends ExpressAdapter {
     };
     const server = createServer({ ...options, ...messagesOnExpressPrototypes(this.getInstance<ExpressPrototypes>()) }, (request, response) => {
       const context = this.requests.begin(request, response);
+      // First, so that every reply carries them, whoever writes it and whatever its status.
+      this.securityHeaders.apply(request, response);
       if (request.httpVersionMajor === 1 && request.httpVersionMinor === 1 && request.headers.host === undefined) {
         this.clientErrors.record('malformed');
         context.code = 'MALFORMED_HTTP';
@@ -75,7 +80,7 @@ export class HttpEdgeAdapter extends ExpressAdapter {
       this.connections.add(socket);
       socket.once('close', () => this.connections.delete(socket));
     });
-    answerClientErrors(server, this.clientErrors);
+    answerClientErrors(server, this.clientErrors, this.securityHeaders.rawLines);
     this.setHttpServer(server);
   }
 
