@@ -106,7 +106,7 @@ describeInBrowser('the staff console in a real browser', () => {
     await page.click('#order-search button[type=submit]');
     await page.waitForSelector(`main table >> text=${orderNo}`);
     // Counted once the results have replaced the unfiltered list, which also shows the order.
-    await page.waitForFunction(() => document.querySelectorAll('main tbody tr').length === 1, undefined, { timeout: 15_000 }).catch(() => undefined);
+    for (const deadline = Date.now() + 15_000; (await page.locator('main tbody tr').count()) !== 1 && Date.now() < deadline;) await page.waitForTimeout(100);
     expect(await page.locator('main tbody tr').count()).toBe(1);
     await shot(page, 'orders');
 
