@@ -30,13 +30,15 @@ export class ApiDocuments implements OnModuleInit {
   merchantApi: Json = {};
   backOffice: Json = {};
   problems: string[] = [];
+  /** The routes the controllers serve, as the documents were checked against them. */
+  routes: readonly NestRoute[] = [];
 
   constructor(private readonly discovery: DiscoveryService) {}
 
   onModuleInit() {
     const controllers = this.discovery.getControllers().map((wrapper) => wrapper.metatype as new () => object);
-    const built = buildDocuments(nestRoutes(controllers));
-    Object.assign(this, built);
+    this.routes = nestRoutes(controllers);
+    Object.assign(this, buildDocuments(this.routes));
     for (const problem of this.problems) this.logger.error(`API documents: ${problem}`);
   }
 }

@@ -37,7 +37,7 @@ const POSITIVE_AMOUNT = '^(?!0(?:\\.00?)?$)(?:(?:0|[1-9][0-9]{0,12})(?:\\.[0-9]{
 
 /** A positive amount as a string with at most two decimals: JSON numbers are refused, as everywhere money crosses the API. */
 export const IsPositiveAmount = () =>
-  Rule('isPositiveAmount', { schema: { type: 'string', pattern: POSITIVE_AMOUNT, examples: ['100.00'] } }, (value) => {
+  Rule('isPositiveAmount', { schema: { type: 'string', pattern: POSITIVE_AMOUNT, examples: ['100.00', '0.01', '10000000000000.00'] } }, (value) => {
     if (typeof value !== 'string') return 'must be a string like "100.00", not a number';
     const minor = parseAmount(value);
     if (minor === undefined) return 'must be a decimal string with at most two decimals, at most 10000000000000.00';
@@ -156,6 +156,6 @@ const REFERENCE = /^[\x20-\x7e]{1,128}$/;
 
 /** 1-128 printable ASCII characters: references are quoted back in statements and audit rows. */
 export const IsReference = () =>
-  Rule('isReference', { schema: { type: 'string', pattern: REFERENCE.source, examples: ['wire-2026-11-22-001'] } }, (value) =>
+  Rule('isReference', { schema: { type: 'string', minLength: 1, maxLength: 128, pattern: REFERENCE.source, examples: ['wire-2026-11-22-001'] } }, (value) =>
     typeof value === 'string' && REFERENCE.test(value) ? undefined : 'must be 1-128 printable ASCII characters',
   );

@@ -125,7 +125,7 @@ export function nestedField(error: ValidationError): string | undefined {
 }
 
 export const IsIdentifier = () =>
-  Rule('isIdentifier', { schema: { type: 'string', pattern: IDENTIFIER.source, examples: ['A-1'] } }, (value) =>
+  Rule('isIdentifier', { schema: { type: 'string', minLength: 1, maxLength: 64, pattern: IDENTIFIER.source, examples: ['A-1'] } }, (value) =>
     isIdentifier(value) ? undefined : `must be a string of ${IDENTIFIER_RULE}`,
   );
 

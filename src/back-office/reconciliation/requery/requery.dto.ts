@@ -9,7 +9,12 @@ export const IsInstant = () =>
   Rule(
     'isInstant',
     {
-      schema: { type: 'string', pattern: ISO_INSTANT.source, description: 'ISO 8601 with an offset', examples: ['2026-11-22T10:00:00Z'] },
+      schema: {
+        type: 'string',
+        pattern: ISO_INSTANT.source,
+        description: 'ISO 8601 with an offset',
+        examples: ['2026-11-22T10:00:00Z', '2026-11-22T10:00:00.123456+05:30'],
+      },
       beyond: 'A date and time that exist',
     },
     (value) =>
