@@ -124,7 +124,7 @@ describe('request bodies: the documents and the validation agree at the edges', 
 /** The route's body schema, from its document, and ajv's verdict on a body. */
 function compile(document: Json, route: NestRoute) {
   const ref = document.paths[route.path][route.method].requestBody.content['application/json'].schema.$ref as string;
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
   const id = 'https://topup.test/document';
   ajv.addSchema({ ...document, $id: id });
   const validate = ajv.getSchema(`${id}${ref}`)!;
