@@ -10,7 +10,7 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => isoTimestamp() };
 
-const ISO_INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,6})?)?(Z|[+-]\d\d:\d\d)$/;
+export const ISO_INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,6})?)?(Z|[+-]\d\d:\d\d)$/;
 
 /** An ISO 8601 time with an offset ("Z" or "+01:00"), or undefined: a time without one would be ambiguous. */
 export function parseInstant(text: string): Date | undefined {

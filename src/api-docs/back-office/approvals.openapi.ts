@@ -4,7 +4,6 @@ import { approvalRequired, merchantId, merchantName, ok, operation, pathId, Path
 
 const kind = { enum: ['resolution', 'bulk_resolution', 'deposit', 'adjustment'] };
 const status = { enum: ['pending', 'approved', 'rejected', 'failed'] };
-const note = string({ minLength: 1, maxLength: 1000 });
 
 export const approval: Schema = closed({
   approval_id: string({ pattern: '^apr_[0-9a-f]{16}$' }),
@@ -60,7 +59,6 @@ const decision = (verb: string, description: string, codes: Record<number, { cod
     description,
     roles: ['reconciler'],
     parameters: [approvalId],
-    body: closed({ note }),
     responses: {
       200: ok('The request as decided', ref('Approval')),
       ...refusals({ 404: { codes: ['APPROVAL_NOT_FOUND'], description: 'no such approval' }, ...codes }, { body: true }),
@@ -115,17 +113,6 @@ export function approvalPaths(): PathItems {
           'A WalletAdjusted event, on the statement and in the hash chain; for a final order the upstream contradicts, at most once per order and reason. The same reference and terms again moves no money.',
         roles: ['reconciler'],
         parameters: [merchantId],
-        body: closed(
-          {
-            direction: { enum: ['credit', 'debit'] },
-            amount: string({ pattern: '^\\d+(\\.\\d{1,2})?$' }),
-            reason: string({ pattern: '^[A-Z][A-Z0-9_]{0,63}$' }),
-            note,
-            reference: string({ minLength: 1, maxLength: 128 }),
-            order_no: string(),
-          },
-          ['order_no'],
-        ),
         responses: {
           201: ok('The wallet after the adjustment, and the adjustment', closed({ wallet, adjustment })),
           202: approvalRequired,

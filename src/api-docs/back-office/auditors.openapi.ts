@@ -1,22 +1,5 @@
 import { BACK_OFFICE_ROUTES, documentedPath } from '../../back-office/routes.public';
-import {
-  anyObject,
-  array,
-  boolean,
-  closed,
-  identifier,
-  integer,
-  money,
-  nullable,
-  open,
-  position,
-  ref,
-  response,
-  Schema,
-  string,
-  success,
-  timestamp,
-} from '../schema-kit';
+import { anyObject, array, boolean, closed, integer, money, nullable, open, position, ref, response, Schema, string, success, timestamp } from '../schema-kit';
 import { merchantId, ok, operation, PathItems, pathId, query, refusals, staffName } from './route-kit';
 
 export const statementLine: Schema = closed({
@@ -171,8 +154,6 @@ export function verificationPaths(): PathItems {
         summary: 'Replay the log and compare it with the read models',
         description: 'Read-only. Without merchant_id, the whole log; scope "wallet" checks one wallet alone, "merchant" (the default) its orders too.',
         roles: ['auditor'],
-        body: closed({ merchant_id: identifier, scope: { enum: ['wallet', 'merchant'] } }, ['merchant_id', 'scope']),
-        bodyOptional: true,
         responses: {
           200: ok(
             'The report',
@@ -202,8 +183,6 @@ export function rebuildPaths(): PathItems {
         description:
           'One projection, or all of them one after the other; the service keeps answering from the live tables until the rebuilt ones are swapped in.',
         roles: ['admin'],
-        body: closed({ projection: string() }, ['projection']),
-        bodyOptional: true,
         responses: {
           202: ok('Started', closed({ rebuild_id: string(), status: { const: 'running' } }), ['ACCEPTED']),
           ...refusals({ 409: { codes: ['REBUILD_RUNNING'], description: 'Another rebuild is running' } }, { body: true }),

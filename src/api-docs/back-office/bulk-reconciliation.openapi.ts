@@ -1,7 +1,7 @@
 import { BACK_OFFICE_ROUTES, documentedPath } from '../../back-office/routes.public';
 import { MAX_REPORT_BYTES } from '../../fulfilment';
 import { MAX_BULK_BODY_BYTES } from '../../shared/limits';
-import { array, boolean, closed, failures, identifier, integer, money, nullable, open, ref, response, Schema, string, timestamp } from '../schema-kit';
+import { array, boolean, closed, failures, integer, money, nullable, open, ref, response, Schema, string, timestamp } from '../schema-kit';
 import { approvalRequired, listOf, listParameters, merchantName, ok, operation, PathItems, pathId, query, refusals, staffName } from './route-kit';
 
 const CATEGORIES = ['matched', 'resolvable', 'exceptions', 'missing', 'in_flight'];
@@ -183,14 +183,6 @@ function bulkBodyRefusals(own: Parameters<typeof refusals>[0]) {
   };
 }
 
-const applyBody = closed(
-  {
-    note: string({ minLength: 1, maxLength: 1000 }),
-    orders: array(closed({ order_no: identifier, outcome: OUTCOME }, ['outcome']), { minItems: 1, maxItems: 10_000 }),
-  },
-  ['orders'],
-);
-
 /** A report with errors: kept (report_id), never applied. */
 const reportRejected = response({
   description: 'A bad query parameter; or a report with errors, kept and listed with its first 100 errors, that can never be applied',
@@ -219,15 +211,6 @@ export function bulkReconciliationPaths(): PathItems {
           'Selects the orders of the reconciliation queue that the filter matches (at least one filter; they combine with "and") and asks the upstream about each, ' +
           'REQUERY_CONCURRENCY at a time across all instances. Proposals are never applied by themselves.',
         roles: ['reconciler'],
-        body: closed(
-          {
-            merchant_id: identifier,
-            created_from: instant,
-            created_to: instant,
-            order_nos: array(identifier, { minItems: 1, maxItems: 10_000, uniqueItems: true }),
-          },
-          ['merchant_id', 'created_from', 'created_to', 'order_nos'],
-        ),
         responses: {
           202: ok('The job, started', ref('RequeryJob'), ['ACCEPTED']),
           ...bulkBodyRefusals({ 422: { codes: ['REQUERY_TOO_LARGE'], description: 'No filter; or one that selects more than 50,000 orders' } }),
@@ -261,7 +244,6 @@ export function bulkReconciliationPaths(): PathItems {
           "Each becomes a ResolveOrder with the note and the upstream's answer as evidence, against the order's current state. Over APPROVAL_THRESHOLD (the sum it would move, per currency) the whole apply waits for another person (202).",
         roles: ['reconciler'],
         parameters: [jobId],
-        body: applyBody,
         responses: {
           200: ok('What was done with each order', ref('BulkApply')),
           202: approvalRequired,
@@ -275,7 +257,6 @@ export function bulkReconciliationPaths(): PathItems {
         summary: "Fetch the upstream's transaction report for a window",
         description: 'GET {UPSTREAM_URL}/v1/reports/transactions (docs/upstream-protocol.md), stored and matched like an upload.',
         roles: ['reconciler'],
-        body: closed({ from: instant, to: instant }),
         responses: {
           201: ok('The report, new', ref('UpstreamReport')),
           200: ok('The upstream sent the same bytes for this window before: that report', ref('UpstreamReport'), ['DUPLICATE']),
@@ -380,7 +361,6 @@ export function bulkReconciliationPaths(): PathItems {
           'Without `orders`, every resolvable order as the report says; with it, those orders. Each becomes a ResolveOrder with the note and the report line as evidence. Over APPROVAL_THRESHOLD (the sum it would move, per currency) the whole apply waits for another person (202).',
         roles: ['reconciler'],
         parameters: [reportId],
-        body: applyBody,
         responses: {
           200: ok('What was done with each order', ref('BulkApply')),
           202: approvalRequired,

@@ -1,6 +1,6 @@
 import { BACK_OFFICE_ROUTES, documentedPath } from '../../back-office/routes.public';
 import { array, boolean, closed, identifier, money, nullable, Schema, string, timestamp } from '../schema-kit';
-import { displayName, listOf, listParameters, merchantId, ok, operation, PathItems, pathId, refusals, staffName } from './route-kit';
+import { listOf, listParameters, merchantId, ok, operation, PathItems, pathId, refusals, staffName } from './route-kit';
 
 const sku: Schema = closed({
   sku_id: string(),
@@ -72,7 +72,6 @@ export function catalogueChanges(): PathItems {
         summary: 'Create or replace a product',
         roles: ['admin'],
         parameters: [pathId('product_id', 'The product')],
-        body: closed({ name: displayName }),
         responses: { 200: ok('The product', closed({ product_id: string(), name: string() })), ...refusals({}, { body: true }) },
       }),
     },
@@ -81,17 +80,6 @@ export function catalogueChanges(): PathItems {
         summary: 'Create or replace a SKU',
         roles: ['admin'],
         parameters: [pathId('sku_id', 'The SKU')],
-        body: closed(
-          {
-            product_id: identifier,
-            name: displayName,
-            required_account_fields: array(string({ pattern: '^[a-z][a-z0-9_]{0,31}$' }), { maxItems: 20, uniqueItems: true }),
-            supports_account_check: boolean,
-            on_shelf: boolean,
-            route: nullable(identifier),
-          },
-          ['route'],
-        ),
         responses: {
           200: ok('The SKU', sku),
           ...refusals({ 404: { codes: ['PRODUCT_NOT_FOUND'], description: 'no such product' } }, { body: true }),
@@ -103,7 +91,6 @@ export function catalogueChanges(): PathItems {
         summary: "Set a merchant's price for a SKU",
         roles: ['admin'],
         parameters: [merchantId, pathId('sku_id', 'The SKU')],
-        body: closed({ price: string({ pattern: '^\\d+(\\.\\d{1,2})?$' }) }),
         responses: {
           200: ok('The price', closed({ merchant_id: string(), sku_id: string(), price: money })),
           ...refusals({ 404: { codes: ['MERCHANT_NOT_FOUND', 'SKU_NOT_FOUND'], description: 'no such merchant, or no such SKU' } }, { body: true }),

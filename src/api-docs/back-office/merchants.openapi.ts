@@ -1,21 +1,6 @@
 import { BACK_OFFICE_ROUTES, documentedPath } from '../../back-office/routes.public';
 import { array, closed, integer, money, nullable, ref, Schema, string, timestamp } from '../schema-kit';
-import { approvalRequired, displayName, listOf, listParameters, merchantId, ok, operation, PathItems, refusals, staffName, wallet } from './route-kit';
-
-const ipWhitelist = array(string(), { maxItems: 100 });
-const rateLimit = integer({ minimum: 1, maximum: 100_000 });
-const callbackUrl = nullable(
-  string({
-    maxLength: 2048,
-    format: 'uri',
-    description:
-      'An http or https URL in its normalised (WHATWG URL) form, stored as such: only the letter case of the scheme and host, and "/" for an empty path, ' +
-      'may differ from it; any other difference (a character it would percent-encode, a dot segment, a default port) is refused with 422 VALIDATION_FAILED',
-  }),
-);
-const lowBalanceThreshold = nullable(
-  string({ pattern: '^\\d+(\\.\\d{1,2})?$', description: "A positive amount in the merchant's currency; null for no low-balance alert" }),
-);
+import { approvalRequired, listOf, listParameters, merchantId, ok, operation, PathItems, refusals, staffName, wallet } from './route-kit';
 
 export const merchant: Schema = closed(
   {
@@ -57,17 +42,6 @@ export function merchantPaths(): PathItems {
         summary: 'Create a merchant and its wallet',
         description: 'The app secret is shown only in this reply.',
         roles: ['admin'],
-        body: closed(
-          {
-            name: displayName,
-            currency: string({ pattern: '^[A-Z]{3}$' }),
-            callback_url: callbackUrl,
-            ip_whitelist: ipWhitelist,
-            rate_limit_per_second: rateLimit,
-            low_balance_threshold: lowBalanceThreshold,
-          },
-          ['currency', 'callback_url', 'ip_whitelist', 'rate_limit_per_second', 'low_balance_threshold'],
-        ),
         responses: { 201: ok('The merchant, with its app secret', ref('Merchant')), ...refusals({}, { body: true }) },
       }),
     },
@@ -84,16 +58,6 @@ export function merchantPaths(): PathItems {
           'Any of callback_url (null removes it), ip_whitelist (replaces the list), status, rate_limit_per_second and low_balance_threshold (null removes it).',
         roles: ['admin'],
         parameters: [merchantId],
-        body: closed(
-          {
-            callback_url: callbackUrl,
-            ip_whitelist: ipWhitelist,
-            status: { enum: ['active', 'suspended'] },
-            rate_limit_per_second: rateLimit,
-            low_balance_threshold: lowBalanceThreshold,
-          },
-          ['callback_url', 'ip_whitelist', 'status', 'rate_limit_per_second', 'low_balance_threshold'],
-        ),
         responses: {
           200: ok('The merchant as changed', ref('Merchant')),
           ...refusals({ 404: { codes: ['MERCHANT_NOT_FOUND'], description: 'no such merchant' } }, { body: true }),
@@ -106,7 +70,6 @@ export function merchantPaths(): PathItems {
         description: 'The new secret is in this reply only; the replaced one keeps verifying for overlap_seconds.',
         roles: ['admin'],
         parameters: [merchantId],
-        body: closed({ overlap_seconds: integer({ minimum: 0, maximum: 2_592_000 }) }),
         responses: {
           200: ok('The merchant with its new app secret', ref('Merchant')),
           ...refusals({ 404: { codes: ['MERCHANT_NOT_FOUND'], description: 'no such merchant' } }, { body: true }),
@@ -128,14 +91,6 @@ export function merchantPaths(): PathItems {
           'The same reference with the same amount again moves no money. Over APPROVAL_THRESHOLD it waits for another admin (202); the same deposit asked again meanwhile is the same request.',
         roles: ['admin'],
         parameters: [merchantId],
-        body: closed(
-          {
-            amount: string({ pattern: '^\\d+(\\.\\d{1,2})?$' }),
-            reference: string({ minLength: 1, maxLength: 128 }),
-            note: string({ minLength: 1, maxLength: 1000, description: 'Why, for the approver when the four-eyes rule asks for one' }),
-          },
-          ['note'],
-        ),
         responses: {
           201: ok('The wallet after the deposit', wallet),
           202: approvalRequired,

@@ -160,9 +160,12 @@ export function probePaths(): PathItems {
       },
     },
     '/docs': {
-      get: probe('These documents as a page to read (no scripts, nothing fetched from elsewhere)', {
-        200: response({ description: 'The page', contentType: 'text/html', schema: { type: 'string' } }),
-      }),
+      get: probe(
+        'Both documents as an interactive reference: Swagger UI, its files served by this service under /docs/assets (nothing fetched from elsewhere), try-it with a bearer token or, on the merchant API, signed in the page',
+        {
+          200: response({ description: 'The page', contentType: 'text/html', schema: { type: 'string' } }),
+        },
+      ),
     },
     '/docs/merchant-api.json': {
       get: probe('The merchant API v2 as OpenAPI 3.1', { 200: response({ description: 'The document', schema: { type: 'object', required: ['openapi'] } }) }),

@@ -124,7 +124,6 @@ export function reconciliationPaths(): PathItems {
           "Who, when and why are recorded as an event; the order then settles or releases like an upstream outcome. Over APPROVAL_THRESHOLD (the order's amount) it waits for another person (202).",
         roles: ['reconciler'],
         parameters: [orderNo],
-        body: closed({ outcome: { enum: ['success', 'failed'] }, note: string({ minLength: 1, maxLength: 1000 }) }),
         responses: {
           200: ok('The order as resolved', ref('OrderDetail')),
           202: approvalRequired,

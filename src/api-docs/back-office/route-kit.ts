@@ -64,26 +64,22 @@ interface Operation {
   description?: string;
   roles: string[];
   parameters?: unknown[];
-  body?: Schema;
-  /** A body may be left out (read as {}). */
-  bodyOptional?: boolean;
   responses: Record<string, unknown>;
 }
 
-export function operation({ summary, description, roles, parameters, body, bodyOptional, responses }: Operation) {
+/** An operation of the back office; its request body, if it takes one, comes from the DTO its route validates it with (api-documents.ts). */
+export function operation({ summary, description, roles, parameters, responses }: Operation) {
   return {
     summary,
     description: [description, `Roles: ${roles.join(', ')} (admin may call every route).`].filter(Boolean).join(' '),
     tags: [roles.includes('auditor') || roles.includes('reconciler') ? 'Reconciliation and audit' : 'Provisioning'],
     security: [{ StaffToken: [] }],
     ...(parameters ? { parameters } : {}),
-    ...(body ? { requestBody: { required: !bodyOptional, content: { 'application/json': { schema: body } } } } : {}),
     responses,
   };
 }
 
 export const ok = (description: string, data: Schema, codes?: string[]) => response({ description, schema: success(data, codes) });
-export const displayName = string({ minLength: 1, maxLength: 128 });
 /** A name beside the id it names: what people read, the id being what the service keeps. */
 export const nameOf = (what: string) => nullable(string({ description: `The name of ${what}; null only for an id that names no one` }));
 export const staffName = (field: string) => nameOf(`the staff member in \`${field}\``);

@@ -1,6 +1,6 @@
 import { BACK_OFFICE_ROUTES, documentedPath } from '../../back-office/routes.public';
 import { closed, nullable, ref, Schema, string, timestamp } from '../schema-kit';
-import { displayName, listOf, listParameters, ok, operation, PathItems, pathId, refusals, staffName } from './route-kit';
+import { listOf, listParameters, ok, operation, PathItems, pathId, refusals, staffName } from './route-kit';
 
 export const staffMember: Schema = closed(
   {
@@ -37,7 +37,6 @@ export function staffPaths(): PathItems {
         summary: 'Create a staff member',
         description: 'The token is shown only in this reply.',
         roles: ['admin'],
-        body: closed({ name: displayName, role: { enum: ['admin', 'reconciler', 'auditor'] } }),
         responses: {
           201: ok(
             'The staff member and its token',

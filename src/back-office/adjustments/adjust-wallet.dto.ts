@@ -1,5 +1,5 @@
 import { IsIn, IsString, Length, Matches } from 'class-validator';
-import { IsIdentifier, Optional } from '../../infrastructure/http/field-rules';
+import { Doc, IsIdentifier, Optional } from '../../infrastructure/http/field-rules';
 import { IsPositiveAmount, IsReference } from '../http/validators';
 
 /** A reason is a code, as the statement shows it: UPSTREAM_REPORT_FAILED, DUPLICATE_DEPOSIT ... */
@@ -12,6 +12,7 @@ export class AdjustWalletDto {
   @IsPositiveAmount()
   amount!: string;
 
+  @Doc({ examples: ['UPSTREAM_REPORT_FAILED'] })
   @Matches(ADJUSTMENT_REASON, {
     message: 'reason must be a code of 1-64 capital letters, digits and underscores, starting with a letter, e.g. UPSTREAM_REPORT_FAILED',
   })
@@ -27,6 +28,7 @@ export class AdjustWalletDto {
   reference!: string;
 
   /** The final order it corrects, at most once per order and reason. */
+  @Doc({ examples: ['T01JD3ZQ4N6W8Y0A2C4E6G8J0K'] })
   @Optional()
   @IsIdentifier()
   order_no?: string;

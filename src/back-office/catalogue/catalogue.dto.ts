@@ -1,8 +1,9 @@
 import { IsBoolean } from 'class-validator';
-import { IsIdentifier, OptionalNullable } from '../../infrastructure/http/field-rules';
+import { Doc, IsIdentifier, OptionalNullable } from '../../infrastructure/http/field-rules';
 import { IsAccountFieldNames, IsDisplayName, IsPositiveAmount } from '../http/validators';
 
 export class PutProductDto {
+  @Doc({ examples: ['Mobile Legends'] })
   @IsDisplayName()
   name!: string;
 }
@@ -10,9 +11,11 @@ export class PutProductDto {
 export const DEFAULT_ROUTE = 'default';
 
 export class PutSkuDto {
+  @Doc({ examples: ['mlbb'] })
   @IsIdentifier()
   product_id!: string;
 
+  @Doc({ examples: ['86 Diamonds'] })
   @IsDisplayName()
   name!: string;
 
@@ -25,13 +28,14 @@ export class PutSkuDto {
   @IsBoolean({ message: 'on_shelf must be true or false' })
   on_shelf!: boolean;
 
-  /** Absent: "default". Null: no upstream route, so orders for the SKU are refused with ROUTE_UNAVAILABLE. */
+  @Doc({ description: 'The upstream route; absent: "default"; null: none, so orders for the SKU are refused with ROUTE_UNAVAILABLE', examples: ['default'] })
   @OptionalNullable()
   @IsIdentifier()
   route?: string | null;
 }
 
 export class PutPriceDto {
+  @Doc({ examples: ['1.20'] })
   @IsPositiveAmount()
   price!: string;
 }

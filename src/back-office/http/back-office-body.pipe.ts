@@ -1,5 +1,6 @@
-import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
-import { BodyRules, validateBody } from '../../infrastructure/http/dto-body-validator';
+import { Injectable } from '@nestjs/common';
+import { DtoBodyPipe } from '../../infrastructure/http/dto-body-pipe';
+import { BodyRules } from '../../infrastructure/http/dto-body-validator';
 
 /**
  * How the back office reads a body (docs/back-office-api.md, "Order of
@@ -10,12 +11,16 @@ export const BACK_OFFICE_BODY: BodyRules = { nullIs: 'a value', order: 'missing 
 
 /** `@Body(BodyPipe) body: SomeDto`: validates against the parameter's DTO class. */
 @Injectable()
-export class BodyPipe implements PipeTransform {
-  transform(value: unknown, metadata: ArgumentMetadata): Promise<object> {
-    const dto = metadata.metatype as (new () => object) | undefined;
-    if (metadata.type !== 'body' || typeof dto !== 'function' || dto === Object) {
-      throw new Error('BodyPipe needs a @Body() parameter typed with a DTO class');
-    }
-    return validateBody(dto, value, BACK_OFFICE_BODY);
+export class BodyPipe extends DtoBodyPipe {
+  constructor() {
+    super(BACK_OFFICE_BODY);
+  }
+}
+
+/** `@Body(OptionalBodyPipe) body: SomeDto`: the same, for a route whose body may be left out, which then reads as `{}`. */
+@Injectable()
+export class OptionalBodyPipe extends DtoBodyPipe {
+  constructor() {
+    super(BACK_OFFICE_BODY, '{}');
   }
 }

@@ -10,24 +10,52 @@ import { parseAmount } from '../../shared/money';
  */
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
+const MAX_DISPLAY_NAME = 128;
+
+/** Characters as people and JSON Schema count them: code points, so an emoji is one. */
+const lengthOf = (text: string) => [...text].length;
 
 export const IsDisplayName = () =>
-  Rule('isDisplayName', (value) => {
-    if (typeof value !== 'string') return 'must be a string';
-    if (value.trim() === '' || value.length > 128) return 'must be 1-128 characters and not blank';
-    return CONTROL.test(value) ? 'must not contain control characters' : undefined;
-  });
+  Rule(
+    'isDisplayName',
+    {
+      // Not blank: JavaScript's \s is the set String.prototype.trim removes.
+      schema: { type: 'string', minLength: 1, maxLength: MAX_DISPLAY_NAME, pattern: '^(?!\\s*$)[^\\u0000-\\u001f\\u007f]*$', examples: ['Acme Games'] },
+    },
+    (value) => {
+      if (typeof value !== 'string') return 'must be a string';
+      if (value.trim() === '' || lengthOf(value) > MAX_DISPLAY_NAME) return `must be 1-${MAX_DISPLAY_NAME} characters and not blank`;
+      return CONTROL.test(value) ? 'must not contain control characters' : undefined;
+    },
+  );
+
+/**
+ * parseAmount's form (no sign, no leading zero, at most two decimals, at most
+ * MAX_AMOUNT: 13 digits, or 10000000000000 itself) and not zero.
+ */
+const POSITIVE_AMOUNT = '^(?!0(?:\\.00?)?$)(?:(?:0|[1-9][0-9]{0,12})(?:\\.[0-9]{1,2})?|10000000000000(?:\\.00?)?)$';
 
 /** A positive amount as a string with at most two decimals: JSON numbers are refused, as everywhere money crosses the API. */
 export const IsPositiveAmount = () =>
-  Rule('isPositiveAmount', (value) => {
+  Rule('isPositiveAmount', { schema: { type: 'string', pattern: POSITIVE_AMOUNT, examples: ['100.00', '0.01', '10000000000000.00'] } }, (value) => {
     if (typeof value !== 'string') return 'must be a string like "100.00", not a number';
     const minor = parseAmount(value);
     if (minor === undefined) return 'must be a decimal string with at most two decimals, at most 10000000000000.00';
     return minor > 0n ? undefined : 'must be greater than zero';
   });
 
-export const IsHttpUrl = () => Rule('isHttpUrl', (value) => callbackUrlProblem(value));
+export const IsHttpUrl = () =>
+  Rule(
+    'isHttpUrl',
+    {
+      schema: { type: 'string', maxLength: 2048, format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', examples: ['https://merchant.example/topup/callback'] },
+      beyond:
+        'An http or https URL in its normalised (WHATWG URL) form, stored as such: only the letter case of the scheme and host, and "/" for an empty path, ' +
+        'may differ from it; any other difference (a character it would percent-encode, a dot segment, a default port) is refused with 422 VALIDATION_FAILED, ' +
+        'and so are credentials in the URL',
+    },
+    (value) => callbackUrlProblem(value),
+  );
 
 /**
  * Why a callback URL is refused, if it is. It is stored, shown and called in
@@ -84,27 +112,50 @@ export function ipOrCidrProblem(entry: unknown): string | undefined {
 }
 
 export const IsIpWhitelist = () =>
-  Rule('isIpWhitelist', (value) => {
-    if (!Array.isArray(value)) return 'must be an array of IP addresses or CIDR ranges';
-    if (value.length > MAX_WHITELIST_ENTRIES) return `must have at most ${MAX_WHITELIST_ENTRIES} entries`;
-    for (const [index, entry] of value.entries()) {
-      const problem = ipOrCidrProblem(entry);
-      if (problem) return `entry ${index} (${JSON.stringify(entry)}) ${problem}`;
-    }
-    return undefined;
-  });
+  Rule(
+    'isIpWhitelist',
+    {
+      schema: { type: 'array', maxItems: MAX_WHITELIST_ENTRIES, items: { type: 'string' }, examples: [['127.0.0.1', '10.0.0.0/8']] },
+      beyond: 'Each entry an IPv4 or IPv6 address, or a CIDR range of one (10.0.0.0/8, 2001:db8::/32), without a zone id',
+    },
+    (value) => {
+      if (!Array.isArray(value)) return 'must be an array of IP addresses or CIDR ranges';
+      if (value.length > MAX_WHITELIST_ENTRIES) return `must have at most ${MAX_WHITELIST_ENTRIES} entries`;
+      for (const [index, entry] of value.entries()) {
+        const problem = ipOrCidrProblem(entry);
+        if (problem) return `entry ${index} (${JSON.stringify(entry)}) ${problem}`;
+      }
+      return undefined;
+    },
+  );
 
 export const IsAccountFieldNames = () =>
-  Rule('isAccountFieldNames', (value) => {
-    if (!Array.isArray(value)) return 'must be an array of field names';
-    if (value.length > MAX_REQUIRED_ACCOUNT_FIELDS) return `must have at most ${MAX_REQUIRED_ACCOUNT_FIELDS} entries`;
-    for (const [index, name] of value.entries()) {
-      if (typeof name !== 'string' || !ACCOUNT_FIELD_NAME.test(name)) return `entry ${index} must match ${ACCOUNT_FIELD_NAME.source}`;
-      if (value.indexOf(name) !== index) return `names ${name} more than once`;
-    }
-    return undefined;
-  });
+  Rule(
+    'isAccountFieldNames',
+    {
+      schema: {
+        type: 'array',
+        maxItems: MAX_REQUIRED_ACCOUNT_FIELDS,
+        uniqueItems: true,
+        items: { type: 'string', pattern: ACCOUNT_FIELD_NAME.source },
+        examples: [['server_id']],
+      },
+    },
+    (value) => {
+      if (!Array.isArray(value)) return 'must be an array of field names';
+      if (value.length > MAX_REQUIRED_ACCOUNT_FIELDS) return `must have at most ${MAX_REQUIRED_ACCOUNT_FIELDS} entries`;
+      for (const [index, name] of value.entries()) {
+        if (typeof name !== 'string' || !ACCOUNT_FIELD_NAME.test(name)) return `entry ${index} must match ${ACCOUNT_FIELD_NAME.source}`;
+        if (value.indexOf(name) !== index) return `names ${name} more than once`;
+      }
+      return undefined;
+    },
+  );
+
+const REFERENCE = /^[\x20-\x7e]{1,128}$/;
 
 /** 1-128 printable ASCII characters: references are quoted back in statements and audit rows. */
 export const IsReference = () =>
-  Rule('isReference', (value) => (typeof value === 'string' && /^[\x20-\x7e]{1,128}$/.test(value) ? undefined : 'must be 1-128 printable ASCII characters'));
+  Rule('isReference', { schema: { type: 'string', minLength: 1, maxLength: 128, pattern: REFERENCE.source, examples: ['wire-2026-11-22-001'] } }, (value) =>
+    typeof value === 'string' && REFERENCE.test(value) ? undefined : 'must be 1-128 printable ASCII characters',
+  );

@@ -1,5 +1,5 @@
 import { IsString, Length } from 'class-validator';
-import { Optional } from '../../infrastructure/http/field-rules';
+import { Doc, Optional } from '../../infrastructure/http/field-rules';
 import { IsPositiveAmount, IsReference } from '../http/validators';
 
 export class DepositFundsDto {
@@ -9,7 +9,7 @@ export class DepositFundsDto {
   @IsReference()
   reference!: string;
 
-  /** Why, for the second person when the four-eyes rule asks for one (APPROVAL_THRESHOLD). */
+  @Doc({ description: 'Why, for the approver when the four-eyes rule asks for one' })
   @Optional()
   @IsString()
   @Length(1, 1000, { message: 'note must be 1-1000 characters' })

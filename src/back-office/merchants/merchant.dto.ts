@@ -1,5 +1,5 @@
 import { IsIn, IsInt, Matches, Max, Min } from 'class-validator';
-import { Optional, OptionalNullable, Rules } from '../../infrastructure/http/field-rules';
+import { Doc, Optional, OptionalNullable, Rules } from '../../infrastructure/http/field-rules';
 import { IsDisplayName, IsHttpUrl, IsIpWhitelist, IsPositiveAmount } from '../http/validators';
 
 export const MERCHANT_STATUSES = ['active', 'suspended'] as const;
@@ -13,13 +13,15 @@ const CallbackUrl = () => Rules(OptionalNullable(), IsHttpUrl());
 const IpWhitelist = () => Rules(Optional(), IsIpWhitelist());
 const RateLimitPerSecond = () => Rules(Optional(), IsInt({ message: 'rate_limit_per_second must be an integer' }), Min(1), Max(MAX_RATE_LIMIT));
 /** An amount in the merchant's currency; null for no alert. */
-const LowBalanceThreshold = () => Rules(OptionalNullable(), IsPositiveAmount());
+const LowBalanceThreshold = () =>
+  Rules(Doc({ description: "A positive amount in the merchant's currency; null for no low-balance alert" }), OptionalNullable(), IsPositiveAmount());
 
 // Decorators run bottom-up: the type check is written first so that its message wins.
 export class CreateMerchantDto {
   @IsDisplayName()
   name!: string;
 
+  @Doc({ examples: ['USD'] })
   @Optional()
   @Matches(/^[A-Z]{3}$/, { message: 'currency must be 3 uppercase letters (ISO 4217), e.g. USD' })
   currency?: string;

@@ -7,8 +7,7 @@ import { Roles } from '../auth/roles.decorator';
 import type { StaffMember } from '../auth/staff-member';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
 import { PathIds, PathIdsPipe } from '../http/identifier';
-import { validateBody } from '../../infrastructure/http/dto-body-validator';
-import { BACK_OFFICE_BODY } from '../http/back-office-body.pipe';
+import { OptionalBodyPipe } from '../http/back-office-body.pipe';
 import { Optional } from '../../infrastructure/http/field-rules';
 import { RebuildRunner } from './rebuild-runner';
 import { RebuildRuns, RebuildStartedView } from './rebuild-runs';
@@ -34,8 +33,7 @@ export class RebuildController {
 
   @Post(BACK_OFFICE_ROUTES.rebuild)
   @HttpCode(202)
-  async start(@Body() body: unknown, @CurrentStaff() by: StaffMember) {
-    const { projection } = await validateBody(RebuildDto, body === undefined ? {} : body, BACK_OFFICE_BODY);
+  async start(@Body(OptionalBodyPipe) { projection }: RebuildDto, @CurrentStaff() by: StaffMember) {
     const chosen = allProjections.filter((p) => projection === undefined || p.name === projection);
     const outcome = await this.runner.start(chosen, by.staffId);
     if ('running' in outcome) throw new ApiError(409, 'REBUILD_RUNNING', `Rebuild ${outcome.running} is still running`);

@@ -5,9 +5,8 @@ import { formatAmount } from '../../shared/money';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { Roles } from '../auth/roles.decorator';
 import { BackOfficeController } from '../http/back-office-controller.decorator';
-import { validateBody } from '../../infrastructure/http/dto-body-validator';
-import { BACK_OFFICE_BODY } from '../http/back-office-body.pipe';
-import { IsIdentifier, Optional } from '../../infrastructure/http/field-rules';
+import { OptionalBodyPipe } from '../http/back-office-body.pipe';
+import { Doc, IsIdentifier, Optional } from '../../infrastructure/http/field-rules';
 import { requestFields } from '../../infrastructure/logging/request-context';
 import { BACK_OFFICE_ROUTES } from '../routes.public';
 
@@ -15,6 +14,7 @@ const SCOPES: readonly VerificationScope[] = ['merchant', 'wallet'];
 
 export class VerifyDto {
   /** One wallet and its orders; without it, the whole log. */
+  @Doc({ examples: ['mch_0123456789abcdef'] })
   @Optional()
   @IsIdentifier()
   merchant_id?: string;
@@ -42,9 +42,8 @@ export class VerificationController {
 
   @Post(BACK_OFFICE_ROUTES.verify)
   @HttpCode(200)
-  async verify(@Body() body: unknown, @Req() request: object) {
+  async verify(@Body(OptionalBodyPipe) { merchant_id: merchantId, scope }: VerifyDto, @Req() request: object) {
     // An empty body means "everything", like {}.
-    const { merchant_id: merchantId, scope } = await validateBody(VerifyDto, body === undefined ? {} : body, BACK_OFFICE_BODY);
     if (scope !== undefined && merchantId === undefined) throw new ApiError(422, 'VALIDATION_FAILED', 'scope needs a merchant_id', 'scope');
     const what = merchantId === undefined ? 'the whole log' : `${scope ?? 'merchant'} ${merchantId}`;
     let reported = Date.now();

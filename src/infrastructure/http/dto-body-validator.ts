@@ -1,6 +1,6 @@
 import { getMetadataStorage, validate, ValidationError } from 'class-validator';
 import { ApiError } from './api-error';
-import { nestedField } from './field-rules';
+import { nestedField, optionalityOf } from './field-rules';
 import { invalidJson, missingField, unknownField } from './request-errors';
 import { assertStorableText } from './storable-text';
 import { EMPTY_BODY, NOT_AN_OBJECT } from './strict-json';
@@ -56,7 +56,7 @@ export async function validateBody<T extends object>(dto: Dto<T>, body: unknown,
     const error = errors.get(field);
     if (error) throw new ApiError(422, 'VALIDATION_FAILED', messageOf(error), nestedField(error) ?? field);
   }
-  if (missing !== undefined) throw missingField(missing);
+  if (missing !== undefined) throw missingField(missing, alternativeTo(dto, missing));
   const unknown = Object.keys(fields).find((key) => !declared.includes(key));
   if (unknown !== undefined) throw unknownField(unknown);
   return instance;
@@ -72,6 +72,16 @@ export async function validateBody<T extends object>(dto: Dto<T>, body: unknown,
 function copyInto<T extends object>(target: T, source: Record<string, unknown>, keys: readonly string[]): T {
   for (const key of keys) Object.defineProperty(target, key, { value: source[key], enumerable: true, writable: true, configurable: true });
   return target;
+}
+
+/** The field a RequiredUnless field may be left out for. */
+function alternativeTo(dto: Dto<object>, field: string): string | undefined {
+  const metadata = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
+  for (const m of metadata) {
+    const optionality = m.propertyName === field ? optionalityOf(m.constraints?.[0]) : undefined;
+    if (optionality?.kind === 'required unless') return optionality.other;
+  }
+  return undefined;
 }
 
 const fieldsByDto = new WeakMap<Dto<object>, readonly string[]>();

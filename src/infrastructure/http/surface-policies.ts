@@ -47,14 +47,23 @@ export const SURFACE_POLICIES: Readonly<Record<'console' | 'docs', SurfacePolicy
     },
   },
   /**
-   * The page at /docs: one HTML document with its styles inline, no script,
-   * nothing fetched. The JSON documents beside it are API replies.
+   * The interactive reference at /docs (Swagger UI): the console's policy but
+   * for `img-src data:`, for the icons Swagger UI's stylesheet draws as data:
+   * URLs. No script runs but the files served from /docs/assets, no inline
+   * style or script, and nothing is fetched from anywhere but this service.
+   * The JSON documents beside it are API replies.
    */
   docs: {
-    paths: ['/docs'],
+    paths: ['/docs', '/docs/assets/*'],
     contentSecurityPolicy: {
       'default-src': ["'none'"],
-      'style-src': ["'unsafe-inline'"],
+      'script-src': ["'self'"],
+      'style-src': ["'self'"],
+      'img-src': ["'self'", 'data:'],
+      'connect-src': ["'self'"],
+      'form-action': ["'self'"],
+      'frame-ancestors': ["'none'"],
+      'base-uri': ["'none'"],
     },
   },
 };

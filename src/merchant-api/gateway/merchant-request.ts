@@ -1,5 +1,6 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
+import { DtoBodyPipe } from '../../infrastructure/http/dto-body-pipe';
 import { BodyRules } from '../../infrastructure/http/dto-body-validator';
 import { MerchantCredentials } from '../../merchant-directory';
 
@@ -32,6 +33,11 @@ export function merchantRequestOf(request: Request): MerchantRequest {
 
 /** Controller parameter: the authenticated merchant request. */
 export const Merchant = createParamDecorator((_: unknown, context: ExecutionContext) => merchantRequestOf(context.switchToHttp().getRequest<Request>()));
+
+const parsedBody = createParamDecorator((_: unknown, context: ExecutionContext) => merchantRequestOf(context.switchToHttp().getRequest<Request>()).body);
+
+/** Controller parameter: the request's JSON body, validated against the parameter's DTO class as the merchant API reads bodies. */
+export const MerchantBody = () => parsedBody(new DtoBodyPipe(MERCHANT_BODY));
 
 /** The body of the endpoints that take `{}` (products, balance). */
 export class EmptyDto {}

@@ -2,9 +2,8 @@ import { Controller, HttpCode, Post } from '@nestjs/common';
 import { successEnvelope } from '../../infrastructure/http/api-error';
 import { formatAmount } from '../../shared/money';
 import { CatalogueReader } from './catalogue.reader';
-import { EmptyDto, Merchant, MERCHANT_BODY, MerchantRequest } from '../gateway/merchant-request';
+import { EmptyDto, Merchant, MerchantBody, MerchantRequest } from '../gateway/merchant-request';
 import { V2_ROUTES } from '../routes.public';
-import { validateBody } from '../../infrastructure/http/dto-body-validator';
 import { DatabaseWait } from '../../infrastructure/http/database-wait.interceptor';
 
 @Controller()
@@ -14,10 +13,10 @@ export class ProductsController {
     private readonly databaseWait: DatabaseWait,
   ) {}
 
+  /** The body must be {}: the parameter is there for its check. */
   @Post(V2_ROUTES.products)
   @HttpCode(200)
-  async products(@Merchant() request: MerchantRequest) {
-    await validateBody(EmptyDto, request.body, MERCHANT_BODY);
+  async products(@Merchant() request: MerchantRequest, @MerchantBody() _body: EmptyDto) {
     const products = await this.databaseWait.repeatAfterOutage(() => this.catalogue.products(request.merchant.merchantId));
     return successEnvelope('OK', {
       products: products.map((p) => ({

@@ -1,8 +1,7 @@
 import { Controller, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { successEnvelope } from '../../infrastructure/http/api-error';
-import { validateBody } from '../../infrastructure/http/dto-body-validator';
-import { Merchant, MERCHANT_BODY, MerchantRequest } from '../gateway/merchant-request';
+import { Merchant, MerchantBody, MerchantRequest } from '../gateway/merchant-request';
 import { V2_ROUTES } from '../routes.public';
 import { SubmitOrderDto } from './submit-order.dto';
 import { SubmitOrderService } from './submit-order.service';
@@ -16,8 +15,7 @@ export class SubmitOrderController {
   ) {}
 
   @Post(V2_ROUTES.submit)
-  async submit(@Merchant() request: MerchantRequest, @Res({ passthrough: true }) response: Response) {
-    const dto = await validateBody(SubmitOrderDto, request.body, MERCHANT_BODY);
+  async submit(@Merchant() request: MerchantRequest, @MerchantBody() dto: SubmitOrderDto, @Res({ passthrough: true }) response: Response) {
     // Safe to repeat after a lost database answer: a second run finds the order the first placed (DUPLICATE).
     const { outcome, order } = await this.databaseWait.repeatAfterOutage(() => this.submissions.submit(request.merchant, dto, request.catalogueRevision));
     response.status(outcome === 'accepted' ? 202 : 200);
