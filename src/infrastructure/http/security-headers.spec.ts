@@ -11,7 +11,8 @@ function headersFor(securityHeaders: SecurityHeaders, url: string, requestHeader
 }
 
 const API = "default-src 'none';frame-ancestors 'none'";
-const DOCS = "default-src 'none';style-src 'unsafe-inline'";
+const DOCS =
+  "default-src 'none';script-src 'self';style-src 'self';img-src 'self' data:;connect-src 'self';form-action 'self';frame-ancestors 'none';base-uri 'none'";
 const CONSOLE =
   "default-src 'none';script-src 'self';style-src 'self';img-src 'self';connect-src 'self';form-action 'self';frame-ancestors 'none';base-uri 'none'";
 
@@ -27,6 +28,7 @@ describe('SecurityHeaders', () => {
     ['/consolex', API],
     ['/docs', DOCS],
     ['/docs/?x', DOCS],
+    ['/docs/assets/swagger-ui-bundle.js', DOCS],
     ['/docs/merchant-api.json', API],
     ['/docsx', API],
     ['http://example.com/console', API],
