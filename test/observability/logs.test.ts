@@ -109,7 +109,7 @@ describe('logs: LOG_FORMAT=json, one JSON object per line, the request id in eac
     expect(await linesWhere(service, (l) => l.request_id === 'submit-1')).toHaveLength(1);
     expect(submitLine).toEqual({
       time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
-      level: 'log',
+      level: 'info',
       pid: service.process.pid,
       context: 'Access',
       request_id: 'submit-1',
