@@ -155,6 +155,28 @@ describe('logs: LOG_FORMAT=json, one JSON object per line, the request id in eac
     ]);
   });
 
+  it('puts the request id on a line that code deep in the request logs without being given it, as on the access line', async () => {
+    const admin = adminClient(service.url);
+    const created = await admin(
+      'POST',
+      '/admin/v1/merchants',
+      { name: 'Local shop', callback_url: 'http://127.0.0.1:9/cb' },
+      { headers: { 'X-Request-Id': 'private-cb-1' } },
+    );
+    expect(created.status).toBe(201);
+    const related = await linesWhere(service, (l) => l.request_id === 'private-cb-1', 2);
+    expect(related).toEqual([
+      expect.objectContaining({ level: 'warn', context: 'Merchants', message: expect.stringContaining('callbacks to http://127.0.0.1:9/cb will be refused') }),
+      expect.objectContaining({ context: 'Access', route: '/admin/v1/merchants', status: 201 }),
+    ]);
+  });
+
+  it("starts without Nest's wiring at the default level: no line per module or route", () => {
+    const contexts = new Set(lines(service).map((l) => l.context));
+    expect([...contexts].filter((c) => ['InstanceLoader', 'RoutesResolver', 'RouterExplorer'].includes(String(c)))).toEqual([]);
+    expect(contexts).toContain('NestApplication');
+  });
+
   it('says at shutdown what it waits for, and when it has stopped', async () => {
     // A request racing the signal: answered or refused, either way not a failure of the test.
     const racing = signedFetch(service, merchant, { path: '/api/v2/balance' }).catch(() => undefined);
