@@ -195,12 +195,25 @@ describe('AppLogger: pino behind Nest', () => {
 
     it('writes one readable line per event: time, level, context, request id, message, then the fields', () => {
       const logger = new AppLogger({ format: 'pretty', destination: new PrettyDestination(ttys(false)) });
-      logger.log({ message: 'POST /api/v2/balance 200', request_id: 'r1', route: '/api/v2/balance', status: 200 }, 'Access');
+      logger.log({ message: 'POST /api/v2/balance 200', request_id: 'r1', route: '/api/v2/balance', status: 200, note: 'two words' }, 'Access');
       logger.warn('slow', 'Readiness');
+      logger.log('no context');
 
-      const [access, warning] = written().map(({ text }) => text);
-      expect(access).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: \[Access\] \[r1\] POST \/api\/v2\/balance 200 \{"route":"\/api\/v2\/balance","status":200\}\n$/);
-      expect(warning).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] WARN: \[Readiness\] slow\n$/);
+      const [access, warning, bare] = written().map(({ text }) => text);
+      expect(access).toMatch(
+        /^\d\d:\d\d:\d\d\.\d{3} INFO {2}\[Access\] \[r1\] POST \/api\/v2\/balance 200 route=\/api\/v2\/balance status=200 note="two words"\n$/,
+      );
+      expect(warning).toMatch(/^\d\d:\d\d:\d\d\.\d{3} WARN {2}\[Readiness\] slow\n$/);
+      expect(bare).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}no context\n$/);
+    });
+
+    it("shows the line's time in the machine's time zone", () => {
+      const at = new Date(2026, 10, 26, 23, 59, 58, 7);
+      jest.useFakeTimers({ now: at });
+      new AppLogger({ format: 'pretty', destination: new PrettyDestination(ttys(false)) }).log('at a known time');
+      jest.setSystemTime(at.getTime() + 1_000);
+      new AppLogger({ format: 'pretty', destination: new PrettyDestination(ttys(false)) }).log('a second later');
+      expect(written().map(({ text }) => text.slice(0, 12))).toEqual(['23:59:58.007', '23:59:59.007']);
     });
 
     it('puts an error stack on the lines after the error, indented', () => {
@@ -211,7 +224,7 @@ describe('AppLogger: pino behind Nest', () => {
       const [{ stream, text }] = writes;
       expect(stream).toBe('stderr');
       const [first, ...stack] = text.trimEnd().split('\n');
-      expect(first).toMatch(/ ERROR: \[Http\] unexpected error$/);
+      expect(first).toMatch(/ ERROR \[Http\] unexpected error$/);
       expect(stack.join('\n')).toBe(failure.stack!.replace(/^/gm, '    '));
     });
 
@@ -282,8 +295,8 @@ describe('AppLogger in a process of its own', () => {
       { FORCE_COLOR: '1' },
     );
     expect(child.status).toBe(0);
-    expect(child.stdout).toMatch(/INFO: \[Main\] info\n.*WARN: \[Main\] warn\n$/);
-    expect(child.stderr).toContain('ERROR: [Main] error');
+    expect(child.stdout).toMatch(/INFO {2}\[Main\] info\n.*WARN {2}\[Main\] warn\n$/);
+    expect(child.stderr).toContain('ERROR [Main] error');
     expect(child.stdout + child.stderr).not.toContain(ESC);
   });
 });
