@@ -16,7 +16,7 @@ import { StartupError } from './shared/startup-error';
 import { checkBeforeStart } from './startup-checks';
 
 export async function bootstrap(config: AppConfig) {
-  const logger = new AppLogger(config.logFormat);
+  const logger = new AppLogger({ format: config.logFormat, level: config.logLevel });
   Logger.overrideLogger(logger);
   await checkBeforeStart(config);
   const metrics = new Metrics();
@@ -50,8 +50,13 @@ async function main() {
     }
     throw error;
   }
-  Logger.overrideLogger(new AppLogger(loaded.config.logFormat));
+  Logger.overrideLogger(new AppLogger({ format: loaded.config.logFormat, level: loaded.config.logLevel }));
   const logger = new Logger('Main');
+  // The crash's stack as a fatal line, written before the process exits (log-destination.ts), in the log's own format.
+  process.once('uncaughtException', (error) => {
+    logger.fatal(error);
+    process.exit(1);
+  });
   for (const warning of loaded.warnings) logger.warn(warning);
   // Stopped through npm's pid, the service must not live on as an orphan: it stops as on SIGTERM.
   watchLauncher((why) => {
@@ -81,7 +86,7 @@ async function main() {
 
 if (require.main === module) {
   main().catch((error) => {
-    console.error(error);
+    new Logger('Main').fatal(error);
     process.exit(1);
   });
 }

@@ -176,6 +176,8 @@ describe('loadConfig', () => {
       ['HOST=a host', { HOST: 'a host' }, 'HOST'],
       ['HOST=http://x', { HOST: 'http://x' }, 'HOST'],
       ['LOG_FORMAT=xml', { LOG_FORMAT: 'xml' }, 'LOG_FORMAT'],
+      ["LOG_LEVEL=log (Nest's name, not pino's)", { LOG_LEVEL: 'log' }, 'LOG_LEVEL'],
+      ['LOG_LEVEL=INFO', { LOG_LEVEL: 'INFO' }, 'LOG_LEVEL'],
       ['METRICS_TOKEN=short', { METRICS_TOKEN: 'short' }, 'METRICS_TOKEN'],
       ['METRICS_TOKEN with a space', { METRICS_TOKEN: 'a token with spaces in it' }, 'METRICS_TOKEN'],
       ['METRICS_PORT=http', { METRICS_PORT: 'http' }, 'METRICS_PORT'],
@@ -358,6 +360,12 @@ describe('loadConfig', () => {
       const production = { NODE_ENV: 'production', ADMIN_TOKEN: VALID_ADMIN_TOKEN, SECRETS_KEY: VALID_SECRETS_KEY, UPSTREAM_URL: 'https://upstream.example' };
       expect(loadConfig(production).config.logFormat).toBe('json');
       expect(loadConfig({ ...production, LOG_FORMAT: 'pretty' }).config.logFormat).toBe('pretty');
+    });
+
+    it('writes info and above unless LOG_LEVEL says otherwise', () => {
+      expect(loadConfig({}).config.logLevel).toBe('info');
+      expect(loadConfig({ LOG_LEVEL: 'debug' }).config.logLevel).toBe('debug');
+      expect(loadConfig({ LOG_LEVEL: 'silent' }).config.logLevel).toBe('silent');
     });
 
     it('takes HOST, METRICS_TOKEN, METRICS_PORT and READY_MAX_LAG_MS as given', () => {

@@ -5,6 +5,10 @@ import { Minor, parseAmount } from '../shared/money';
 import { connectionConfig } from './database-connection';
 
 /** Every setting of the service, read once from the environment at start-up. */
+/** pino's levels, least severe first; `silent` writes nothing. */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevelName = (typeof LOG_LEVELS)[number];
+
 export interface AppConfig {
   readonly production: boolean;
   readonly port: number;
@@ -62,8 +66,10 @@ export interface AppConfig {
   readonly httpKeepAliveTimeoutMs: number;
   /** The address the HTTP server binds: 0.0.0.0 (every IPv4 interface) by default. */
   readonly host: string;
-  /** json: one JSON object per line; pretty: Nest's coloured text, for a terminal. */
+  /** json: one JSON object per line; pretty: one readable line per event, coloured only on a terminal. */
   readonly logFormat: 'json' | 'pretty';
+  /** The least severe level written; Nest's start-up wiring (its route mapping) is at debug. */
+  readonly logLevel: LogLevelName;
   /** Bearer token that /metrics requires, when set. */
   readonly metricsToken?: string;
   /** When set, /metrics is served on this port only, not on the API's port. */
@@ -217,6 +223,7 @@ function observabilityConfig(env: NodeJS.ProcessEnv, production: boolean, read: 
   return {
     host: read('HOST', '0.0.0.0', hostAddress, 'an IP address or a host name, e.g. 127.0.0.1, 0.0.0.0 or ::'),
     logFormat: read('LOG_FORMAT', production ? 'json' : 'pretty', oneOf(['json', 'pretty'] as const), '"json" or "pretty"'),
+    logLevel: read('LOG_LEVEL', 'info', oneOf(LOG_LEVELS), LOG_LEVELS.map((level) => `"${level}"`).join(', ')),
     metricsToken,
     metricsPort,
     readyMaxLagMs: read('READY_MAX_LAG_MS', '30000', integerIn(100, 86_400_000), 'an integer of milliseconds from 100 to 86400000'),

@@ -109,7 +109,7 @@ describe('logs: LOG_FORMAT=json, one JSON object per line, the request id in eac
     expect(await linesWhere(service, (l) => l.request_id === 'submit-1')).toHaveLength(1);
     expect(submitLine).toEqual({
       time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
-      level: 'log',
+      level: 'info',
       pid: service.process.pid,
       context: 'Access',
       request_id: 'submit-1',
@@ -153,6 +153,28 @@ describe('logs: LOG_FORMAT=json, one JSON object per line, the request id in eac
       expect.objectContaining({ level: 'error', context: 'Http', message: 'unexpected error', stack: expect.stringContaining('rm_orders') }),
       expect.objectContaining({ context: 'Access', status: 500, code: 'INTERNAL_ERROR' }),
     ]);
+  });
+
+  it('puts the request id on a line that code deep in the request logs without being given it, as on the access line', async () => {
+    const admin = adminClient(service.url);
+    const created = await admin(
+      'POST',
+      '/admin/v1/merchants',
+      { name: 'Local shop', callback_url: 'http://127.0.0.1:9/cb' },
+      { headers: { 'X-Request-Id': 'private-cb-1' } },
+    );
+    expect(created.status).toBe(201);
+    const related = await linesWhere(service, (l) => l.request_id === 'private-cb-1', 2);
+    expect(related).toEqual([
+      expect.objectContaining({ level: 'warn', context: 'Merchants', message: expect.stringContaining('callbacks to http://127.0.0.1:9/cb will be refused') }),
+      expect.objectContaining({ context: 'Access', route: '/admin/v1/merchants', status: 201 }),
+    ]);
+  });
+
+  it("starts without Nest's wiring at the default level: no line per module or route", () => {
+    const contexts = new Set(lines(service).map((l) => l.context));
+    expect([...contexts].filter((c) => ['InstanceLoader', 'RoutesResolver', 'RouterExplorer'].includes(String(c)))).toEqual([]);
+    expect(contexts).toContain('NestApplication');
   });
 
   it('says at shutdown what it waits for, and when it has stopped', async () => {

@@ -65,7 +65,7 @@ describe('start-up with NODE_ENV=production refuses unsafe set-ups', () => {
       expect(service.output()).not.toContain('simulator');
       // Production logs one JSON object per line (LOG_FORMAT defaults to json there).
       // Nothing but plain lines, except the warnings about the test server's own settings (autovacuum off on CI: database-settings.test.ts).
-      expect(jsonLines(service.output()).filter((line) => line.level !== 'log' && line.context !== 'DatabaseSettings')).toEqual([]);
+      expect(jsonLines(service.output()).filter((line) => line.level !== 'info' && line.context !== 'DatabaseSettings')).toEqual([]);
     });
   });
 

@@ -1,4 +1,4 @@
-import { Body, Delete, Get, HttpCode, Param, Patch, Post, Req } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiError, successEnvelope } from '../../infrastructure/http/api-error';
 import { CurrentStaff } from '../auth/current-staff.decorator';
 import { Roles } from '../auth/roles.decorator';
@@ -14,7 +14,6 @@ import { CreateMerchantDto, MERCHANT_STATUSES, RotateAppSecretDto, UpdateMerchan
 import { MerchantView, merchantView, MerchantWithSecretView } from './merchant.view';
 import { MerchantsRepository } from './merchants.repository';
 import { MerchantsService } from './merchants.service';
-import { requestFields } from '../../infrastructure/logging/request-context';
 import { BACK_OFFICE_ROUTES } from '../routes.public';
 
 const LIST_QUERY = listQuery({ name: text(128), status: choice(MERCHANT_STATUSES) }, 2);
@@ -31,8 +30,8 @@ export class MerchantsController {
 
   /** The app secret is in this reply only; the service keeps it encrypted. */
   @Post(BACK_OFFICE_ROUTES.merchants)
-  async create(@Body(BodyPipe) body: CreateMerchantDto, @CurrentStaff() by: StaffMember, @Req() request: object) {
-    const { row, appSecret, warnings } = await this.service.create(body, by.staffId, requestFields(request));
+  async create(@Body(BodyPipe) body: CreateMerchantDto, @CurrentStaff() by: StaffMember) {
+    const { row, appSecret, warnings } = await this.service.create(body, by.staffId);
     return successEnvelope('OK', { ...merchantView(row), app_secret: appSecret } satisfies MerchantWithSecretView, warnings);
   }
 
@@ -55,16 +54,11 @@ export class MerchantsController {
   }
 
   @Patch(BACK_OFFICE_ROUTES.merchant)
-  async update(
-    @Param(PathIdsPipe) { merchant_id: merchantId }: PathIds,
-    @Body(BodyPipe) body: UpdateMerchantDto,
-    @CurrentStaff() by: StaffMember,
-    @Req() request: object,
-  ) {
+  async update(@Param(PathIdsPipe) { merchant_id: merchantId }: PathIds, @Body(BodyPipe) body: UpdateMerchantDto, @CurrentStaff() by: StaffMember) {
     if (Object.keys(body).length === 0) {
       throw new ApiError(422, 'VALIDATION_FAILED', 'Name at least one of callback_url, ip_whitelist, status, rate_limit_per_second, low_balance_threshold');
     }
-    const changed = await this.service.update(merchantId, body, by.staffId, requestFields(request));
+    const changed = await this.service.update(merchantId, body, by.staffId);
     if (!changed) throw notFound(merchantId);
     return successEnvelope('OK', merchantView(changed.row), changed.warnings);
   }

@@ -36,7 +36,7 @@ export class MerchantsService {
    * would hold a pooled connection while the event store append waits for
    * another one: enough concurrent requests would exhaust the pool and stall.
    */
-  async create(body: CreateMerchantDto, staffId: string, logFields: object): Promise<MerchantChange & { appSecret: string }> {
+  async create(body: CreateMerchantDto, staffId: string): Promise<MerchantChange & { appSecret: string }> {
     const credentials = newMerchantCredentials();
     const merchant = {
       name: body.name,
@@ -48,28 +48,29 @@ export class MerchantsService {
     };
     await this.commands.execute(new OpenWallet(credentials.merchantId, merchant.currency));
     const row = await this.merchants.create(merchant, credentials, staffId);
-    return { row, appSecret: credentials.appSecret, warnings: this.callbackWarnings(row.merchant_id, row.callback_url, logFields) };
+    return { row, appSecret: credentials.appSecret, warnings: this.callbackWarnings(row.merchant_id, row.callback_url) };
   }
 
-  async update(merchantId: string, body: UpdateMerchantDto, staffId: string, logFields: object): Promise<MerchantChange | undefined> {
+  async update(merchantId: string, body: UpdateMerchantDto, staffId: string): Promise<MerchantChange | undefined> {
     const { low_balance_threshold: threshold, callback_url: callbackUrl, ...rest } = body;
     const settings: MerchantChanges = callbackUrl === undefined ? rest : { ...rest, callback_url: callbackUrl && storedCallbackUrl(callbackUrl) };
     const changes: MerchantChanges = threshold === undefined ? settings : { ...settings, low_balance_threshold: minorUnits(threshold) };
     const row = await this.merchants.update(merchantId, changes, staffId);
-    return row && { row, warnings: this.callbackWarnings(merchantId, settings.callback_url, logFields) };
+    return row && { row, warnings: this.callbackWarnings(merchantId, settings.callback_url) };
   }
 
   /**
    * A callback URL on a private or loopback address is stored as given (the
    * setting may change, and DNS between now and a callback), but said to be
    * refused while CALLBACK_ALLOW_PRIVATE_NETWORKS is off: in the reply, and in
-   * the service log for whoever runs it.
+   * the service log for whoever runs it (the line carries the request's id
+   * without being told: request-context.ts).
    */
-  private callbackWarnings(merchantId: string, callbackUrl: string | null | undefined, logFields: object): Warning[] {
+  private callbackWarnings(merchantId: string, callbackUrl: string | null | undefined): Warning[] {
     const refused = callbackUrl && !this.config.callbackAllowPrivateNetworks ? refusedCallbackHost(callbackUrl) : undefined;
     if (refused === undefined) return [];
     const message = `callbacks to ${callbackUrl} will be refused: ${refused}, and the service runs without CALLBACK_ALLOW_PRIVATE_NETWORKS=true`;
-    this.logger.warn({ message: `merchant ${merchantId}: ${message}`, ...logFields });
+    this.logger.warn(`merchant ${merchantId}: ${message}`);
     return [{ code: 'CALLBACK_URL_NOT_PUBLIC', field: 'callback_url', message }];
   }
 }

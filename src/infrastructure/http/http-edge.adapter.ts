@@ -9,6 +9,7 @@ import { ClientErrorLog } from './client-error-log';
 import { answerClientErrors, refuse } from './client-errors';
 import { ExpressPrototypes, messagesOnExpressPrototypes } from './express-messages';
 import { sendJson } from './json-reply';
+import { serveInRequestScope } from '../logging/request-context';
 import { RequestLog } from './request-log';
 import { SecurityHeaders } from './security-headers';
 
@@ -74,7 +75,7 @@ export class HttpEdgeAdapter extends ExpressAdapter {
       this.unfinished.add(response);
       response.once('close', () => this.unfinished.delete(response));
       if (this.closing) response.setHeader('Connection', 'close');
-      app(request, response);
+      serveInRequestScope(context, app, request, response);
     });
     server.on('connection', (socket: Socket) => {
       this.connections.add(socket);

@@ -1,11 +1,16 @@
-import { ConsoleLogger, LogLevel } from '@nestjs/common';
-import { logLines, LogStream } from './log-lines';
+import { LoggerService } from '@nestjs/common';
+import pino, { DestinationStream, Level, Logger as Pino } from 'pino';
+import type { LogLevelName } from '../../config/config';
+import { LogDestination } from './log-destination';
+import { PrettyDestination } from './pretty-destination';
+import { currentRequest } from './request-context';
 
 export type LogFormat = 'json' | 'pretty';
 
 /**
- * A message with fields: JSON lines get the fields as keys, pretty lines as
- * key=value after the message. `request_id` ties a line to its request.
+ * A message with fields: JSON lines get the fields as keys, pretty lines
+ * after the message. `request_id` ties a line to its request; lines logged
+ * while a request is served get it without being told (request-context.ts).
  */
 export interface LogFields {
   message: string;
@@ -13,91 +18,147 @@ export interface LogFields {
   [field: string]: unknown;
 }
 
-const LEVELS: LogLevel[] = ['log', 'warn', 'error', 'fatal'];
-
-type JsonLine = { level: LogLevel; pid: number; timestamp: number; message: unknown };
+export interface LoggerOptions {
+  format: LogFormat;
+  level?: LogLevelName;
+  /** Where the lines go; by default stdout, and stderr for errors (log-destination.ts). */
+  destination?: DestinationStream;
+}
 
 /**
- * Nest's console logger in one of two formats: `json` writes one JSON object
- * per line (for a log pipeline), `pretty` Nest's coloured text, for a
- * terminal. A message may be LogFields, whose fields become keys of the line.
- * Routine lines leave with the others of their event-loop turn (log-lines.ts).
+ * Nest's start-up wiring, a line per module and per route (about 80): at
+ * debug, so that the first lines of a start are the ones that say something.
  */
-export class AppLogger extends ConsoleLogger {
-  private stamp = { second: NaN, text: '' };
+const WIRING_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
 
-  constructor(format: LogFormat) {
-    super({ json: format === 'json', logLevels: LEVELS });
+/** The pino logger every line goes through: one JSON object per line, under the names the operators' docs use. */
+export function createPino({ format, level = 'info', destination }: LoggerOptions): Pino {
+  return pino(
+    {
+      level,
+      messageKey: 'message',
+      base: { pid: process.pid },
+      timestamp: isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    destination ?? (format === 'pretty' ? new PrettyDestination() : new LogDestination()),
+  );
+}
+
+let stamp = { second: NaN, prefix: '' };
+
+/**
+ * pino's `"time"` as an ISO 8601 UTC timestamp, the date and time formatted
+ * once a second and the milliseconds added to it: every request writes an
+ * access line, and a Date's toISOString per line was 4 % of the CPU of
+ * `npm run bench:access-log` (test/bench/access-log-bench.ts).
+ */
+export function isoTime(): string {
+  const now = Date.now();
+  const second = Math.floor(now / 1000);
+  if (second !== stamp.second) stamp = { second, prefix: `,"time":"${new Date(second * 1000).toISOString().slice(0, 20)}` };
+  const ms = now - second * 1000;
+  return `${stamp.prefix}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z"`;
+}
+
+/**
+ * Nest's LoggerService on pino: `new Logger('X')` anywhere in the service,
+ * and Nest's own lines, become pino lines with `context: "X"`. Nest's `log`
+ * is pino's `info`, `verbose` its `trace`. An error's stack is in `stack`.
+ */
+export class AppLogger implements LoggerService {
+  private readonly pino: Pino;
+  /** A child logger per context: pino writes its bindings once, not per line. */
+  private readonly contexts = new Map<string, Pino>();
+
+  constructor(options: LoggerOptions | LogFormat) {
+    this.pino = createPino(typeof options === 'string' ? { format: options } : options);
   }
 
-  /** Nest's pretty timestamp shows whole seconds: formatted once a second, not once a line (Intl formatting is slow). */
-  protected override getTimestamp(): string {
-    const second = Math.floor(Date.now() / 1000);
-    if (second !== this.stamp.second) this.stamp = { second, text: super.getTimestamp() };
-    return this.stamp.text;
+  log(message: unknown, ...params: unknown[]): void {
+    this.write('info', message, params);
   }
 
-  /** Nest's own formatting, each line handed to logLines instead of written to the stream on its own. */
-  protected override printMessages(messages: unknown[], context = '', logLevel: LogLevel = 'log', writeStreamType?: LogStream, errorStack?: unknown): void {
-    const stream = writeStreamType ?? 'stdout';
-    for (const message of messages) {
-      const line = this.options.json
-        ? `${this.stringifyJsonLogObject(this.getJsonLogObject(message, { context, logLevel, writeStreamType, errorStack }))}\n`
-        : this.formatMessage(
-            logLevel,
-            message,
-            this.formatPid(process.pid),
-            logLevel.toUpperCase().padStart(7, ' '),
-            this.formatContext(context),
-            this.updateAndGetTimestampDiff(),
-          );
-      if (logLevel === 'log' && stream === 'stdout') logLines.later(line);
-      else logLines.now(stream, line);
+  warn(message: unknown, ...params: unknown[]): void {
+    this.write('warn', message, params);
+  }
+
+  debug(message: unknown, ...params: unknown[]): void {
+    this.write('debug', message, params);
+  }
+
+  verbose(message: unknown, ...params: unknown[]): void {
+    this.write('trace', message, params);
+  }
+
+  fatal(message: unknown, ...params: unknown[]): void {
+    this.write('fatal', message, params);
+  }
+
+  /**
+   * Nest passes `(message, stack?, context?)`, a lone string after the
+   * message being the stack when it reads like one, else the context
+   * (Nest's ConsoleLogger decides the same way); an Error may stand for either.
+   */
+  error(message: unknown, ...params: unknown[]): void {
+    let context: unknown;
+    let stack: unknown;
+    if (params.length >= 2) [stack, context] = params;
+    else if (params.length === 1) {
+      if (typeof params[0] === 'string' && !looksLikeStack(params[0])) context = params[0];
+      else stack = params[0];
     }
+    const logger = this.logger(context);
+    if (!logger.isLevelEnabled('error')) return;
+    const [fields, text] = lineOf(message, stackOf(stack));
+    logger.error(fields, text);
   }
 
-  protected override getJsonLogObject(
-    message: unknown,
-    options: { context: string; logLevel: LogLevel; writeStreamType?: 'stdout' | 'stderr'; errorStack?: unknown },
-  ): JsonLine {
-    const line: Record<string, unknown> = { time: new Date().toISOString(), level: options.logLevel, pid: process.pid };
-    if (options.context) line.context = options.context;
-    if (isFields(message)) Object.assign(line, message);
-    else line.message = message;
-    if (options.errorStack) line.stack = options.errorStack;
-    // An ISO time under "time" instead of Nest's epoch "timestamp": what log pipelines parse.
-    return line as unknown as JsonLine;
+  private write(level: Level, message: unknown, params: unknown[]): void {
+    const context = params.length > 0 && typeof params[params.length - 1] === 'string' ? params[params.length - 1] : undefined;
+    if (level === 'info' && WIRING_CONTEXTS.has(context as string)) level = 'debug';
+    const logger = this.logger(context);
+    if (!logger.isLevelEnabled(level)) return;
+    const [fields, text] = lineOf(message);
+    logger[level](fields, text);
   }
 
-  /** Plain JSON.stringify: the access line is written for every request, and Nest's size-guarding replacer walks every key. */
-  protected override stringifyJsonLogObject(logObject: Record<string, unknown>): string {
-    return JSON.stringify(logObject, (_, value: unknown) =>
-      typeof value === 'bigint' ? value.toString() : value instanceof Error ? (value.stack ?? value.message) : value,
-    );
+  private logger(context: unknown): Pino {
+    if (typeof context !== 'string' || context === '') return this.pino;
+    let logger = this.contexts.get(context);
+    if (!logger) {
+      logger = this.pino.child({ context });
+      this.contexts.set(context, logger);
+    }
+    return logger;
   }
+}
 
-  protected override formatMessage(
-    logLevel: LogLevel,
-    message: unknown,
-    pidMessage: string,
-    formattedLogLevel: string,
-    contextMessage: string,
-    timestampDiff: string,
-  ): string {
-    if (!isFields(message)) return super.formatMessage(logLevel, message, pidMessage, formattedLogLevel, contextMessage, timestampDiff);
-    const { message: text, request_id: requestId, ...fields } = message;
-    const context = requestId ? `${contextMessage}[${requestId}] ` : contextMessage;
-    return super.formatMessage(logLevel, prettyFields(text, fields), pidMessage, formattedLogLevel, context, timestampDiff);
+/**
+ * pino's arguments for one line: the fields (with the id of the request being
+ * served, if any), then the message when it is not among the fields. A line
+ * that has all it needs (the access line) goes as it is, uncopied.
+ */
+function lineOf(message: unknown, stack?: string): [Record<string, unknown>, string | undefined] {
+  const requestId = currentRequest()?.requestId;
+  if (isFields(message)) {
+    if (stack === undefined && (message.request_id !== undefined || requestId === undefined)) return [message, undefined];
+    return [{ request_id: requestId, ...message, stack: stack ?? message.stack }, undefined];
   }
+  if (message instanceof Error) return [{ request_id: requestId, stack: stack ?? message.stack }, message.message];
+  // Anything else as Nest would print it: a string as it is, an object as JSON.
+  return [{ request_id: requestId, stack }, message as string];
 }
 
 function isFields(message: unknown): message is LogFields {
-  return typeof message === 'object' && message !== null && !Array.isArray(message) && typeof (message as LogFields).message === 'string';
+  return typeof message === 'object' && message !== null && !(message instanceof Error) && typeof (message as LogFields).message === 'string';
 }
 
-function prettyFields(message: string, fields: Record<string, unknown>): string {
-  const pairs = Object.entries(fields)
-    .filter(([, value]) => value !== undefined)
-    .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
-  return pairs.length === 0 ? message : `${message} ${pairs.join(' ')}`;
+function looksLikeStack(text: string): boolean {
+  return /\n\s+at /.test(text);
+}
+
+function stackOf(value: unknown): string | undefined {
+  if (value instanceof Error) return value.stack ?? value.message;
+  return typeof value === 'string' ? value : value === undefined ? undefined : String(value);
 }

@@ -29,7 +29,7 @@ describe('log lines: the routine lines of one event-loop turn leave in one write
     const lines = writes[0].text.split('\n');
     expect(lines.pop()).toBe('');
     expect(lines.map((line) => JSON.parse(line))).toEqual(
-      [1, 2, 3].map((i) => expect.objectContaining({ level: 'log', context: 'Access', message: `line ${i}`, request_id: `r${i}` })),
+      [1, 2, 3].map((i) => expect.objectContaining({ level: 'info', context: 'Access', message: `line ${i}`, request_id: `r${i}` })),
     );
   });
 

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 
 /** What the service knows about the request it is serving, for its log lines and metrics. */
@@ -15,12 +16,29 @@ export interface RequestContext {
 }
 
 /*
- * The context travels on the request object, not in an AsyncLocalStorage:
- * on Node 20 an AsyncLocalStorage hooks every promise of the process, and
- * costs the submit path more than everything else logging does. Code that
- * logs while serving a request has the request at hand and passes its id.
+ * The context travels on the request object, for the code that has the
+ * request at hand (the gateway names the merchant, the exception filter the
+ * code), and in an AsyncLocalStorage for everything called or awaited while
+ * serving it: every line logged meanwhile, by whatever code, carries its
+ * request_id. A stream's or emitter's events run in the context of whoever
+ * made the stream, so the code that logs from them passes requestFields().
+ * The scope's price depends on Node: up to Node 22 an AsyncLocalStorage
+ * hooks every promise of the process; from Node 24 (the production image's)
+ * it rides on V8's async context and costs next to nothing
+ * (docs/operations.md#logs has the figures).
  */
 const CONTEXT = Symbol('requestContext');
+const scope = new AsyncLocalStorage<RequestContext | undefined>();
+
+/** Runs `serve` (and everything it calls or awaits) as the work of the request `context` belongs to. */
+export function serveInRequestScope<A extends unknown[]>(context: RequestContext, serve: (...args: A) => void, ...args: A): void {
+  scope.run(context, serve, ...args);
+}
+
+/** The request whose work is running now, if any. */
+export function currentRequest(): RequestContext | undefined {
+  return scope.getStore();
+}
 
 export function attachRequestContext(request: object, context: RequestContext): void {
   (request as Record<symbol, RequestContext>)[CONTEXT] = context;
