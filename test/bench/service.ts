@@ -46,6 +46,8 @@ async function startService(name: string, db: TestDatabase, adminToken: string, 
       PORT: String(port),
       ADMIN_TOKEN: adminToken,
       SECRETS_KEY: randomBytes(32).toString('hex'),
+      // The log format production writes (NODE_ENV is unset here, which would mean the terminal's).
+      LOG_FORMAT: 'json',
       ...env,
     },
     SERVICE_NODE_FLAGS,
