@@ -6,18 +6,21 @@ const { createHash } = require('node:crypto');
 const swc = require('@swc/core');
 const swcVersion = require('@swc/core/package.json').version;
 
+const OPTIONS = {
+  swcrc: false,
+  sourceMaps: true,
+  // import() too: the sandbox cannot import an ES module (Nest loads its default HTTP adapter so).
+  module: { type: 'commonjs' },
+  jsc: { target: 'es2022', parser: { syntax: 'ecmascript' } },
+};
+const OPTIONS_KEY = `${swcVersion}\0${JSON.stringify(OPTIONS)}`;
+
 module.exports = {
   process(source, filename) {
-    const { code, map } = swc.transformSync(source, {
-      filename,
-      swcrc: false,
-      sourceMaps: true,
-      module: { type: 'commonjs', ignoreDynamic: true },
-      jsc: { target: 'es2022', parser: { syntax: 'ecmascript' } },
-    });
+    const { code, map } = swc.transformSync(source, { ...OPTIONS, filename });
     return { code, map };
   },
   getCacheKey(source, filename) {
-    return createHash('sha256').update(swcVersion).update('\0').update(filename).update('\0').update(source).digest('hex');
+    return createHash('sha256').update(OPTIONS_KEY).update('\0').update(filename).update('\0').update(source).digest('hex');
   },
 };
