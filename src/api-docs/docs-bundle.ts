@@ -1,24 +1,13 @@
-import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { bundleBrowserScript } from '../infrastructure/http/browser-bundle';
 
 /** The page's own script: page/main.ts beside this module. */
 export const DOCS_PAGE_ENTRY = join(__dirname, 'page', 'main.ts');
 
 /** The page's script as the browser gets it: one minified ES module, nothing from elsewhere. */
-export async function bundleDocsPage(entry = DOCS_PAGE_ENTRY): Promise<Buffer> {
-  const { outputFiles } = await build({
-    entryPoints: [entry],
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    minify: true,
-    legalComments: 'none',
-    write: false,
-    logLevel: 'silent',
-  });
-  return Buffer.from(outputFiles[0].contents);
+export function bundleDocsPage(entry = DOCS_PAGE_ENTRY): Promise<Buffer> {
+  return bundleBrowserScript(entry);
 }
 
 /** What the compiled service serves from swagger-ui-dist, and Swagger UI's licence, which goes with it. */

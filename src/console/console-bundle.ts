@@ -1,6 +1,6 @@
-import { build } from 'esbuild';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { bundleBrowserScript } from '../infrastructure/http/browser-bundle';
 
 /** The console's source: the script that starts it, beside this module in src/console. */
 export const CONSOLE_ENTRY = join(__dirname, 'app', 'main.ts');
@@ -11,19 +11,8 @@ export const CONSOLE_ENTRY = join(__dirname, 'app', 'main.ts');
  * Type-only imports of the service's reply types are erased: the bundle
  * holds the console's own code and nothing else.
  */
-export async function bundleConsole(entry = CONSOLE_ENTRY): Promise<Buffer> {
-  const { outputFiles } = await build({
-    entryPoints: [entry],
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    minify: true,
-    legalComments: 'none',
-    write: false,
-    logLevel: 'silent',
-  });
-  return Buffer.from(outputFiles[0].contents);
+export function bundleConsole(entry = CONSOLE_ENTRY): Promise<Buffer> {
+  return bundleBrowserScript(entry);
 }
 
 /** `npm run build`: the bundle written where the compiled service serves it from. */
