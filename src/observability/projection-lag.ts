@@ -23,7 +23,7 @@ export async function projectionLags(pool: Pool, store: EventStore, names: reado
     if (!reads.has(key)) {
       reads.set(
         key,
-        store.readAll(position, countUpTo).then((events) => ({
+        store.readAll(position, countUpTo, { upToHorizon: true }).then((events) => ({
           events: events.length,
           seconds: events.length === 0 ? 0 : Math.max(0, (Date.now() - events[0].createdAt.getTime()) / 1000),
         })),

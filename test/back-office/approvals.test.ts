@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { ResolveOrder } from '../../src/ledger/commands/resolve-order/resolve-order.command';
 import { encodeEvent } from '../../src/ledger/event-codec';
 import { approvalStream } from '../../src/ledger/streams';
@@ -417,16 +418,29 @@ describe('the four-eyes rule: money moves only once a second person approves', (
     });
   });
 
-  it("the inbox's rows are rebuilt from the approval streams (the CLI's rebuild-approvals)", async () => {
+  it("the inbox's rows are rebuilt from the approval streams (the CLI's rebuild-approvals), those held behind a running transaction too", async () => {
     const rows = async () => (await service.pool.query('select * from approvals order by approval_id')).rows.map(({ written_at: _writtenAt, ...row }) => row);
-    const before = await rows();
-    expect(before.length).toBeGreaterThanOrEqual(10);
-    await service.pool.query('delete from approvals');
-    let stdout = '';
-    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'DATABASE_URL' && !k.startsWith('PG')));
-    const code = await runCli(['rebuild-approvals'], { ...env, ...db.env }, { stdout: (text) => void (stdout += text), stderr: () => undefined });
-    expect({ code, stdout }).toEqual({ code: 0, stdout: `${JSON.stringify({ approvals: before.length })}\n` });
-    expect(await rows()).toEqual(before);
+    // A transaction of the server's that took its id before the last approval was appended, still running
+    // as the rebuild reads the log: the approval is committed but behind the log's read horizon.
+    const holder = new Client(db.config);
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('select pg_current_xact_id()');
+      expect((await deposit('7.25', 'rebuild-held')).status).toBe(202);
+      const before = await rows();
+      expect(before.length).toBeGreaterThanOrEqual(10);
+      await service.pool.query('delete from approvals');
+      let stdout = '';
+      const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'DATABASE_URL' && !k.startsWith('PG')));
+      const rebuilt = runCli(['rebuild-approvals'], { ...env, ...db.env }, { stdout: (text) => void (stdout += text), stderr: () => undefined });
+      await new Promise((r) => setTimeout(r, 300));
+      await holder.query('commit');
+      expect({ code: await rebuilt, stdout }).toEqual({ code: 0, stdout: `${JSON.stringify({ approvals: before.length })}\n` });
+      expect(await rows()).toEqual(before);
+    } finally {
+      await holder.end();
+    }
   });
 
   it('after a restart, the start-up sweep carries out what was approved before the crash', async () => {

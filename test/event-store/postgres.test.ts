@@ -329,6 +329,29 @@ describe('PostgreSQL event store specifics', () => {
     }
   });
 
+  it('reads to the end: readAll waits for committed events held behind a transaction still running; upToHorizon does not', async () => {
+    const from = await lastPosition(store);
+    const open = new Client(db.config);
+    await open.connect();
+    try {
+      await db.pool.query('create table if not exists held_elsewhere (n int)');
+      // An older transaction that has taken an id, then an event committed behind it.
+      await open.query('begin');
+      await open.query('insert into held_elsewhere values (1)');
+      await store.append('behind-open-1', [{ type: 'E', data: {} }], NO_STREAM);
+      expect(await store.readAll(from, 100, { upToHorizon: true })).toEqual([]);
+      const read = store.readAll(from, 100);
+      let settled = false;
+      void read.then(() => (settled = true));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(settled).toBe(false);
+      await open.query('commit');
+      expect((await read).map((e) => e.streamId)).toEqual(['behind-open-1']);
+    } finally {
+      await open.end();
+    }
+  });
+
   it("wakes another instance's subscriber after an append, long before its poll", async () => {
     const subscriber = await subscriberAtEnd();
     const { seen } = subscriber;

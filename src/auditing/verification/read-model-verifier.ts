@@ -138,9 +138,13 @@ export async function verifyReadModels(pool: Pool, store: EventStore, options: V
 // ---------------------------------------------------------------------------
 // Reading: the log, a wallet, a merchant's orders.
 
-/** The log in global order up to `until`, a batch at a time. */
+/**
+ * The log in global order up to `until`, a batch at a time. `until` is a
+ * projection's checkpoint, which was readable when the projection read it,
+ * so nothing up to it waits behind a running transaction.
+ */
 function logBatches(store: EventStore, until: GlobalPosition): AsyncGenerator<RecordedEvent[]> {
-  const read = (after: GlobalPosition) => () => store.readAll(after, LOG_BATCH);
+  const read = (after: GlobalPosition) => () => store.readAll(after, LOG_BATCH, { upToHorizon: true });
   return readAhead(read(START), (batch) => {
     const last = batch[batch.length - 1];
     return last && comparePositions(last.position, until) < 0 ? read(last.position) : undefined;

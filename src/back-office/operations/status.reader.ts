@@ -61,7 +61,7 @@ export class StatusReader {
     ]);
     const projections = await Promise.all(
       checkpoints.map(async (row) => {
-        const behind = (await this.store.readAll({ commit: BigInt(row.c), prepare: BigInt(row.p) }, LAG_COUNT_LIMIT + 1)).length;
+        const behind = (await this.store.readAll({ commit: BigInt(row.c), prepare: BigInt(row.p) }, LAG_COUNT_LIMIT + 1, { upToHorizon: true })).length;
         return {
           name: row.name,
           position: formatPosition({ commit: BigInt(row.c), prepare: BigInt(row.p) }),

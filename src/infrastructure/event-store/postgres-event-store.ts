@@ -28,6 +28,7 @@ import {
   EventKey,
   EventStore,
   EventToAppend,
+  ReadAllOptions,
   ExpectedRevision,
   GlobalPosition,
   LoadedEvent,
@@ -209,10 +210,22 @@ export class PostgresEventStore implements EventStore, SubscriptionSource {
   /**
    * Transaction ids are handed out before commit, so a later position can
    * commit first. Reading only below the oldest transaction still running
-   * (pg_snapshot_xmin) means no event can ever appear behind a reader.
+   * (pg_snapshot_xmin) means no event can ever appear behind a reader. The
+   * horizon is the server's, so any database's open transaction can hold
+   * events back: a short read would look like the end of the log to a
+   * caller reading to the end (a rebuild), so this read waits until what
+   * was committed before it is past the horizon, unless told `upToHorizon`.
    */
-  async readAll(after: GlobalPosition, maxCount: number): Promise<RecordedEvent[]> {
-    return (await this.readForSubscription(after, maxCount)).events;
+  async readAll(after: GlobalPosition, maxCount: number, options?: ReadAllOptions): Promise<RecordedEvent[]> {
+    const events: RecordedEvent[] = [];
+    const deadline = Date.now() + HELD_READ_DEADLINE_MS;
+    for (let waitMs = 2; ; waitMs = Math.min(waitMs * 2, HELD_READ_WAIT_MAX_MS)) {
+      const read = await this.readForSubscription(events.length === 0 ? after : events[events.length - 1].position, maxCount - events.length);
+      events.push(...read.events);
+      if (read.beyond !== 'held' || events.length >= maxCount || options?.upToHorizon) return events;
+      if (Date.now() > deadline) throw new HeldEventsError(HELD_READ_DEADLINE_MS);
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
   }
 
   /** Up to maxCount events after `after` in global order, and what lies beyond them (readAll keeps only the events). */
@@ -265,6 +278,21 @@ export class PostgresEventStore implements EventStore, SubscriptionSource {
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     this.subscriptions.clear();
     await this.notifier.close();
+  }
+}
+
+/** The longest pause between reads while events are held behind a running transaction, and the longest wait in all. */
+const HELD_READ_WAIT_MAX_MS = 50;
+const HELD_READ_DEADLINE_MS = 30_000;
+
+/** A read to the end found committed events held behind a transaction that stayed open too long (an idle session in any database of the server). */
+export class HeldEventsError extends Error {
+  constructor(waitedMs: number) {
+    super(
+      `committed events stayed held for ${waitedMs / 1000} s behind a transaction still running on the database server ` +
+        '(pg_stat_activity shows it: state "idle in transaction", or a long statement); end it and read again',
+    );
+    this.name = 'HeldEventsError';
   }
 }
 

@@ -7,6 +7,7 @@ import {
   EventToAppend,
   ExpectedRevision,
   GlobalPosition,
+  ReadAllOptions,
   LoadedEvent,
   RecordedEvent,
   ReplayedEvent,
@@ -85,8 +86,8 @@ export class MeteredEventStore implements EventStore {
     return this.inner.readStreams(streamIds);
   }
 
-  readAll(after: GlobalPosition, maxCount: number): Promise<RecordedEvent[]> {
-    return this.inner.readAll(after, maxCount);
+  readAll(after: GlobalPosition, maxCount: number, options?: ReadAllOptions): Promise<RecordedEvent[]> {
+    return this.inner.readAll(after, maxCount, options);
   }
 
   subscribeToAll(options: SubscriptionOptions): Subscription {

@@ -141,6 +141,10 @@ export interface AppendOptions {
   readonly replyWaits?: boolean;
 }
 
+export interface ReadAllOptions {
+  readonly upToHorizon?: boolean;
+}
+
 export interface EventStore {
   append(streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult>;
   /**
@@ -183,8 +187,15 @@ export interface EventStore {
   readEventsAt(keys: readonly EventKey[]): Promise<(ReplayedEvent | undefined)[]>;
   /** Whole streams, each in revision order, in the order of `streamIds`; a missing stream reads as empty. */
   readStreams(streamIds: readonly string[]): Promise<RecordedEvent[][]>;
-  /** Committed events after `after`, in global order. */
-  readAll(after: GlobalPosition, maxCount: number): Promise<RecordedEvent[]>;
+  /**
+   * Committed events after `after`, in global order: fewer than `maxCount`
+   * only at the end of what was committed before the call, so a caller can
+   * read to the end. With `upToHorizon`, a store that holds back events
+   * behind transactions still running (PostgreSQL) returns what is readable
+   * now instead of waiting for them: for a look at the log (readiness, lag)
+   * that must not wait on someone else's transaction.
+   */
+  readAll(after: GlobalPosition, maxCount: number, options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Catch-up from `after`, then follows live appends. */
   subscribeToAll(options: SubscriptionOptions): Subscription;
   close(): Promise<void>;

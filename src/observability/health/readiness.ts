@@ -50,7 +50,7 @@ export class Readiness {
         await this.pool.query('select 1');
       }),
       timed(async () => {
-        await this.store.readAll(START, 1);
+        await this.store.readAll(START, 1, { upToHorizon: true });
       }),
       timed(() => this.missingMigrations()),
       timed(() => this.projectionLag()),
