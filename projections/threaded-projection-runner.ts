@@ -9,9 +9,13 @@ import type { ProjectionThreadCommand, ProjectionThreadData, ProjectionThreadMes
 
 /** The thread's entry: the .ts beside this file under ts-node and Jest, the .js in a build. */
 const ENTRY = join(__dirname, `projection-thread${extname(__filename)}`);
-/** A TypeScript entry needs ts-node in the thread, unless the process has it already (npm start). */
+/**
+ * A TypeScript entry needs a loader in the thread: the process's own when it
+ * was started with one (npm start's ts-node, the benchmark's register), else
+ * ts-node's (Jest).
+ */
 const EXEC_ARGV =
-  extname(__filename) === '.ts' && !process.execArgv.some((arg) => arg.includes('ts-node'))
+  extname(__filename) === '.ts' && !process.execArgv.some((arg) => /ts-node|register/.test(arg))
     ? [...process.execArgv, '-r', 'ts-node/register/transpile-only']
     : undefined;
 

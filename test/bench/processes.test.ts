@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { coresUsed, cpuSnapshot, startListening } from './processes';
+import { coresUsed, cpuSnapshot, startListening, startNodeChild } from './processes';
 
 const withSchedstat = existsSync(`/proc/${process.pid}/task/${process.pid}/schedstat`) ? it : it.skip;
 
@@ -18,6 +18,18 @@ describe('npm run bench: who used the machine', () => {
     expect(used.mainThread!.running).toBeGreaterThan(0.1);
     expect(used.mainThread!.running + used.mainThread!.waiting).toBeGreaterThan(0.8);
     expect(used.mainThread!.running).toBeLessThanOrEqual(1.05);
+  });
+});
+
+describe('npm run bench: its children run TypeScript as a build runs', () => {
+  it("without ts-node's repl and domain module, with the decorators' metadata NestJS injects by", async () => {
+    const child = startNodeChild('runtime probe', 'test/bench/runtime-probe.ts', process.env);
+    try {
+      const [, report] = await child.waitForLine(/^RUNTIME (.*)$/, 30_000);
+      expect(JSON.parse(report)).toEqual({ domain: false, paramtypes: ['Dependency'] });
+    } finally {
+      await child.stop();
+    }
   });
 });
 

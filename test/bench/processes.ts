@@ -6,6 +6,8 @@ import { onCleanUp } from './clean-up';
 
 export const ROOT = resolve(__dirname, '..', '..');
 const PRELOAD = join(__dirname, 'child-preload.ts');
+/** TypeScript without ts-node's repl and domain module, as a build runs (register-typescript.js). */
+const REGISTER = join(__dirname, 'register-typescript.js');
 const LOG_LINES_KEPT = 60;
 
 export interface Child {
@@ -29,9 +31,9 @@ process.on('exit', () => {
   for (const child of running) child.process.kill('SIGKILL');
 });
 
-/** `node -r ts-node/register/transpile-only -r child-preload.ts <script>` in the repository root. */
+/** `node -r register-typescript.js -r child-preload.ts <script>` in the repository root. */
 export function startNodeChild(name: string, script: string, env: NodeJS.ProcessEnv, nodeArgs: readonly string[] = []): Child {
-  const proc = spawn(process.execPath, [...nodeArgs, '-r', 'ts-node/register/transpile-only', '-r', PRELOAD, script], {
+  const proc = spawn(process.execPath, [...nodeArgs, '-r', REGISTER, '-r', PRELOAD, script], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
