@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown, OnModuleDestroy } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { Pool } from 'pg';
 import { ProjectionRunner } from '../../projections/projection-runner';
@@ -18,13 +18,19 @@ import { logFailure } from '../infrastructure/logging/log-failure';
 
 const SIMULATOR = Symbol('UpstreamSimulator');
 
-/** Starts the worker after start-up, woken when the projections add a job; stops it (and the simulator) first on shutdown. */
+/**
+ * Starts the worker after start-up, woken when the projections add a job;
+ * stops it (and the simulator) first on shutdown, and closes the upstream's
+ * connections once everything that asks the upstream (the re-query worker
+ * too) has stopped.
+ */
 @Injectable()
-class FulfilmentLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
+class FulfilmentLifecycle implements OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
   constructor(
     private readonly projections: ProjectionRunner,
     private readonly worker: FulfilmentWorker,
     @Inject(SIMULATOR) private readonly simulator: UpstreamSimulator | undefined,
+    @Inject(UPSTREAM) private readonly upstream: UpstreamProvider,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -37,6 +43,10 @@ class FulfilmentLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     await this.worker.stop();
     await this.simulator?.stop();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.upstream.close?.();
   }
 }
 

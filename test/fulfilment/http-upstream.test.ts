@@ -75,6 +75,13 @@ describe('HTTP upstream adapter: every outcome is classified', () => {
     expect(await upstream.topUp(request)).toMatchObject({ kind: 'unknown', reason: expect.stringContaining('no reply within 200 ms') });
   });
 
+  it('the timeout runs to the end of the reply: a body that stops coming is unknown', async () => {
+    const upstream = await upstreamFor((_, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '100' }).write('{"status":');
+    }, 200);
+    expect(await upstream.topUp(request)).toMatchObject({ kind: 'unknown', reason: expect.stringContaining('no reply within 200 ms') });
+  });
+
   it('a connection cut mid-reply is unknown', async () => {
     const upstream = await upstreamFor((_, res) => {
       res.writeHead(200, { 'Content-Length': '100' }).write('{"status":');
@@ -88,6 +95,21 @@ describe('HTTP upstream adapter: every outcome is classified', () => {
     await new Promise((r) => server.close(r));
     const upstream = new HttpUpstream(url, { timeoutMs: 300, connectTimeoutMs: 300 });
     expect(await upstream.topUp(request)).toMatchObject({ kind: 'retryable', reason: expect.stringContaining('ECONNREFUSED') });
+  });
+
+  it('sends the user and password of the base URL as Basic credentials', async () => {
+    let authorization: string | undefined;
+    const { url, server } = await scriptedUpstream(() => undefined);
+    servers.push(server);
+    server.removeAllListeners('request');
+    server.on('request', (req, res) => {
+      authorization = req.headers.authorization;
+      req.resume();
+      req.on('end', () => json(200, { status: 'delivered' })('', res));
+    });
+    const upstream = new HttpUpstream(url.replace('http://', 'http://gate%40way:p%3Ass@'), { timeoutMs: 300, connectTimeoutMs: 300 });
+    expect(await upstream.topUp(request)).toMatchObject({ kind: 'delivered' });
+    expect(authorization).toBe(`Basic ${Buffer.from('gate@way:p:ss').toString('base64')}`);
   });
 
   it('sends every top-up and status query under a base URL that has a path of its own, with or without its trailing slash', async () => {
@@ -175,6 +197,21 @@ describe('HTTP upstream adapter: every outcome is classified', () => {
       expect(counts()).toEqual({ requests: 2, connections: 1 });
     });
 
+    it('a new connection cut before any reply is unknown, and not sent again', async () => {
+      const { upstream, counts } = await countingUpstream((_, res) => res.socket!.destroy());
+      expect(await upstream.topUp(request)).toMatchObject({ kind: 'unknown' });
+      expect(counts()).toEqual({ requests: 1, connections: 1 });
+    });
+
+    it('top-ups in flight at once each have a connection, kept for the next ones', async () => {
+      const { upstream, counts } = await countingUpstream((n, res) => setTimeout(() => delivered(n, res), 20));
+      for (let round = 0; round < 3; round++) {
+        const outcomes = await Promise.all(Array.from({ length: 5 }, () => upstream.topUp(request)));
+        for (const outcome of outcomes) expect(outcome).toMatchObject({ kind: 'delivered' });
+      }
+      expect(counts()).toEqual({ requests: 15, connections: 5 });
+    });
+
     it('no reply on a kept connection is unknown, and not sent again', async () => {
       const { upstream, counts } = await countingUpstream((n, res) => (n === 0 ? delivered(n, res) : undefined));
       await upstream.topUp(request);
@@ -188,6 +225,27 @@ describe('HTTP upstream adapter: every outcome is classified', () => {
       const upstream = new HttpUpstream(url, { timeoutMs: 3_000, connectTimeoutMs: 300 });
       expect(await upstream.topUp(request)).toMatchObject({ kind: 'delivered' });
       expect(await upstream.topUp(request)).toMatchObject({ kind: 'delivered' });
+    });
+
+    it('a shorter Keep-Alive timeout the upstream announces is honoured, a second before it ends', async () => {
+      const { upstream, counts } = await countingUpstream(delivered);
+      const server = servers[servers.length - 1];
+      // Node's server announces Keep-Alive: timeout=1: one second less leaves nothing to reuse.
+      server.keepAliveTimeout = 1_000;
+      await upstream.topUp(request);
+      await upstream.topUp(request);
+      expect(counts()).toEqual({ requests: 2, connections: 2 });
+    });
+
+    it('close() ends the kept connections', async () => {
+      const { upstream, counts } = await countingUpstream(delivered);
+      const closed: Promise<void>[] = [];
+      servers[servers.length - 1].on('connection', (socket: import('node:net').Socket) => closed.push(new Promise((r) => socket.once('close', () => r()))));
+      await upstream.topUp(request);
+      await upstream.close();
+      await Promise.all(closed);
+      expect(counts()).toEqual({ requests: 1, connections: 1 });
+      expect(await upstream.topUp(request)).toMatchObject({ kind: 'retryable' });
     });
 
     it('a connection idle longer than a second is not reused', async () => {

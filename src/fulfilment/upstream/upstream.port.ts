@@ -45,6 +45,8 @@ export interface UpstreamProvider {
    * why, when there is no whole report to give.
    */
   transactionReport(from: Date, to: Date): Promise<Buffer>;
+  /** Closes its connections once the requests in flight have ended (on shutdown). */
+  close?(): Promise<void>;
 }
 
 /** The transaction report's columns, in the order the upstream writes them (docs/upstream-protocol.md). */

@@ -3,8 +3,8 @@ import { Agent as HttpsAgent } from 'node:https';
 
 /**
  * An agent that keeps connections open between requests, for an HTTP client
- * that talks to the same server again and again (the upstream, a merchant's
- * callback endpoint). An idle connection is closed after `idleMs`, or sooner
+ * that talks to the same server again and again (a merchant's callback
+ * endpoint). An idle connection is closed after `idleMs`, or sooner
  * when the server announces a shorter `Keep-Alive: timeout`; the most
  * recently used one is taken first, so the others age out.
  */
