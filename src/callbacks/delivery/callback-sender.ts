@@ -1,9 +1,6 @@
 import { promises as dns } from 'node:dns';
-import { request as httpRequest, IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { isIP, LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
-import { cutOnKeptConnection } from '../../infrastructure/http/kept-connections';
 import { isAcknowledged } from './acknowledgement';
 import { isForbiddenAddress } from './address-policy';
 import { callbackConnections, CallbackConnections } from './callback-connections';
@@ -105,15 +102,6 @@ async function resolve(lookup: (hostname: string) => Promise<ResolvedAddress[]>,
 }
 
 /**
- * Hands the socket the addresses already vetted, so a second DNS answer (rebinding)
- * can never be the one connected to. The hostname still goes into Host and TLS SNI.
- */
-function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
-  return (_hostname, options, callback) =>
-    process.nextTick(() => (options.all ? callback(null, addresses) : callback(null, addresses[0].address, addresses[0].family)));
-}
-
-/**
  * One POST over a kept connection to the same vetted addresses, or a new one.
  * A kept connection the merchant's server closed while it was idle fails
  * before any reply; the callback then goes once more, over a new connection
@@ -121,7 +109,11 @@ function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
  */
 function exchange(url: URL, addresses: ResolvedAddress[], options: SendCallbackOptions, deadline: Deadline, fresh = false): Promise<Outcome> {
   return new Promise<Outcome>((settle) => {
+    // The connection's addresses are the vetted ones: the endpoint's connections connect only to them.
+    const endpoint = (options.connections ?? callbackConnections).endpointFor(url, addresses);
+    const { client, reused } = endpoint.take(fresh);
     let statusCode: number | null = null;
+    let keepAlive = true;
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
@@ -130,41 +122,69 @@ function exchange(url: URL, addresses: ResolvedAddress[], options: SendCallbackO
       if (settled) return;
       settled = true;
       stopWaiting();
-      if (!keepConnection) req.destroy();
+      endpoint.give(client, keepConnection && keepAlive);
       settle(outcome);
     };
     const finish = (error: string | null, acknowledged = false) =>
       end({ acknowledged, statusCode, replyExcerpt: excerptOf(Buffer.concat(chunks)), error }, error === null);
-
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = send(url, {
-      method: 'POST',
-      // The connection's addresses are the vetted ones: the pinned lookup for a new one, the agent's key for a kept one.
-      agent: fresh ? false : (options.connections ?? callbackConnections).agentFor(url, addresses),
-      lookup: pinnedLookup(addresses),
-      headers: { ...options.headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(options.body) },
-    });
     const stopWaiting = deadline.onPassed((reason) => finish(messageOf(reason)));
-    req.on('error', (error) => {
-      if (!settled && !fresh && cutOnKeptConnection(req, error, statusCode !== null)) end(exchange(url, addresses, options, deadline, true), false);
-      else finish(messageOf(error));
-    });
-    // http.request never follows redirects: a 3xx is just a status that does not acknowledge.
-    req.on('response', (res: IncomingMessage) => {
-      statusCode = res.statusCode ?? null;
-      res.on('data', (chunk: Buffer) => {
-        const room = MAX_REPLY_BYTES - size;
-        chunks.push(chunk.subarray(0, room));
-        size += Math.min(chunk.length, room);
-        // A reply this large is not one of the acknowledging bodies; stop reading rather than buffer it.
-        if (chunk.length > room) finish(`reply body exceeds ${MAX_REPLY_BYTES} bytes`);
-      });
-      res.on('end', () => finish(null, statusCode !== null && isAcknowledged(statusCode, Buffer.concat(chunks))));
-      res.on('error', (error) => finish(messageOf(error)));
-      res.on('close', () => finish('connection closed before the reply ended'));
-    });
-    req.end(options.body);
+
+    // An undici Client never follows redirects: a 3xx is just a status that does not acknowledge.
+    client.dispatch(
+      {
+        path: url.pathname + url.search,
+        method: 'POST',
+        headers: {
+          ...headersWithout(options.headers, 'content-type', 'content-length'),
+          ...(fresh && { connection: 'close' }),
+          'Content-Type': 'application/json',
+          'Content-Length': String(Buffer.byteLength(options.body)),
+        },
+        body: options.body,
+      },
+      {
+        onRequestStart() {},
+        onResponseStart(_controller, status, headers) {
+          if (status < 200) return; // informational: the reply is still to come
+          statusCode = status;
+          if (String(headers.connection).toLowerCase() === 'close') keepAlive = false;
+        },
+        onResponseData(_controller, chunk: Buffer) {
+          if (settled) return;
+          const room = MAX_REPLY_BYTES - size;
+          chunks.push(chunk.subarray(0, room));
+          size += Math.min(chunk.length, room);
+          // A reply this large is not one of the acknowledging bodies; stop reading rather than buffer it.
+          if (chunk.length > room) finish(`reply body exceeds ${MAX_REPLY_BYTES} bytes`);
+        },
+        onResponseEnd() {
+          finish(null, statusCode !== null && isAcknowledged(statusCode, Buffer.concat(chunks)));
+        },
+        onResponseError(_controller, error) {
+          if (!settled && reused && !fresh && statusCode === null && cutOnKeptConnection(error)) end(exchange(url, addresses, options, deadline, true), false);
+          else finish(messageOf(error));
+        },
+      },
+    );
   });
+}
+
+/** `headers` but for those named (in any case), which the request sets itself. */
+function headersWithout(headers: Record<string, string>, ...names: string[]): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const name in headers) if (!names.includes(name.toLowerCase())) kept[name] = headers[name];
+  return kept;
+}
+
+/**
+ * A request on a kept connection that the server closed just as the request
+ * went out fails before any byte of a reply, and nothing tells whether the
+ * request arrived: undici reports the socket closed (or reset) under it.
+ */
+function cutOnKeptConnection(error: unknown): boolean {
+  const { code, message } = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; message?: unknown };
+  if (code === 'UND_ERR_SOCKET') return message === 'other side closed' || message === 'closed';
+  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'ECONNABORTED';
 }
 
 /**
