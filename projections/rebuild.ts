@@ -34,10 +34,12 @@ export async function rebuildProjection(
   let events = 0;
   // Stops at the first short batch rather than chasing the log to empty: under
   // steady load that would never end. Whatever arrives later is applied by the
-  // live runner, which resumes from the rebuilt checkpoint after the swap.
+  // live runner, which resumes from the rebuilt checkpoint after the swap. So
+  // it reads up to the horizon only: the second catch-up runs inside the
+  // swap's transaction, whose own id would hold every later event back.
   const catchUp = async () => {
     for (;;) {
-      const batch = await store.readAll(position, REBUILD_BATCH);
+      const batch = await store.readAll(position, REBUILD_BATCH, { upToHorizon: true });
       if (batch.length > 0) {
         await applyBatch(pool, [{ projection, checkpoint: shadowCheckpoint, tables: fresh }], batch);
         position = batch[batch.length - 1].position;
