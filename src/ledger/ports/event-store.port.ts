@@ -193,7 +193,8 @@ export interface EventStore {
    * read to the end. With `upToHorizon`, a store that holds back events
    * behind transactions still running (PostgreSQL) returns what is readable
    * now instead of waiting for them: for a look at the log (readiness, lag)
-   * that must not wait on someone else's transaction.
+   * that must not wait on someone else's transaction, and for a reader inside
+   * a transaction of its own, behind which everything committed later is held.
    */
   readAll(after: GlobalPosition, maxCount: number, options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Catch-up from `after`, then follows live appends. */
