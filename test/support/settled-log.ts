@@ -1,11 +1,10 @@
-import { PostgresEventStore } from '../../src/infrastructure/event-store/postgres-event-store';
-import { MeteredEventStore } from '../../src/infrastructure/metrics/metered-event-store';
 import { EventStore, GlobalPosition, RecordedEvent, START } from '../../src/ledger/ports/event-store.port';
 
 /**
  * The position of the last event once the log has stopped growing. readAll
- * stops below the oldest open write transaction (a projection batch, say),
- * so one empty read is not yet the end: read again after a pause.
+ * already waits for events held behind a transaction still open; one empty
+ * read is still not the end while commands are settling, so read again after
+ * a pause.
  */
 export async function lastPosition(store: EventStore): Promise<GlobalPosition> {
   return (await readSettledLog(store)).position;
@@ -15,10 +14,9 @@ export async function readSettledLog(store: EventStore): Promise<{ events: Recor
   const events: RecordedEvent[] = [];
   let position = START;
   for (let quietReads = 0; quietReads < 3;) {
-    const { events: batch, held } = await readNext(store, position);
+    const batch = await store.readAll(position, 5000);
     if (batch.length === 0) {
-      // Committed events held behind a transaction still open are not the end, however long it stays open.
-      if (!held) quietReads++;
+      quietReads++;
       await new Promise((r) => setTimeout(r, 100));
       continue;
     }
@@ -27,16 +25,4 @@ export async function readSettledLog(store: EventStore): Promise<{ events: Recor
     position = batch[batch.length - 1].position;
   }
   return { events, position };
-}
-
-/**
- * The next events, and whether the Postgres store holds committed ones back.
- * Its horizon is the server's oldest open transaction, in any database: a
- * suite running beside this one can hold the log's newest events back.
- */
-async function readNext(store: EventStore, after: GlobalPosition): Promise<{ events: RecordedEvent[]; held: boolean }> {
-  const measured = store instanceof MeteredEventStore ? store.inner : store;
-  if (!(measured instanceof PostgresEventStore)) return { events: await store.readAll(after, 5000), held: false };
-  const { events, beyond } = await measured.readForSubscription(after, 5000);
-  return { events, held: beyond === 'held' };
 }
