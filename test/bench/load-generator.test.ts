@@ -127,7 +127,8 @@ describe('npm run bench: a stall of every reply', () => {
 
   it('reports the longest a request waited with no reply coming meanwhile: short when replies flow, the stall when none came', async () => {
     const flowing = await load();
-    expect(flowing.longestSilenceMs).toBeLessThan(100);
+    // Well under the 300 ms stall below; a busy CI machine alone once paused the replies for 110 ms.
+    expect(flowing.longestSilenceMs).toBeLessThan(200);
 
     // 400 ms into the window, no reply at all for 300 ms.
     const timer = setTimeout(() => {
