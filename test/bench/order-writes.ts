@@ -20,7 +20,7 @@
 import { log, onCleanUp, cleanUp } from './clean-up';
 import { callbackReceiver, upstreamDelayMs, upstreamSimulator } from './end-to-end';
 import { runLoad } from './load-generator';
-import { sleep } from './processes';
+import { cpuSnapshot, postgresSeconds, sleep, threadSecondsByName } from './processes';
 import { SKU_ID, startProvisionedService } from './service';
 import { numberOption } from './settings';
 import { freshDatabase } from './systems';
@@ -97,6 +97,33 @@ async function walByKind(db: TestDatabase, from: string, to: string) {
   return rows.map((r) => ({ kind: r.kind, count: Number(r.count), bytes: Number(r.bytes), fpi: Number(r.fpi) }));
 }
 
+type CpuReading = { process: ReturnType<typeof cpuSnapshot>; threads: Map<string, number> };
+
+/**
+ * CPU per order from the load's start until its last order was called
+ * back: the service's process by thread, and the Postgres processes for its
+ * database. At a fixed rate these vary less from run to run than a closed
+ * loop's, whose rate moves with whatever else the machine runs.
+ */
+function cpuLines(before: CpuReading, after: CpuReading, accepted: number): string[] {
+  if (!before.process || !after.process) return ['CPU: not measured (no /proc)'];
+  const ms = (seconds: number) => ((seconds * 1000) / accepted).toFixed(3);
+  const threads = [...after.threads]
+    .map(([name, seconds]) => ({ name, seconds: seconds - (before.threads.get(name) ?? 0) }))
+    .filter((t) => t.seconds > 0)
+    .sort((x, y) => y.seconds - x.seconds);
+  const service = after.process.server - before.process.server;
+  const postgres = postgresSeconds(before.process, after.process);
+  return [
+    `CPU ms per order: ${ms(service + postgres)}, the service ${ms(service)} and Postgres for its database ${ms(postgres)}; the service by thread:`,
+    '',
+    ...table(
+      ['thread', 'CPU ms per order'],
+      threads.map((t) => [t.name, ms(t.seconds)]),
+    ),
+  ];
+}
+
 async function main(): Promise<void> {
   const rate = option('rate', 'RATE', 400);
   const durationS = option('duration', 'DURATION_S', 10);
@@ -126,10 +153,12 @@ async function main(): Promise<void> {
   await sleep(STATS_PUBLISHED_AFTER_MS);
 
   const before = { tables: await tableWrites(db), bytes: await tableBytes(db), lsn: await lsn(db) };
+  const cpuBefore = { process: cpuSnapshot(service.child.process.pid!, db.name), threads: threadSecondsByName(service.child.process.pid!) };
   log(`load: ${durationS} s at ${rate}/s`);
   const result = await load('writes', durationS);
   const accepted = result.accepted + result.acceptedOutside;
   await calledBack('writes', accepted);
+  const cpuAfter = { process: cpuSnapshot(service.child.process.pid!, db.name), threads: threadSecondsByName(service.child.process.pid!) };
   const endLsn = await lsn(db);
   await sleep(STATS_PUBLISHED_AFTER_MS);
   const after = await tableWrites(db);
@@ -178,6 +207,8 @@ async function main(): Promise<void> {
           ],
         ],
       ),
+      '',
+      ...cpuLines(cpuBefore, cpuAfter, accepted),
       '',
       `WAL: ${per(walTotal, 0)} bytes per order, by table (its indexes included):`,
       '',

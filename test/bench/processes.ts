@@ -170,6 +170,28 @@ function procStat(pid: number | string): { command: string; cpuSeconds: number }
   }
 }
 
+/**
+ * CPU seconds a process's threads have used so far, summed by the name the
+ * kernel gives each thread (Node names them: MainThread, WorkerThread for a
+ * worker_threads Worker, V8Worker for V8's helpers that collect garbage
+ * beside the main thread, libuv-worker for the thread pool); empty where
+ * there is no /proc.
+ */
+export function threadSecondsByName(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return byName;
+  }
+  for (const tid of tids) {
+    const stat = procStat(`${pid}/task/${tid}`);
+    if (stat) byName.set(stat.command, (byName.get(stat.command) ?? 0) + stat.cpuSeconds);
+  }
+  return byName;
+}
+
 /** CPU seconds used so far, by whom. */
 export interface CpuSnapshot {
   /** The server under test (the service or the baseline). */
