@@ -1,7 +1,7 @@
 import { endsOrder } from '../src/ledger/order/order.decider';
 import { LedgerEvent } from './ledger-event';
 import { Projection, Statement, TableNames } from './projection';
-import { placeholders } from './statement-batch';
+import { unnestRows } from './statement-batch';
 
 type Tables = 'callback_deliveries';
 
@@ -58,11 +58,14 @@ function scheduleCallbacks(events: readonly LedgerEvent[], t: TableNames<Tables>
     if (endsOrder(event) && !due.has(orderNo)) due.set(orderNo, event.data.at);
   }
   if (due.size === 0) return [];
-  const rows = [...due].map(([orderNo, at]) => [orderNo, at, at]);
+  const rows = unnestRows(
+    [...due].map(([orderNo, at]) => [orderNo, at, at]),
+    ['text', 'timestamptz', 'timestamptz'],
+  );
   return [
     {
-      text: `insert into ${t.callback_deliveries} (order_no, due_at, created_at) values ${placeholders(rows)} on conflict do nothing`,
-      values: rows.flat(),
+      text: `insert into ${t.callback_deliveries} (order_no, due_at, created_at) select * from ${rows.source} on conflict do nothing`,
+      values: rows.values,
     },
   ];
 }

@@ -2,7 +2,7 @@ import { OrderEvent } from '../src/ledger/order/order.decider';
 import { assertNever } from '../src/shared/decider';
 import { LedgerEvent } from './ledger-event';
 import { Projection, Statement, TableNames } from './projection';
-import { placeholders } from './statement-batch';
+import { unnestRows } from './statement-batch';
 
 type Tables = 'fulfilment_jobs';
 
@@ -59,17 +59,19 @@ function applyFulfilmentEvents(events: readonly LedgerEvent[], t: TableNames<Tab
   }
   const statements: Statement[] = [];
   if (created.size > 0) {
-    const rows = [...created].map(([orderNo, at]) => [orderNo, at, at]);
+    const rows = unnestRows(
+      [...created].map(([orderNo, at]) => [orderNo, at, at]),
+      ['text', 'timestamptz', 'timestamptz'],
+    );
     statements.push({
-      text: `insert into ${t.fulfilment_jobs} (order_no, next_attempt_at, accepted_at) values ${placeholders(rows)} on conflict do nothing`,
-      values: rows.flat(),
+      text: `insert into ${t.fulfilment_jobs} (order_no, next_attempt_at, accepted_at) select * from ${rows.source} on conflict do nothing`,
+      values: rows.values,
     });
   }
   if (finished.size > 0) {
-    const orderNos = [...finished];
     statements.push({
-      text: `update ${t.fulfilment_jobs} set done = true, lease_until = null where order_no in ${placeholders([orderNos])} and not done`,
-      values: orderNos,
+      text: `update ${t.fulfilment_jobs} set done = true, lease_until = null where order_no = any($1::text[]) and not done`,
+      values: [[...finished]],
     });
   }
   return statements;

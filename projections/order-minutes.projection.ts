@@ -2,7 +2,7 @@ import type { OrderEvent } from '../src/ledger/order/order.decider';
 import { assertNever } from '../src/shared/decider';
 import { LedgerEvent } from './ledger-event';
 import { Projection, Statement, TableNames } from './projection';
-import { placeholders } from './statement-batch';
+import { unnestRows } from './statement-batch';
 
 type Tables = 'rm_order_minutes' | 'rm_upstream_latency' | 'rm_upstream_sends';
 
@@ -127,14 +127,15 @@ function countMinutes(events: readonly LedgerEvent[], t: TableNames<Tables>): St
   const statements: Statement[] = [countStatement(facts, t)];
   const answered = [...sends].filter(([, sentAt]) => sentAt === null).map(([orderNo]) => orderNo);
   if (answered.length > 0) {
-    statements.push({ text: `delete from ${t.rm_upstream_sends} where order_no in ${placeholders([answered])}`, values: answered });
+    statements.push({ text: `delete from ${t.rm_upstream_sends} where order_no = any($1::text[])`, values: [answered] });
   }
   const open = [...sends].filter((send): send is [string, string] => send[1] !== null);
   if (open.length > 0) {
+    const rows = unnestRows(open, ['text', 'timestamptz']);
     statements.push({
-      text: `insert into ${t.rm_upstream_sends} (order_no, sent_at) values ${placeholders(open)}
+      text: `insert into ${t.rm_upstream_sends} (order_no, sent_at) select * from ${rows.source}
              on conflict (order_no) do update set sent_at = excluded.sent_at`,
-      values: open.flat(),
+      values: rows.values,
     });
   }
   return statements;
@@ -146,8 +147,9 @@ const BOUNDS = `'{${UPSTREAM_LATENCY_BOUNDS_MS.join(',')}}'::float8[]`;
 
 function countStatement(facts: readonly Fact[], t: TableNames<Tables>): Statement {
   const sums = MINUTE_COUNTS.map((count) => `count(*) filter (where kind = '${count}')`);
+  const rows = unnestRows(facts, ['text', 'text', 'timestamptz', 'timestamptz', 'boolean']);
   return {
-    text: `with f (order_no, kind, at, sent_at, look_up) as (values ${placeholders(facts, ['text', 'text', 'timestamptz', 'timestamptz', 'boolean'])}),
+    text: `with f (order_no, kind, at, sent_at, look_up) as (select * from ${rows.source}),
            counted as (
              select f.kind, ${MINUTE} as minute, f.at, coalesce(f.sent_at, s.sent_at) as sent_at
              from f left join ${t.rm_upstream_sends} s on f.look_up and s.order_no = f.order_no
@@ -161,7 +163,7 @@ function countStatement(facts: readonly Fact[], t: TableNames<Tables>): Statemen
            insert into ${t.rm_order_minutes} as m (minute, ${MINUTE_COUNTS.join(', ')})
            select minute, ${sums.join(', ')} from counted group by minute
            on conflict (minute) do update set ${MINUTE_COUNTS.map((count) => `${count} = m.${count} + excluded.${count}`).join(', ')}`,
-    values: facts.flat(),
+    values: rows.values,
   };
 }
 

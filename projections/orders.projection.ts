@@ -2,7 +2,7 @@ import type { OrderEvent, OrderStage } from '../src/ledger/order/order.decider';
 import { assertNever } from '../src/shared/decider';
 import { LedgerEvent } from './ledger-event';
 import { Projection, SqlValue, Statement, TableNames } from './projection';
-import { placeholders } from './statement-batch';
+import { unnestRows } from './statement-batch';
 
 type Tables = 'rm_orders';
 
@@ -221,23 +221,25 @@ function rowsOf(writes: readonly OrderWrite[]): { names: OrderColumn[]; rows: Sq
 
 function placement(writes: readonly OrderWrite[], t: TableNames<Tables>): Statement {
   const { names, rows } = rowsOf(writes);
+  const source = unnestRows(rows, ['text', ...names.map((name) => COLUMN_TYPES[name])]);
   return {
-    text: `insert into ${t.rm_orders} (order_no, ${names.join(', ')}) values ${placeholders(rows)}
+    text: `insert into ${t.rm_orders} (order_no, ${names.join(', ')}) select * from ${source.source}
        on conflict (order_no) do update set ${names
          .filter((name) => !KEPT_ON_NEW_ATTEMPT.has(name))
          .map((name) => `${name} = excluded.${name}`)
          .join(', ')}`,
-    values: rows.flat(),
+    values: source.values,
   };
 }
 
 function update(writes: readonly OrderWrite[], t: TableNames<Tables>): Statement {
   const { names, rows } = rowsOf(writes);
+  const source = unnestRows(rows, ['text', ...names.map((name) => COLUMN_TYPES[name])]);
   return {
     text: `update ${t.rm_orders} o set ${names.map((name) => `${name} = w.${name}`).join(', ')}
-       from (values ${placeholders(rows, ['text', ...names.map((name) => COLUMN_TYPES[name])])}) as w (order_no, ${names.join(', ')})
+       from ${source.source} as w (order_no, ${names.join(', ')})
        where o.order_no = w.order_no`,
-    values: rows.flat(),
+    values: source.values,
   };
 }
 

@@ -3,13 +3,16 @@ import { LedgerEvent } from './ledger-event';
 /** Physical table names, keyed by the projection's logical names; a rebuild uses fresh ones. */
 export type TableNames<K extends string = string> = Readonly<Record<K, string>>;
 
-/** One SQL statement with $1.. placeholders; values are strings, numbers, bigints, booleans or null. */
+/** One SQL statement with $1.. placeholders; values are strings, numbers, bigints, booleans or null, or arrays of them. */
 export interface Statement {
   readonly text: string;
-  readonly values?: readonly SqlValue[];
+  readonly values?: readonly SqlParameter[];
 }
 
 export type SqlValue = string | number | bigint | boolean | null | undefined;
+
+/** A placeholder's value: one value, or a column of a batch's rows (see statement-batch.ts's `unnestRows`). */
+export type SqlParameter = SqlValue | readonly SqlValue[];
 
 /**
  * A read model: the tables it owns and, per event, the statements that apply

@@ -2,7 +2,7 @@ import { holdKey, merchantHoldKey, WalletEvent, walletMovement } from '../src/le
 import { assertNever } from '../src/shared/decider';
 import { LedgerEvent } from './ledger-event';
 import { Projection, SqlValue, Statement, TableNames } from './projection';
-import { placeholders } from './statement-batch';
+import { unnestRows } from './statement-batch';
 
 type Tables = 'rm_wallets' | 'rm_wallet_holds' | 'rm_statement_lines' | 'rm_wallet_snapshots';
 
@@ -146,7 +146,7 @@ function applyWalletEvents(events: readonly LedgerEvent[], t: TableNames<Tables>
 
 type MovementEvent = Omit<Extract<LedgerEvent, { stream: 'wallet' }>, 'stream' | 'event'> & { event: Movement };
 
-/** The columns of a run's movements as the set-wise statement takes them, with the SQL type of each (a VALUES list's literals carry none). */
+/** The columns of a run's movements as the set-wise statement takes them, with the SQL type of each array. */
 const MOVEMENT_COLUMNS: readonly [string, string][] = [
   ['merchant_id', 'text'],
   ['revision', 'bigint'],
@@ -198,9 +198,10 @@ function applyMovements(run: readonly MovementEvent[], t: TableNames<Tables>): S
     if (event.type === 'FundsFrozen') opened.set(hold, [merchantId, event.data.orderNo, event.data.attempt, event.data.amount, event.data.at]);
     else if (!opened.delete(hold)) closed.push([merchantId, event.data.orderNo, event.data.attempt]);
   }
+  const movementRows = unnestRows(movements, MOVEMENT_TYPES);
   const statements: Statement[] = [
     {
-      text: `with movement (${MOVEMENT_NAMES}) as (values ${placeholders(movements, MOVEMENT_TYPES)}),
+      text: `with movement (${MOVEMENT_NAMES}) as (select * from ${movementRows.source}),
              total as (
                select merchant_id, sum(balance_delta) as balance_delta, sum(frozen_delta) as frozen_delta, max(revision) as revision,
                       (array_agg(occurred_at order by revision desc))[1] as updated_at
@@ -225,21 +226,22 @@ function applyMovements(run: readonly MovementEvent[], t: TableNames<Tables>): S
            insert into ${t.rm_wallet_snapshots} (merchant_id, revision, position_commit, position_prepare, recorded_at, event_hash, balance, frozen)
            select merchant_id, revision, position_commit, position_prepare, snapshot_recorded_at, snapshot_hash, balance_after, frozen_after
            from line where snapshot_hash is not null`,
-      values: movements.flat(),
+      values: movementRows.values,
     },
   ];
   if (opened.size > 0) {
-    const holds = [...opened.values()];
+    const holds = unnestRows([...opened.values()], ['text', 'text', 'int', 'bigint', 'timestamptz']);
     statements.push({
-      text: `insert into ${t.rm_wallet_holds} (merchant_id, order_no, attempt, amount, frozen_at) values ${placeholders(holds)}`,
-      values: holds.flat(),
+      text: `insert into ${t.rm_wallet_holds} (merchant_id, order_no, attempt, amount, frozen_at) select * from ${holds.source}`,
+      values: holds.values,
     });
   }
   if (closed.length > 0) {
+    const holds = unnestRows(closed, ['text', 'text', 'int']);
     statements.push({
-      text: `delete from ${t.rm_wallet_holds} h using (values ${placeholders(closed)}) as closed (merchant_id, order_no, attempt)
-             where h.merchant_id = closed.merchant_id and h.order_no = closed.order_no and h.attempt = closed.attempt::int`,
-      values: closed.flat(),
+      text: `delete from ${t.rm_wallet_holds} h using ${holds.source} as closed (merchant_id, order_no, attempt)
+             where h.merchant_id = closed.merchant_id and h.order_no = closed.order_no and h.attempt = closed.attempt`,
+      values: holds.values,
     });
   }
   return statements;
