@@ -34,7 +34,7 @@ function cli(args: string[], env: Record<string, string>): Promise<Run> {
   return new Promise((done) => {
     execFile(
       process.execPath,
-      ['-r', 'ts-node/register/transpile-only', 'src/cli/main.ts', ...args],
+      ['-r', './scripts/register-typescript.js', 'src/cli/main.ts', ...args],
       { cwd: ROOT, env: { ...baseEnv(), ...env }, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );

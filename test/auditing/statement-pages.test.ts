@@ -86,7 +86,7 @@ describe('statements: screen-sized pages with a cursor, and a streamed export of
     try {
       const file = join(dir, 'statement.json');
       writeFileSync(file, text);
-      const run = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/auditing/verify-statement.cli.ts', file], {
+      const run = spawnSync(process.execPath, ['-r', './scripts/register-typescript.js', 'src/auditing/verify-statement.cli.ts', file], {
         cwd: ROOT,
         encoding: 'utf8',
       });

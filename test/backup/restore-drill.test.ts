@@ -444,7 +444,7 @@ function cli(args: string[], databaseEnv: Record<string, string>): Promise<{ cod
   return new Promise((done) => {
     execFile(
       process.execPath,
-      ['-r', 'ts-node/register/transpile-only', 'src/cli/main.ts', ...args],
+      ['-r', './scripts/register-typescript.js', 'src/cli/main.ts', ...args],
       { cwd: ROOT, env: { ...base, ...databaseEnv }, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );

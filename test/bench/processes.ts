@@ -7,7 +7,7 @@ import { onCleanUp } from './clean-up';
 export const ROOT = resolve(__dirname, '..', '..');
 const PRELOAD = join(__dirname, 'child-preload.ts');
 /** TypeScript without ts-node's repl and domain module, as a build runs (register-typescript.js). */
-const REGISTER = join(__dirname, 'register-typescript.js');
+const REGISTER = join(__dirname, '../../scripts/register-typescript.js');
 const LOG_LINES_KEPT = 60;
 
 export interface Child {

@@ -114,7 +114,7 @@ function cli(args: string[], env: Record<string, string>): Promise<{ code: numbe
   return new Promise((done) => {
     execFile(
       process.execPath,
-      ['-r', 'ts-node/register/transpile-only', 'src/cli/main.ts', ...args],
+      ['-r', './scripts/register-typescript.js', 'src/cli/main.ts', ...args],
       { cwd: resolve(__dirname, '../..'), env: { ...inherited, ...env } },
       (error, stdout, stderr) => done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );

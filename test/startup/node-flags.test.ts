@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SERVICE_NODE_FLAGS } from '../support/service-node-flags';
@@ -19,5 +20,15 @@ describe('Node flags of the service', () => {
     const commandLines = [scripts.start.split(' '), scripts['start:prod'].split(' '), JSON.parse(cmd![1]) as string[]];
     expect(SERVICE_NODE_FLAGS.length).toBeGreaterThan(0);
     for (const commandLine of commandLines) expect(nodeFlags(commandLine)).toEqual(SERVICE_NODE_FLAGS);
+  });
+
+  it("npm start loads TypeScript without ts-node's repl and domain module, with the decorators' metadata NestJS injects by", () => {
+    const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const args = scripts.start.split(' ').slice(1);
+    expect(args.at(-1)).toBe('src/main.ts');
+    // npm start's command line with a probe for the service's script (test/bench/runtime-probe.ts).
+    const run = spawnSync(process.execPath, [...args.slice(0, -1), 'test/bench/runtime-probe.ts'], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+    expect(run.status).toBe(0);
+    expect(JSON.parse(/^RUNTIME (.*)$/m.exec(run.stdout)![1])).toEqual({ domain: false, paramtypes: ['Dependency'] });
   });
 });

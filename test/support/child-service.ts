@@ -6,7 +6,7 @@ import { SERVICE_NODE_FLAGS } from './service-node-flags';
 import { TestDatabase } from './test-database';
 
 /** `npm start`'s command line, with the repository root as the working directory. */
-const SERVICE_ARGV = [...SERVICE_NODE_FLAGS, '-r', 'ts-node/register/transpile-only', 'src/main.ts'];
+const SERVICE_ARGV = [...SERVICE_NODE_FLAGS, '-r', './scripts/register-typescript.js', 'src/main.ts'];
 
 export interface ChildService {
   url: string;
@@ -42,7 +42,7 @@ async function onAFreePort(start: (port: number) => Promise<ChildService>): Prom
 
 /** The real service as its own process (`node src/main.ts`), for tests that kill it. */
 export async function spawnService(db: Pick<TestDatabase, 'env'>, env: Record<string, string> = {}): Promise<ChildService> {
-  return onAFreePort((port) => startChild({ ...process.env, ...TEST_ENV, ...db.env, ...env, PORT: String(port), TS_NODE_TRANSPILE_ONLY: 'true' }, port));
+  return onAFreePort((port) => startChild({ ...process.env, ...TEST_ENV, ...db.env, ...env, PORT: String(port) }, port));
 }
 
 /**

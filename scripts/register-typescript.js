@@ -1,10 +1,11 @@
-// The benchmark's processes (the service, the CRUD peers, the load generator,
-// the upstream simulator, the callback receiver) load TypeScript through this
-// hook, not through ts-node's register: ts-node loads Node's repl and with it
-// the domain module, whose async hook every promise of the process then
-// passes (about 35 ns an await on the 2-core VM). A service measured so would
-// not run as `npm run start:prod` runs it. The options are the ones ts-node
-// derives from tsconfig.json for swc.
+// `npm start`, the operators' tools (`npm run cli`, `upstream-sim`,
+// `verify-statement`, `demo`), the tests' service processes and the
+// benchmark's load TypeScript through this hook, not through ts-node's
+// register: ts-node loads Node's repl and with it the domain module, whose
+// async hook every promise of the process then passes (about 35 ns an await
+// on the 2-core VM), so the service would not run as `npm run start:prod`
+// runs it. The options are the ones ts-node derives from tsconfig.json for
+// swc, decorator metadata included (NestJS reads the parameters' types).
 const { readFileSync } = require('node:fs');
 const swc = require('@swc/core');
 
