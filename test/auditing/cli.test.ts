@@ -16,6 +16,7 @@ import { createTestDatabase, TestDatabase } from '../support/test-database';
 import { handFold } from '../support/expectations';
 import { freePort } from '../support/child-service';
 import { runCli } from '../../src/cli/main';
+import { TYPESCRIPT_LOADER } from '../support/service-node-flags';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -34,7 +35,7 @@ function cli(args: string[], env: Record<string, string>): Promise<Run> {
   return new Promise((done) => {
     execFile(
       process.execPath,
-      ['-r', './scripts/register-typescript.js', 'src/cli/main.ts', ...args],
+      [...TYPESCRIPT_LOADER, 'src/cli/main.ts', ...args],
       { cwd: ROOT, env: { ...baseEnv(), ...env }, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );

@@ -9,6 +9,7 @@ import { WalletEvent, walletMovement } from '../../src/ledger/wallet/wallet.deci
 import { isoTimestamp } from '../../src/shared/clock';
 import { chainHash, GENESIS_HASH } from '../../src/shared/hash-chain';
 import { formatAmount } from '../../src/shared/money';
+import { TYPESCRIPT_LOADER } from '../support/service-node-flags';
 
 // A realistic statement built without the service: wallet events as stored
 // (amounts as decimal strings of minor units), chained from the genesis hash,
@@ -509,7 +510,7 @@ describe('verify-statement CLI', () => {
   const dir = mkdtempSync(join(tmpdir(), 'verify-statement-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const run = (...args: string[]) =>
-    spawnSync(process.execPath, ['-r', './scripts/register-typescript.js', 'src/auditing/verify-statement.cli.ts', ...args], {
+    spawnSync(process.execPath, [...TYPESCRIPT_LOADER, 'src/auditing/verify-statement.cli.ts', ...args], {
       cwd: root,
       encoding: 'utf8',
       timeout: 60_000,
@@ -528,7 +529,7 @@ describe('verify-statement CLI', () => {
   it('a relative FILE is taken from the directory npm was run in (INIT_CWD); a missing one is named by its absolute path', () => {
     writeFileSync(join(dir, 'relative.csv'), statementCsv(statement));
     const from = (initCwd: string, file: string) =>
-      spawnSync(process.execPath, ['-r', './scripts/register-typescript.js', 'src/auditing/verify-statement.cli.ts', file], {
+      spawnSync(process.execPath, [...TYPESCRIPT_LOADER, 'src/auditing/verify-statement.cli.ts', file], {
         cwd: root,
         env: { ...process.env, INIT_CWD: initCwd },
         encoding: 'utf8',
@@ -545,7 +546,7 @@ describe('verify-statement CLI', () => {
 
   it('OK from stdin, mid-stream, with the anchor noted', () => {
     const tail = { ...statement, lines: statement.lines.slice(5) };
-    const result = spawnSync(process.execPath, ['-r', './scripts/register-typescript.js', 'src/auditing/verify-statement.cli.ts', '-'], {
+    const result = spawnSync(process.execPath, [...TYPESCRIPT_LOADER, 'src/auditing/verify-statement.cli.ts', '-'], {
       cwd: root,
       encoding: 'utf8',
       input: asJson(tail),

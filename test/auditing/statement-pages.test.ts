@@ -10,6 +10,7 @@ import { adminClient, failure, Reply } from '../back-office/admin-client';
 import { TestMerchant } from '../support/merchant-fixture';
 import { RunningService } from '../support/service';
 import { auditedWallet } from '../support/wallet-history';
+import { TYPESCRIPT_LOADER } from '../support/service-node-flags';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -86,7 +87,7 @@ describe('statements: screen-sized pages with a cursor, and a streamed export of
     try {
       const file = join(dir, 'statement.json');
       writeFileSync(file, text);
-      const run = spawnSync(process.execPath, ['-r', './scripts/register-typescript.js', 'src/auditing/verify-statement.cli.ts', file], {
+      const run = spawnSync(process.execPath, [...TYPESCRIPT_LOADER, 'src/auditing/verify-statement.cli.ts', file], {
         cwd: ROOT,
         encoding: 'utf8',
       });

@@ -16,6 +16,7 @@ import { checkEventInvariants, LedgerFacts } from '../support/invariants';
 import { SignedCall, signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { until } from '../support/until';
 import { ArchivedCluster, BackupInfo } from './pgbackrest';
+import { TYPESCRIPT_LOADER } from '../support/service-node-flags';
 
 /**
  * The restore drill (issue 51): a ledger on a cluster of its own, archived
@@ -444,7 +445,7 @@ function cli(args: string[], databaseEnv: Record<string, string>): Promise<{ cod
   return new Promise((done) => {
     execFile(
       process.execPath,
-      ['-r', './scripts/register-typescript.js', 'src/cli/main.ts', ...args],
+      [...TYPESCRIPT_LOADER, 'src/cli/main.ts', ...args],
       { cwd: ROOT, env: { ...base, ...databaseEnv }, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );

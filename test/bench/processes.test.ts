@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
-import { coresUsed, cpuSnapshot, startListening, startNodeChild } from './processes';
+import { existsSync, readFileSync } from 'node:fs';
+import { coresUsed, cpuSnapshot, startListening, startNodeChild, threadSecondsByName } from './processes';
 
 const withSchedstat = existsSync(`/proc/${process.pid}/task/${process.pid}/schedstat`) ? it : it.skip;
 
@@ -18,6 +18,22 @@ describe('npm run bench: who used the machine', () => {
     expect(used.mainThread!.running).toBeGreaterThan(0.1);
     expect(used.mainThread!.running + used.mainThread!.waiting).toBeGreaterThan(0.8);
     expect(used.mainThread!.running).toBeLessThanOrEqual(1.05);
+  });
+});
+
+describe('npm run bench:writes: CPU by thread', () => {
+  const withProc = existsSync(`/proc/${process.pid}/task`) ? it : it.skip;
+
+  withProc("counts a busy main thread's CPU under the name the kernel gives it, and nothing under another thread's", () => {
+    const mainName = readFileSync(`/proc/${process.pid}/task/${process.pid}/comm`, 'utf8').trim();
+    const before = threadSecondsByName(process.pid);
+    const started = Date.now();
+    while (Date.now() - started < 400) Math.sqrt(Math.random());
+    const after = threadSecondsByName(process.pid);
+
+    expect(after.get(mainName)! - before.get(mainName)!).toBeGreaterThan(0.1);
+    // Every other name (V8's helpers, the thread pool) grew by less than the main thread's busy loop.
+    for (const [name, seconds] of after) if (name !== mainName) expect(seconds - (before.get(name) ?? 0)).toBeLessThan(0.2);
   });
 });
 

@@ -7,6 +7,7 @@ import { provisionDemo } from '../../scripts/demo';
 import { MerchantClient } from '../../src/merchant-client';
 import { ChildService, freePort, spawnServiceWithOnly } from '../support/child-service';
 import { isAlive } from '../../src/infrastructure/postgres/embedded/embedded-postgres';
+import { TYPESCRIPT_LOADER } from '../support/service-node-flags';
 
 /**
  * `npm start` on a machine with Node.js alone: no DATABASE_URL, no PG*, no
@@ -114,7 +115,7 @@ function cli(args: string[], env: Record<string, string>): Promise<{ code: numbe
   return new Promise((done) => {
     execFile(
       process.execPath,
-      ['-r', './scripts/register-typescript.js', 'src/cli/main.ts', ...args],
+      [...TYPESCRIPT_LOADER, 'src/cli/main.ts', ...args],
       { cwd: resolve(__dirname, '../..'), env: { ...inherited, ...env } },
       (error, stdout, stderr) => done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SERVICE_NODE_FLAGS } from '../support/service-node-flags';
+import { SERVICE_NODE_FLAGS, TYPESCRIPT_LOADER } from '../support/service-node-flags';
 
 const ROOT = join(__dirname, '../..');
 
@@ -26,6 +26,9 @@ describe('Node flags of the service', () => {
     const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     const args = scripts.start.split(' ').slice(1);
     expect(args.at(-1)).toBe('src/main.ts');
+    // The tests' child processes (the service, the CLI, verify-statement) load TypeScript as npm does.
+    expect(args.slice(-1 - TYPESCRIPT_LOADER.length, -1)).toEqual(TYPESCRIPT_LOADER);
+    for (const tool of ['cli', 'verify-statement']) expect(scripts[tool].split(' ').slice(1, -1)).toEqual(TYPESCRIPT_LOADER);
     // npm start's command line with a probe for the service's script (test/bench/runtime-probe.ts).
     const run = spawnSync(process.execPath, [...args.slice(0, -1), 'test/bench/runtime-probe.ts'], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
     expect(run.status).toBe(0);

@@ -3,7 +3,7 @@ import { cpSync, mkdirSync, readdirSync, realpathSync, symlinkSync } from 'node:
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { SERVICE_NODE_FLAGS } from '../support/service-node-flags';
+import { SERVICE_NODE_FLAGS, TYPESCRIPT_LOADER } from '../support/service-node-flags';
 import { freePort } from '../support/child-service';
 import { until } from '../support/until';
 
@@ -53,7 +53,7 @@ describe('a checkout in a private directory, started with the embedded PostgreSQ
 
   it('starts, and answers /health/ready', async () => {
     const port = await freePort();
-    service = spawn(process.execPath, [...SERVICE_NODE_FLAGS, '-r', './scripts/register-typescript.js', 'src/main.ts'], {
+    service = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...TYPESCRIPT_LOADER, 'src/main.ts'], {
       cwd: join(home, 'topup'),
       env: { PATH: process.env.PATH!, HOME: home, EMBEDDED_POSTGRES_PROBE: `127.0.0.1:${await freePort()}`, PORT: String(port), NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],

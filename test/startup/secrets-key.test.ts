@@ -7,6 +7,7 @@ import { ChildService, runServiceUntilExit, ServiceExit, spawnService } from '..
 import { signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { RunningService, TEST_ENV } from '../support/service';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { TYPESCRIPT_LOADER } from '../support/service-node-flags';
 
 const EXIT_TIMEOUT_MS = 40_000;
 const KEY_1 = '1111111111111111111111111111111111111111111111111111111111111111';
@@ -27,7 +28,7 @@ function cli(args: string[], env: Record<string, string>): Promise<{ code: numbe
   return new Promise((done) => {
     execFile(
       process.execPath,
-      ['-r', './scripts/register-typescript.js', 'src/cli/main.ts', ...args],
+      [...TYPESCRIPT_LOADER, 'src/cli/main.ts', ...args],
       { cwd: resolve(__dirname, '../..'), env: { ...base, ...env } },
       (error, stdout, stderr) => done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );

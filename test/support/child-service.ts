@@ -2,11 +2,11 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { TEST_ENV } from './service';
-import { SERVICE_NODE_FLAGS } from './service-node-flags';
+import { SERVICE_NODE_FLAGS, TYPESCRIPT_LOADER } from './service-node-flags';
 import { TestDatabase } from './test-database';
 
 /** `npm start`'s command line, with the repository root as the working directory. */
-const SERVICE_ARGV = [...SERVICE_NODE_FLAGS, '-r', './scripts/register-typescript.js', 'src/main.ts'];
+const SERVICE_ARGV = [...SERVICE_NODE_FLAGS, ...TYPESCRIPT_LOADER, 'src/main.ts'];
 
 export interface ChildService {
   url: string;
