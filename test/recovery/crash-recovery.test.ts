@@ -6,15 +6,28 @@ import { openWallet } from '../support/fixtures';
 import { checkEventInvariants, checkReadModels } from '../support/invariants';
 import { RunningService, startService, TEST_ENV } from '../support/service';
 import { describeEachStore } from '../support/event-stores';
+import { TYPESCRIPT_LOADER } from '../support/service-node-flags';
 import { TestDatabase } from '../support/test-database';
 
 const ROOT = resolve(__dirname, '../..');
 const KILL_AFTER_ACKS = 400;
-const MAX_CRASHES = 5;
+const MAX_CRASHES = 8;
 
-/** Runs the burst worker until it has acknowledged `acks` results, then kills it with SIGKILL. */
-async function burstThenKill(db: TestDatabase, merchants: string[], acks: number, stepByStep: boolean): Promise<string[]> {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'test/support/burst-worker.ts'], {
+/**
+ * Where the n-th crash of a run falls: after a few more acknowledgements and a
+ * few more milliseconds each time, so that one run's kills do not all land at
+ * the same point of the commit groups' cycle.
+ */
+function killPoint(crash: number): { acks: number; delayMs: number } {
+  return { acks: KILL_AFTER_ACKS + 37 * (crash - 1), delayMs: 3 * (crash - 1) };
+}
+
+/**
+ * Runs the burst worker until it has acknowledged `at.acks` results, then
+ * kills it with SIGKILL `at.delayMs` later; returns every acknowledgement it printed.
+ */
+async function burstThenKill(db: TestDatabase, merchants: string[], at: { acks: number; delayMs: number }, stepByStep: boolean): Promise<string[]> {
+  const child = spawn(process.execPath, [...TYPESCRIPT_LOADER, 'test/support/burst-worker.ts'], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -22,7 +35,6 @@ async function burstThenKill(db: TestDatabase, merchants: string[], acks: number
       ...db.env,
       BURST_MERCHANTS: merchants.join(','),
       BURST_STEP_BY_STEP: String(stepByStep),
-      TS_NODE_TRANSPILE_ONLY: 'true',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -35,10 +47,12 @@ async function burstThenKill(db: TestDatabase, merchants: string[], acks: number
     createInterface({ input: child.stdout }).on('line', (line) => {
       if (!line.startsWith('ACK ')) return;
       lines.push(line);
-      if (lines.length === acks) {
+      if (lines.length === at.acks) {
         clearTimeout(timer);
-        child.kill('SIGKILL');
-        done();
+        setTimeout(() => {
+          child.kill('SIGKILL');
+          done();
+        }, at.delayMs);
       }
     });
     void exited.then((how) => fail(new Error(`worker exited early (${how}); stderr: ${stderr}`)));
@@ -94,7 +108,7 @@ describeEachStore('crash recovery: SIGKILL during a burst of commands', (store) 
         const setup = await startService(db);
         const merchants = await Promise.all(Array.from({ length: 4 }, () => openWallet(setup.commands, 60n * 120n)));
         await setup.stop();
-        acks.push(...(await burstThenKill(db, merchants, KILL_AFTER_ACKS, false)));
+        acks.push(...(await burstThenKill(db, merchants, killPoint(crash), false)));
         service = await startService(db, { ORDER_RECOVERY_GRACE_MS: '0' });
         const crashed = await checkEventInvariants(service.store, { settled: false });
         expect(crashed.violations).toEqual([]);
@@ -115,8 +129,9 @@ describeEachStore('crash recovery: SIGKILL during a burst of commands', (store) 
 
   it('step by step (a store that appends one stream at a time): loses nothing acknowledged, and recovery completes or refuses every half-done order', async () => {
     // Appends are committed in groups, so a kill can fall where every order in
-    // flight has just finished a step: crash again (new merchants) until one
-    // leaves orders half-done, or the test would not exercise recovery at all.
+    // flight has just finished a step: crash again (new merchants, a later kill
+    // point) until one leaves orders half-done, or the test would not exercise
+    // recovery at all.
     const acks: string[] = [];
     let service!: RunningService;
     let halfDone: PlacedOrderState[] = [];
@@ -125,7 +140,7 @@ describeEachStore('crash recovery: SIGKILL during a burst of commands', (store) 
       const setup = await startService(db);
       const merchants = await Promise.all(Array.from({ length: 4 }, () => openWallet(setup.commands, 60n * 120n)));
       await setup.stop();
-      acks.push(...(await burstThenKill(db, merchants, KILL_AFTER_ACKS, true)));
+      acks.push(...(await burstThenKill(db, merchants, killPoint(crash), true)));
 
       service = await startService(db, { ORDER_RECOVERY_GRACE_MS: '0' });
       // Straight after the crash: money moved at most once, nothing overdrawn.
