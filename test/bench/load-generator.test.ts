@@ -33,6 +33,17 @@ describe('npm run bench: the open-loop load generator', () => {
     const rate = 200;
     // runLoad's own start, and so every due time, comes after this.
     const begun = Number(process.hrtime.bigint()) / 1e6;
+    // How late this process's own 5 ms timers fire meanwhile: on a machine busy with other suites every timer is late,
+    // the load generator's with them, and only lateness beyond that is the generator's own.
+    const timerLateness: number[] = [];
+    let loading = true;
+    const probe = (async () => {
+      while (loading) {
+        const due = Number(process.hrtime.bigint()) / 1e6 + 5;
+        await new Promise((r) => setTimeout(r, 5));
+        timerLateness.push(Number(process.hrtime.bigint()) / 1e6 - due);
+      }
+    })();
     const result = await runLoad({
       baseUrl: url,
       concurrency: 8,
@@ -42,6 +53,8 @@ describe('npm run bench: the open-loop load generator', () => {
       skuId: 'SKU',
       tag: 'open-loop',
     });
+    loading = false;
+    await probe;
 
     expect(result.requests).toBeGreaterThanOrEqual(rate - 1);
     expect(result.requests).toBeLessThanOrEqual(rate + 1);
@@ -50,7 +63,8 @@ describe('npm run bench: the open-loop load generator', () => {
     // Request i is due i/rate seconds after the start.
     const lateness = [...arrivals].map(([i, at]) => at - begun - (i * 1000) / rate).sort((a, b) => a - b);
     expect(lateness[0]).toBeGreaterThanOrEqual(0);
-    expect(lateness[Math.floor(lateness.length / 2)]).toBeLessThan(5);
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+    expect(median(lateness)).toBeLessThan(median(timerLateness) + 5);
   });
 });
 
