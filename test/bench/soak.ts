@@ -11,7 +11,11 @@
  * backlog policy's 503 SERVICE_BUSY among them), orders that became final in
  * the read model a second, the backlog (accepted, not final), the
  * service's resident memory and the log's length (read once a minute: the
- * final orders are counted with a scan of rm_orders). After the load: the time
+ * final orders are counted with a scan of rm_orders), and per accepted order
+ * what Postgres did for it: blocks its database read from outside shared
+ * buffers, WAL bytes and full-page images (the server's, pg_stat_wal: only
+ * this load writes). As the log and the tables grow past shared buffers,
+ * those are what a growing cost per order would come from. After the load: the time
  * until every order is final, then the service's verification of the whole
  * log (POST /admin/v1/audit/verify) with its time and the service's peak
  * resident memory meanwhile. It measures; it asserts nothing, except that the
@@ -46,6 +50,23 @@ function rssMb(pid: number): number {
   return line ? Number(line.split(/\s+/)[1]) / 1024 : Number.NaN;
 }
 
+/** Postgres's counters a minute's cost per order is read from: its database's block reads and hits, and the server's WAL. */
+interface PostgresCounters {
+  blocksRead: number;
+  blocksHit: number;
+  walBytes: number;
+  fullPageImages: number;
+}
+
+async function postgresCounters(db: Awaited<ReturnType<typeof freshDatabase>>): Promise<PostgresCounters> {
+  const { rows } = await db.pool.query<{ blks_read: string; blks_hit: string; wal_bytes: string; wal_fpi: string }>(
+    `select d.blks_read, d.blks_hit, w.wal_bytes, w.wal_fpi
+       from pg_stat_database d, pg_stat_wal w where d.datname = current_database()`,
+  );
+  const row = rows[0];
+  return { blocksRead: Number(row.blks_read), blocksHit: Number(row.blks_hit), walBytes: Number(row.wal_bytes), fullPageImages: Number(row.wal_fpi) };
+}
+
 interface Minute {
   minute: number;
   acceptedPerS: number;
@@ -59,6 +80,11 @@ interface Minute {
   /** CPU per accepted order: the service's process (the simulator in it), and its database's Postgres processes; NaN without /proc. */
   serviceCpuMs: number;
   postgresCpuMs: number;
+  /** Per accepted order: blocks read from outside shared buffers, the share of block accesses that missed them, WAL bytes, full-page images. */
+  blocksRead: number;
+  missed: number;
+  walBytes: number;
+  fullPageImages: number;
 }
 
 async function main(): Promise<void> {
@@ -101,8 +127,10 @@ async function main(): Promise<void> {
       runLoad({ baseUrl: service.url, concurrency: clients, merchants: who, skuId: SKU_ID, durationMs: WINDOW_MS, tag });
     const tag = `soak-${minute}-${Date.now().toString(36)}`;
     const cpuBefore = cpuSnapshot(pid, db.name);
+    const pgBefore = await postgresCounters(db);
     const results: LoadResult[] = await Promise.all([load(concurrency - hotClients, many, `${tag}-m`), load(hotClients, [hot], `${tag}-h`)]);
     const cpuAfter = cpuSnapshot(pid, db.name);
+    const pgAfter = await postgresCounters(db);
     const after = await counts();
     const got = results.reduce((n, r) => n + r.accepted + r.acceptedOutside, 0);
     accepted += got;
@@ -121,11 +149,16 @@ async function main(): Promise<void> {
       events: after.events,
       serviceCpuMs: cpuBefore && cpuAfter ? ((cpuAfter.server - cpuBefore.server) * 1000) / got : Number.NaN,
       postgresCpuMs: cpuBefore && cpuAfter ? (postgresSeconds(cpuBefore, cpuAfter) * 1000) / got : Number.NaN,
+      blocksRead: (pgAfter.blocksRead - pgBefore.blocksRead) / got,
+      missed: (pgAfter.blocksRead - pgBefore.blocksRead) / Math.max(1, pgAfter.blocksRead - pgBefore.blocksRead + pgAfter.blocksHit - pgBefore.blocksHit),
+      walBytes: (pgAfter.walBytes - pgBefore.walBytes) / got,
+      fullPageImages: (pgAfter.fullPageImages - pgBefore.fullPageImages) / got,
     };
     table_.push(row);
     log(
       `minute ${minute}: ${row.acceptedPerS.toFixed(0)} accepted/s, p99 ${row.p99.toFixed(0)} ms, ${row.finalPerS.toFixed(0)} final/s, ` +
-        `CPU ${row.serviceCpuMs.toFixed(2)} + ${row.postgresCpuMs.toFixed(2)} ms an order, backlog ${row.backlog}, RSS ${row.rssMb.toFixed(0)} MB, ${row.events} events${refused.size ? `, refused ${[...refused].map(([c, n]) => `${c} x${n}`).join(' ')}` : ''}`,
+        `CPU ${row.serviceCpuMs.toFixed(2)} + ${row.postgresCpuMs.toFixed(2)} ms an order, ${row.blocksRead.toFixed(2)} blocks read, ` +
+        `${row.walBytes.toFixed(0)} WAL bytes and ${row.fullPageImages.toFixed(2)} full-page images an order, backlog ${row.backlog}, RSS ${row.rssMb.toFixed(0)} MB, ${row.events} events${refused.size ? `, refused ${[...refused].map(([c, n]) => `${c} x${n}`).join(' ')}` : ''}`,
     );
     before = after;
   }
@@ -164,7 +197,23 @@ async function main(): Promise<void> {
     [
       '',
       ...table(
-        ['minute', 'accepted/s', 'p50 ms', 'p99 ms', 'refused', 'final/s', 'CPU ms/order: service', 'Postgres', 'backlog', 'RSS MB', 'events'],
+        [
+          'minute',
+          'accepted/s',
+          'p50 ms',
+          'p99 ms',
+          'refused',
+          'final/s',
+          'CPU ms/order: service',
+          'Postgres',
+          'blocks read/order',
+          'missed shared buffers',
+          'WAL B/order',
+          'full-page images/order',
+          'backlog',
+          'RSS MB',
+          'events',
+        ],
         table_.map((m) => [
           String(m.minute),
           fmt(m.acceptedPerS),
@@ -174,6 +223,10 @@ async function main(): Promise<void> {
           fmt(m.finalPerS),
           fmt(m.serviceCpuMs, 2),
           fmt(m.postgresCpuMs, 2),
+          fmt(m.blocksRead, 2),
+          `${fmt(m.missed * 100, 2)} %`,
+          fmt(m.walBytes),
+          fmt(m.fullPageImages, 2),
           String(m.backlog),
           fmt(m.rssMb),
           String(m.events),
