@@ -2,13 +2,15 @@ import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import { runLoad } from './load-generator';
 
+/** This process's monotonic clock, in milliseconds. */
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+
 /**
  * Runs `load` while measuring how late this process's own 5 ms timers fire:
  * on a machine busy with other suites every timer is late, the load
  * generator's with them, and only what goes beyond that is the generator's own.
  */
 async function withTimerLateness<T>(load: () => Promise<T>): Promise<{ result: T; timerLateness: number[] }> {
-  const now = () => Number(process.hrtime.bigint()) / 1e6;
   const timerLateness: number[] = [];
   let loading = true;
   const probe = (async () => {
@@ -41,7 +43,7 @@ describe('npm run bench: the open-loop load generator', () => {
 
   beforeAll(async () => {
     server = http.createServer((request, response) => {
-      const at = Number(process.hrtime.bigint()) / 1e6;
+      const at = now();
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
@@ -58,7 +60,7 @@ describe('npm run bench: the open-loop load generator', () => {
   it('sends each request at its due time, none early, and counts the window', async () => {
     const rate = 200;
     // runLoad's own start, and so every due time, comes after this.
-    const begun = Number(process.hrtime.bigint()) / 1e6;
+    const begun = now();
     const { result, timerLateness } = await withTimerLateness(() =>
       runLoad({
         baseUrl: url,

@@ -12,7 +12,10 @@ export const FULFILMENT_ENV = {
  * The same, for tests whose every order must end: the built-in simulator
  * answers from the instance's own event loop, which a busy 2-core machine can
  * stall past 400 ms, and a timeout makes the result unknown (the order then
- * waits for a clerk). Tests of unknown results (accounts ending 999) keep the
+ * waits for a clerk). So do tests whose orders must end as the upstream
+ * answers while the machine is busy (an upstream in the test's own process,
+ * 300 ms deliveries); an order the upstream never answers (accounts ending
+ * 999) then ends unknown after 5 s. Tests made of unknown results keep the
  * short timeout.
  */
 export const FULFILMENT_ENV_EVERY_ORDER_ENDS = { ...FULFILMENT_ENV, UPSTREAM_TIMEOUT_MS: '5000' };
