@@ -7,9 +7,11 @@ import { unnestRows } from './statement-batch';
 type Tables = 'fulfilment_jobs';
 
 /**
- * The fulfilment work queue: one job per accepted order, fed by a
- * checkpointed subscription. Workers lease jobs on the same rows (the lease
- * columns are theirs), so this is workflow state, not a rebuildable read model.
+ * The fulfilment work queue: one job per accepted order whose upstream part
+ * is not over, fed by a checkpointed subscription. Workers lease jobs on the
+ * same rows (the lease columns are theirs), so this is workflow state, not a
+ * rebuildable read model. A job is deleted when its order's upstream part
+ * ends: the queue holds the work in flight, not the history (that is the log).
  */
 export const fulfilmentJobsProjection: Projection<Tables> = {
   name: 'fulfilment-jobs',
@@ -36,6 +38,14 @@ export const fulfilmentJobsProjection: Projection<Tables> = {
       id: 'projections/fulfilment-jobs/002-fillfactor',
       sql: (t) => `alter table ${t.fulfilment_jobs} set (fillfactor = 70);`,
     },
+    // Finished jobs were kept, marked done, so the queue grew with the log and its pages crowded Postgres's cache.
+    {
+      id: 'projections/fulfilment-jobs/003-only-work-in-flight',
+      sql: (t) => `
+    delete from ${t.fulfilment_jobs} where done;
+    alter table ${t.fulfilment_jobs} drop column done;
+    create index on ${t.fulfilment_jobs} (next_attempt_at);`,
+    },
   ],
   apply: (event, t) => applyFulfilmentEvents([event], t),
   applyAll: applyFulfilmentEvents,
@@ -43,9 +53,10 @@ export const fulfilmentJobsProjection: Projection<Tables> = {
 
 /**
  * A batch's jobs in at most two set-wise statements: one inserts the
- * accepted orders' jobs, one marks done those the upstream has nothing more
- * to do for. Inserting first is what the events one by one do, as an
- * order's job is finished only after its acceptance.
+ * accepted orders' jobs, one deletes those the upstream has nothing more
+ * to do for. An order accepted and finished within the batch gets no job.
+ * The checkpoint moves in the same transaction, so an acceptance is never
+ * applied again after its job was deleted.
  */
 function applyFulfilmentEvents(events: readonly LedgerEvent[], t: TableNames<Tables>): Statement[] {
   const created = new Map<string, string>();
@@ -58,6 +69,7 @@ function applyFulfilmentEvents(events: readonly LedgerEvent[], t: TableNames<Tab
     else if (effect === 'finish') finished.add(orderNo);
   }
   const statements: Statement[] = [];
+  for (const orderNo of finished) created.delete(orderNo);
   if (created.size > 0) {
     const rows = unnestRows(
       [...created].map(([orderNo, at]) => [orderNo, at, at]),
@@ -70,7 +82,7 @@ function applyFulfilmentEvents(events: readonly LedgerEvent[], t: TableNames<Tab
   }
   if (finished.size > 0) {
     statements.push({
-      text: `update ${t.fulfilment_jobs} set done = true, lease_until = null where order_no = any($1::text[]) and not done`,
+      text: `delete from ${t.fulfilment_jobs} where order_no = any($1::text[])`,
       values: [[...finished]],
     });
   }

@@ -26,7 +26,7 @@ export async function claimJobs(pool: Pool, limit: number, leaseMs: number, inst
     `update fulfilment_jobs set lease_until = now() + make_interval(secs => $2::float8 / 1000), leased_by = $3
      where order_no in (
        select order_no from fulfilment_jobs
-       where not done and next_attempt_at <= now() and (lease_until is null or lease_until < now())
+       where next_attempt_at <= now() and (lease_until is null or lease_until < now())
        order by next_attempt_at limit $1
        for update skip locked)
      returning order_no, attempts`,
@@ -56,29 +56,29 @@ export async function waitingJobs(pool: Pool, cap: number): Promise<{ waiting: n
   const { rows } = await pool.query<{ waiting: number; oldest_wait_s: number | null }>(
     `select count(*)::int as waiting, extract(epoch from now() - min(next_attempt_at))::float8 as oldest_wait_s
      from (select next_attempt_at from fulfilment_jobs
-           where not done and next_attempt_at <= now() and (lease_until is null or lease_until < now())
+           where next_attempt_at <= now() and (lease_until is null or lease_until < now())
            order by next_attempt_at limit $1) due`,
     [cap + 1],
   );
   return { waiting: rows[0].waiting, oldestWaitS: Math.max(0, rows[0].oldest_wait_s ?? 0) };
 }
 
-/** Jobs not done, those retrying, and the earliest due time among them. */
+/** Jobs in the queue, those retrying, and the earliest due time among them. */
 export async function fulfilmentBacklog(pool: Pool): Promise<{ pending: number; retrying: number; oldest: Date | null }> {
   const { rows } = await pool.query<{ pending: number; retrying: number; oldest: Date | null }>(
     `select count(*)::int as pending, count(*) filter (where attempts > 0)::int as retrying, min(next_attempt_at) as oldest
-         from fulfilment_jobs where not done`,
+         from fulfilment_jobs`,
   );
   return rows[0];
 }
 
 /**
- * The jobs not done and the age in seconds of the oldest (jobs, jobs_age),
+ * The jobs in the queue and the age in seconds of the oldest (jobs, jobs_age),
  * as scalar subqueries: a metrics scrape selects them in one statement with
  * the other work queues'.
  */
-export const FULFILMENT_BACKLOG_COLUMNS = `(select count(*) from fulfilment_jobs where not done) as jobs,
-              (select extract(epoch from now() - min(accepted_at))::float8 from fulfilment_jobs where not done) as jobs_age`;
+export const FULFILMENT_BACKLOG_COLUMNS = `(select count(*) from fulfilment_jobs) as jobs,
+              (select extract(epoch from now() - min(accepted_at))::float8 from fulfilment_jobs) as jobs_age`;
 
 export interface FulfilmentBacklogColumns {
   jobs: string;

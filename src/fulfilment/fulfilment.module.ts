@@ -15,6 +15,7 @@ import { HttpUpstream } from './upstream/http-upstream';
 import { UPSTREAM, UpstreamProvider } from './upstream/upstream.port';
 import { FulfilmentWorker } from './worker/fulfilment-worker';
 import { logFailure } from '../infrastructure/logging/log-failure';
+import { METRICS, Metrics } from '../infrastructure/metrics/metrics';
 
 const SIMULATOR = Symbol('UpstreamSimulator');
 
@@ -81,8 +82,16 @@ class FulfilmentLifecycle implements OnApplicationBootstrap, OnModuleDestroy, On
     },
     {
       provide: FulfilmentWorker,
-      inject: [PG_POOL, EVENT_STORE, CommandBus, UPSTREAM, SkuRoutes, APP_CONFIG],
-      useFactory: (pool: Pool, store: EventStore, commands: CommandBus, upstream: UpstreamProvider, skuRoutes: SkuRoutes, config: AppConfig) => {
+      inject: [PG_POOL, EVENT_STORE, CommandBus, UPSTREAM, SkuRoutes, APP_CONFIG, METRICS],
+      useFactory: (
+        pool: Pool,
+        store: EventStore,
+        commands: CommandBus,
+        upstream: UpstreamProvider,
+        skuRoutes: SkuRoutes,
+        config: AppConfig,
+        metrics: Metrics,
+      ) => {
         const logger = new Logger('Fulfilment');
         return new FulfilmentWorker(
           pool,
@@ -97,6 +106,7 @@ class FulfilmentLifecycle implements OnApplicationBootstrap, OnModuleDestroy, On
             leaseMs: config.upstreamConnectTimeoutMs + config.upstreamTimeoutMs + 5_000,
             pollMs: IDLE_POLL_MS,
             instanceId: instanceId(),
+            onUpstreamOutcome: (outcome) => metrics.upstreamRequests.inc({ outcome }),
           },
           (message, error) => (error ? logFailure(logger, message, error) : logger.warn(message)),
         );

@@ -80,7 +80,7 @@ describe('GET /metrics', () => {
     }
   });
 
-  it('counts orders reaching each final state and callback attempts by outcome; the backlogs drain', async () => {
+  it('counts orders reaching each final state, upstream requests and callback attempts by outcome; the backlogs drain', async () => {
     const endpoint = await callbackEndpoint((_, attempt) => (attempt === 1 ? { status: 500 } : { status: 200, body: 'success' }));
     const service = await startService(db, { ...FULFILMENT_ENV, ...CALLBACK_ENV, UPSTREAM_SIM_DELAY_MS: '10' });
     try {
@@ -95,6 +95,8 @@ describe('GET /metrics', () => {
       const metrics = await scrape(service.url);
       expect(sample(metrics, 'topup_orders_final_total', { status: 'success', fail_code: '' })).toBe(1);
       expect(sample(metrics, 'topup_orders_final_total', { status: 'failed', fail_code: 'INVALID_ACCOUNT' })).toBe(1);
+      expect(sample(metrics, 'topup_upstream_requests_total', { outcome: 'delivered' })).toBe(1);
+      expect(sample(metrics, 'topup_upstream_requests_total', { outcome: 'refused' })).toBe(1);
       expect(sample(metrics, 'topup_callback_attempts_total', { outcome: 'acknowledged' })).toBe(2);
       expect(sample(metrics, 'topup_callback_attempts_total', { outcome: 'not_acknowledged' })).toBe(2);
       expect(sample(metrics, 'topup_callback_backlog')).toBe(0);

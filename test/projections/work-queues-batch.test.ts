@@ -1,7 +1,7 @@
 import { callbackScheduleProjection } from '../../projections/callback-schedule.projection';
 import { fulfilmentJobsProjection } from '../../projections/fulfilment-jobs.projection';
 import { LedgerEvent } from '../../projections/ledger-event';
-import { Projection } from '../../projections/projection';
+import { Projection, suffixedTables } from '../../projections/projection';
 import { inlineStatements } from '../../projections/statement-batch';
 import { interleaved } from '../support/order-lives';
 import { projectionCases } from '../support/projection-cases';
@@ -9,12 +9,12 @@ import { projectionCases } from '../support/projection-cases';
 /**
  * The fulfilment jobs and the callback schedule take a batch's events in a
  * statement or two. Whatever the batches, their rows must be what the
- * events one by one make: a job per accepted order, done once the upstream
- * has nothing more to do; a delivery per final order.
+ * events one by one make: a job per accepted order, deleted once the
+ * upstream has nothing more to do; a delivery per final order.
  */
 describe.each<[Projection, string, string, number]>([
-  // The jobs: one insert for the accepted orders, one update for the finished ones.
-  [fulfilmentJobsProjection, 'fulfilment_jobs', 'order_no, done, attempts, next_attempt_at, lease_until, accepted_at', 2],
+  // The jobs: one insert for the accepted orders, one delete for the finished ones.
+  [fulfilmentJobsProjection, 'fulfilment_jobs', 'order_no, attempts, next_attempt_at, lease_until, accepted_at', 2],
   // The deliveries: one insert for the final orders.
   [callbackScheduleProjection, 'callback_deliveries', 'order_no, state, attempts_made, due_at, created_at', 1],
 ])('%s: a batch of events writes what the events one by one write', (projection, table, columns, statementsPerBatch) => {
@@ -47,21 +47,38 @@ describe('the work queues after the order lives', () => {
   const jobs = projectionCases(fulfilmentJobsProjection);
   const deliveries = projectionCases(callbackScheduleProjection);
 
-  it('hold a job per accepted order, done unless the order waits upstream, and a delivery per final order', async () => {
+  it('hold a job only for an accepted order waiting upstream, and a delivery per final order', async () => {
     const log = interleaved();
     const jobTables = await jobs.applied([log]);
-    expect((await jobs.pool().query(`select order_no, done, accepted_at from ${jobTables.fulfilment_jobs} order by order_no`)).rows).toEqual([
-      // A is accepted and waits for its send; B, C and D ended (D through a clerk). E was refused: no job.
-      { order_no: 'A', done: false, accepted_at: new Date('2026-11-25T10:00:01.000Z') },
-      { order_no: 'B', done: true, accepted_at: new Date('2026-11-25T10:00:03.000Z') },
-      { order_no: 'C', done: true, accepted_at: new Date('2026-11-25T10:00:01.000Z') },
-      { order_no: 'D', done: true, accepted_at: new Date('2026-11-25T10:00:01.000Z') },
-    ]);
+    // A is accepted and waits for its send; B, C and D ended (D through a clerk): their jobs are gone. E was refused: no job.
+    const whole = `select order_no, accepted_at from ${jobTables.fulfilment_jobs} order by order_no`;
+    expect((await jobs.pool().query(whole)).rows).toEqual([{ order_no: 'A', accepted_at: new Date('2026-11-25T10:00:01.000Z') }]);
     const deliveryTables = await deliveries.applied([log]);
     expect((await deliveries.pool().query(`select order_no, state, due_at from ${deliveryTables.callback_deliveries} order by order_no`)).rows).toEqual([
       { order_no: 'B', state: 'pending', due_at: new Date('2026-11-25T10:00:06.000Z') },
       { order_no: 'C', state: 'pending', due_at: new Date('2026-11-25T10:00:04.000Z') },
       { order_no: 'D', state: 'pending', due_at: new Date('2026-11-25T10:00:05.000Z') },
     ]);
+  });
+});
+
+describe('the fulfilment queue of an earlier release, which kept finished jobs', () => {
+  const jobs = projectionCases(fulfilmentJobsProjection);
+
+  it('keeps the jobs in flight and deletes the finished ones when it is migrated', async () => {
+    const t = suffixedTables(fulfilmentJobsProjection, '_upgrade');
+    const [created, fillfactor, onlyInFlight] = fulfilmentJobsProjection.migrations;
+    expect(onlyInFlight.id).toBe('projections/fulfilment-jobs/003-only-work-in-flight');
+    for (const migration of [created, fillfactor]) await jobs.pool().query(migration.sql(t));
+    await jobs.pool().query(
+      `insert into ${t.fulfilment_jobs} (order_no, done, attempts, next_attempt_at, accepted_at)
+       values ('FINISHED', true, 0, now(), now()), ('WAITING', false, 2, now() + interval '1 minute', now())`,
+    );
+
+    await jobs.pool().query(onlyInFlight.sql(t));
+
+    expect((await jobs.pool().query(`select order_no, attempts from ${t.fulfilment_jobs}`)).rows).toEqual([{ order_no: 'WAITING', attempts: 2 }]);
+    const indexes = await jobs.pool().query(`select indexdef from pg_indexes where tablename = $1 order by indexname`, [t.fulfilment_jobs]);
+    expect(indexes.rows.map((r) => r.indexdef.replace(/^.* USING /, ''))).toEqual(['btree (next_attempt_at)', 'btree (order_no)']);
   });
 });

@@ -21,3 +21,14 @@ export function sample(samples: Map<string, number>, name: string, labels: Recor
   }
   return 0;
 }
+
+/** A service's /metrics (no token), parsed. */
+export async function scrapeMetrics(service: { url: string }): Promise<Map<string, number>> {
+  const reply = await fetch(`${service.url}/metrics`);
+  if (reply.status !== 200) throw new Error(`GET /metrics answered ${reply.status}`);
+  return parseSamples(await reply.text());
+}
+
+/** The top-up requests an instance's fulfilment worker sent to the upstream, whatever their outcome. */
+export const upstreamRequests = (samples: Map<string, number>): number =>
+  ['delivered', 'refused', 'unknown', 'retryable'].reduce((sum, outcome) => sum + sample(samples, 'topup_upstream_requests_total', { outcome }), 0);

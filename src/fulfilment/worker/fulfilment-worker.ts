@@ -9,7 +9,7 @@ import { formatAmount } from '../../shared/money';
 import { DispatchedWorker, JobDispatcher } from '../../infrastructure/jobs/job-dispatcher';
 import { StatementBatcher } from '../../infrastructure/postgres/statement-batcher';
 import { SkuRoutes } from '../../merchant-directory';
-import { UpstreamProvider } from '../upstream/upstream.port';
+import { UpstreamOutcome, UpstreamProvider } from '../upstream/upstream.port';
 import { MarkResultUnknown } from '../../ledger/commands/mark-result-unknown/mark-result-unknown.command';
 import { RecordUpstreamAttempt } from '../../ledger/commands/record-upstream-attempt/record-upstream-attempt.command';
 import { ReleaseFunds } from '../../ledger/commands/release-funds/release-funds.command';
@@ -27,6 +27,8 @@ export interface FulfilmentOptions {
   leaseMs: number;
   pollMs: number;
   instanceId: string;
+  /** Told each top-up request's outcome (the metrics count them by instance). */
+  onUpstreamOutcome?: (outcome: UpstreamOutcome['kind']) => void;
 }
 
 /**
@@ -91,6 +93,7 @@ export class FulfilmentWorker extends DispatchedWorker<ClaimedJob> {
       amount: formatAmount(order.amount),
       currency: order.currency,
     });
+    this.options.onUpstreamOutcome?.(outcome.kind);
     switch (outcome.kind) {
       case 'delivered':
         await this.run(new SettleOrder(job.order_no, sent));

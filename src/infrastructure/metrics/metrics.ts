@@ -48,6 +48,12 @@ export class Metrics {
     labelNames: ['status', 'fail_code'] as const,
     registers: [this.registry],
   });
+  readonly upstreamRequests = new Counter({
+    name: 'topup_upstream_requests_total',
+    help: 'Top-up requests this instance sent to the upstream, by outcome',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
   readonly callbackAttempts = new Counter({
     name: 'topup_callback_attempts_total',
     help: 'Callback attempts sent by this instance, by outcome',

@@ -192,8 +192,7 @@ async function fill(pool: Pool): Promise<void> {
      select minute, b, greatest(1, (answered_delivered + answered_refused) / 7) from rm_order_minutes, generate_series(12, 18) b
      union all
      select minute, 24, answered_unknown from rm_order_minutes where answered_unknown > 0`,
-    `insert into fulfilment_jobs (order_no, done, next_attempt_at, accepted_at)
-     select order_no, true, accepted_at, accepted_at from rm_orders where stage <> 'refused'`,
+    // No fulfilment jobs: every order here has ended, and the queue keeps only the work in flight.
     `insert into callback_deliveries (order_no, merchant_id, state, attempts_made, due_at, created_at)
      select order_no, merchant_id, case when completed_at > now() - interval '1 minute' then 'pending' when hashtext(order_no) % 2000 = 0 then 'exhausted'
             else 'acknowledged' end, case when hashtext(order_no) % 20 = 0 then 2 else 1 end, completed_at, completed_at
