@@ -5,7 +5,7 @@
  * (at most connections ÷ time a second, however fast requests are offered);
  * the append's time tells how much of it was the event store's.
  */
-import { parseSamples } from '../support/prometheus-text';
+export { scrapeMetrics } from '../support/prometheus-text';
 import { SUBMIT_PATH } from './load-generator';
 
 /** Samples by series: `name` or `name{label="value",...}` as the text format writes them. */
@@ -23,12 +23,6 @@ export interface ServerSideFigures {
 
 /** Bucket bounds of http_request_duration_seconds that tell a submit's tail from its median. */
 const TAIL_BOUNDS_S = ['0.025', '0.05', '0.1'];
-
-export async function scrapeMetrics(baseUrl: string): Promise<MetricSamples> {
-  const response = await fetch(`${baseUrl}/metrics`);
-  if (!response.ok) throw new Error(`GET /metrics answered ${response.status}`);
-  return parseSamples(await response.text());
-}
 
 /** The sum, over every series of `name` whose labels include each of `having`, of its growth from `before` to `after`. */
 function grown(before: MetricSamples, after: MetricSamples, name: string, ...having: string[]): number {

@@ -9,14 +9,15 @@
  *
  * Each minute: submits accepted a second, p50 and p99, refusals by code (the
  * backlog policy's 503 SERVICE_BUSY among them), orders that became final in
- * the read model a second, the backlog (accepted, not final), the
- * service's resident memory and the log's length (read once a minute: the
- * final orders are counted with a scan of rm_orders), and per accepted order
+ * the read models a second (rm_order_minutes' counts: a row a minute), the
+ * backlog (accepted, not final), the service's resident memory and the
+ * log's length, and per accepted order
  * what Postgres did for it: blocks its database read from outside shared
  * buffers, WAL bytes and full-page images (the server's, pg_stat_wal: only
  * this load writes). As the log and the tables grow past shared buffers,
- * those are what a growing cost per order would come from. After the load: the time
- * until every order is final, then the service's verification of the whole
+ * those are what a growing cost per order would come from; after the load,
+ * the tables and indexes those reads came from. Then the time until every
+ * order is final in the read model, then the service's verification of the whole
  * log (POST /admin/v1/audit/verify) with its time and the service's peak
  * resident memory meanwhile. It measures; it asserts nothing, except that the
  * verification is clean (exit code 1 if not).
@@ -107,17 +108,21 @@ async function main(): Promise<void> {
   const many = merchants.slice(0, merchantCount);
   const hotClients = Math.max(1, Math.round(concurrency / 4));
 
+  // Read every minute, so cheap: the per-minute counts of orders ending (a row a minute) and the log's sequence, not a scan of rm_orders.
   const counts = async () => {
     const { rows } = await db.pool.query<{ final: string; events: string }>(
-      `select (select count(*) from rm_orders where stage in ('succeeded', 'failed')) as final,
+      `select (select coalesce(sum(succeeded + failed), 0) from rm_order_minutes) as final,
               (select last_value from es_events_global_position_seq) as events`,
     );
     return { final: Number(rows[0].final), events: Number(rows[0].events) };
   };
+  const finalInReadModel = async () =>
+    Number((await db.pool.query<{ n: string }>(`select count(*) as n from rm_orders where stage in ('succeeded', 'failed')`)).rows[0].n);
 
   const table_: Minute[] = [];
   let accepted = 0;
   let before = await counts();
+  const readsBefore = await readsByRelation(db);
   log(
     `soak: ${minutes} min, ${concurrency} clients (${hotClients} on the hot wallet), ${merchantCount} merchants, simulator delay ${delayMs} ms, ` +
       `the service's heap ${heapMb > 0 ? `limited to ${heapMb} MB` : "at Node's own limit"}`,
@@ -163,10 +168,16 @@ async function main(): Promise<void> {
     before = after;
   }
 
+  const reads = relationReads(readsBefore, await readsByRelation(db));
+
   const drainStarted = Date.now();
-  while ((await counts()).final < accepted && Date.now() - drainStarted < DRAIN_MAX_MS) await sleep(1000);
+  let finalOrders = await finalInReadModel();
+  while (finalOrders < accepted && Date.now() - drainStarted < DRAIN_MAX_MS) {
+    await sleep(1000);
+    finalOrders = await finalInReadModel();
+  }
   const drainMs = Date.now() - drainStarted;
-  const final = await counts();
+  const final = { final: finalOrders, events: (await counts()).events };
 
   log('verifying the whole log through the service');
   let peakRss = rssMb(pid);
@@ -233,6 +244,13 @@ async function main(): Promise<void> {
         ]),
       ),
       '',
+      `Blocks read from outside shared buffers during the load, by table (its indexes and TOAST included; ${accepted} orders accepted):`,
+      '',
+      ...table(
+        ['table', 'blocks read', 'an order', 'of them index', 'size at the end'],
+        reads.map((r) => [r.table, String(r.blocks), fmt(r.blocks / Math.max(1, accepted), 2), String(r.indexBlocks), r.size]),
+      ),
+      '',
       `The service's heap ${heapMb > 0 ? `limited to ${heapMb} MB (--max-old-space-size)` : "at Node's own limit"}.`,
       firstAndLast(table_),
       `After the load: every order final ${(drainMs / 1000).toFixed(1)} s later (${final.final} of ${accepted}); the log ${final.events} events, the database ${size}.`,
@@ -241,6 +259,36 @@ async function main(): Promise<void> {
     ].join('\n'),
   );
   if (!verification.data?.clean) process.exitCode = 1;
+}
+
+interface RelationCounters {
+  heap: number;
+  index: number;
+  toast: number;
+  size: string;
+}
+
+/** Blocks each table of the database (its indexes and TOAST with it) has read from outside shared buffers since the server started. */
+async function readsByRelation(db: Awaited<ReturnType<typeof freshDatabase>>): Promise<Map<string, RelationCounters>> {
+  const { rows } = await db.pool.query<{ relname: string; heap: string; idx: string; toast: string; size: string }>(
+    `select relname, coalesce(heap_blks_read, 0) as heap, coalesce(idx_blks_read, 0) as idx,
+            coalesce(toast_blks_read, 0) + coalesce(tidx_blks_read, 0) as toast, pg_size_pretty(pg_total_relation_size(relid)) as size
+     from pg_statio_user_tables`,
+  );
+  return new Map(rows.map((r) => [r.relname, { heap: Number(r.heap), index: Number(r.idx), toast: Number(r.toast), size: r.size }]));
+}
+
+/** The tables that read most between two readings, most first (the ten largest, and only those that read at all). */
+function relationReads(before: Map<string, RelationCounters>, after: Map<string, RelationCounters>) {
+  return [...after]
+    .map(([name, a]) => {
+      const b = before.get(name) ?? { heap: 0, index: 0, toast: 0 };
+      const indexBlocks = a.index - b.index;
+      return { table: name, blocks: a.heap - b.heap + indexBlocks + a.toast - b.toast, indexBlocks, size: a.size };
+    })
+    .filter((r) => r.blocks > 0)
+    .sort((x, y) => y.blocks - x.blocks)
+    .slice(0, 10);
 }
 
 /** The first two minutes against the last two: whether intake and its tail stayed flat. */

@@ -244,7 +244,7 @@ describeEachStore('one database behind a round-robin proxy', (store) =>
         }
 
         // Every instance took a share of both kinds of work.
-        const sentUpstream = await Promise.all(cluster.instances.map(async (instance) => upstreamRequests(await scrapeMetrics(instance))));
+        const sentUpstream = await Promise.all(cluster.instances.map(async (instance) => upstreamRequests(await scrapeMetrics(instance.url))));
         const calledBackBy = await db.pool.query(`select count(distinct sent_by)::int as n from callback_attempts`);
         expect([sentUpstream.filter((n) => n > 0).length, calledBackBy.rows[0].n]).toEqual([size, size]);
         expect(cluster.hits().every((n) => n > 0)).toBe(true);

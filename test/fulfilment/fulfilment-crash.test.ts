@@ -128,7 +128,7 @@ describeEachStore('fulfilment across a SIGKILL and across two instances', (store
       checkOutcomes(stages, placed);
       for (const orderNo of placed.keys()) expect([orderNo, simulator.requests.get(orderNo)]).toEqual([orderNo, 1]);
       // Both instances sent a share, and together each order once.
-      const sent = await Promise.all([a, b].map(async (service) => upstreamRequests(await scrapeMetrics(service))));
+      const sent = await Promise.all([a, b].map(async (service) => upstreamRequests(await scrapeMetrics(service.url))));
       expect(sent.every((n) => n > 0)).toBe(true);
       expect(sent[0] + sent[1]).toBe(placed.size);
       expect((await checkEventInvariants(a.store)).violations).toEqual([]);

@@ -23,9 +23,9 @@ export function sample(samples: Map<string, number>, name: string, labels: Recor
 }
 
 /** A service's /metrics (no token), parsed. */
-export async function scrapeMetrics(service: { url: string }): Promise<Map<string, number>> {
-  const reply = await fetch(`${service.url}/metrics`);
-  if (reply.status !== 200) throw new Error(`GET /metrics answered ${reply.status}`);
+export async function scrapeMetrics(baseUrl: string): Promise<Map<string, number>> {
+  const reply = await fetch(`${baseUrl}/metrics`);
+  if (!reply.ok) throw new Error(`GET /metrics answered ${reply.status}`);
   return parseSamples(await reply.text());
 }
 
