@@ -5,7 +5,7 @@ import { ApiDocuments } from '../../src/api-docs/api-documents';
 import { codesIn } from '../../src/api-docs/schema-kit';
 import { ADMIN } from '../back-office/admin-client';
 import { CALLBACK_ENV, callbackEndpoint } from '../support/callback-endpoint';
-import { FULFILMENT_ENV } from '../support/fulfilment';
+import { FULFILMENT_ENV_SOME_UNKNOWN } from '../support/fulfilment';
 import { rawExchange } from '../support/raw-http';
 import { RunningService, startService } from '../support/service';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
@@ -39,10 +39,9 @@ describe('OpenAPI documents (/docs)', () => {
     endpoint = await callbackEndpoint(() => ({ status: 200, body: 'success' }));
     // The four-eyes rule on, above every amount the tests move but the few that show its requests.
     service = await startService(db, {
-      ...FULFILMENT_ENV,
+      ...FULFILMENT_ENV_SOME_UNKNOWN,
       ...CALLBACK_ENV,
       UPSTREAM_SIM_DELAY_MS: '10',
-      UPSTREAM_TIMEOUT_MS: '300',
       APPROVAL_THRESHOLD: '100.00',
     });
     const served = async (file: string) => (await fetch(`${service.url}/docs/${file}`)).json();

@@ -1,5 +1,5 @@
 import { startUpstreamSimulator, UpstreamSimulator } from '../../src/fulfilment/simulator/upstream-simulator';
-import { awaitFinal, FULFILMENT_ENV } from '../support/fulfilment';
+import { awaitFinal, FULFILMENT_ENV_SOME_UNKNOWN } from '../support/fulfilment';
 import { checkEventInvariants } from '../support/invariants';
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { RunningService, startService } from '../support/service';
@@ -26,7 +26,7 @@ function ledgerWithOrders(env: Record<string, string>) {
   beforeAll(async () => {
     ctx.db = await createTestDatabase();
     ctx.simulator = await startUpstreamSimulator({ deliveryDelayMs: 10 });
-    ctx.service = await startService(ctx.db, { ...FULFILMENT_ENV, UPSTREAM_URL: ctx.simulator.url, UPSTREAM_TIMEOUT_MS: '300', ...env });
+    ctx.service = await startService(ctx.db, { ...FULFILMENT_ENV_SOME_UNKNOWN, UPSTREAM_URL: ctx.simulator.url, ...env });
     ctx.admin = adminClient(ctx.service.url);
     ctx.rita = await ctx.admin.createStaff('reconciler', 'Rita');
     ctx.rob = await ctx.admin.createStaff('reconciler', 'Rob');

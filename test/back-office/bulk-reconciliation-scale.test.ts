@@ -13,8 +13,14 @@ const ORDERS = 500;
 /** Each order is 1.20; the wallet starts with 1000.00. Half are delivered (deducted), half refused (released). */
 const HALF = ((ORDERS / 2) * 1.2).toFixed(2);
 const AFTER = (1000 - (ORDERS / 2) * 1.2).toFixed(2);
-/** The upstream delivers or refuses, but only after the service stopped waiting: every order's result is unknown to it. */
-const UPSTREAM_DELAY_MS = 700;
+/**
+ * The upstream delivers or refuses, but only after the service stopped waiting
+ * (UPSTREAM_TIMEOUT_MS): every order's result is unknown to it. Its status
+ * answers come at once, so the re-query's 500 keep 1 s to spare for a busy
+ * machine's stalls (300 ms was too little for console-bulk's 152).
+ */
+const UPSTREAM_TIMEOUT_MS = 1_000;
+const UPSTREAM_DELAY_MS = 1_500;
 
 /**
  * An upstream outage as a clerk meets it: a few hundred orders whose result
@@ -38,8 +44,9 @@ describe(`reconciliation at scale: ${ORDERS} unknown-result orders cleared in tw
     simulator = await startUpstreamSimulator({ deliveryDelayMs: UPSTREAM_DELAY_MS, failureDelayMs: UPSTREAM_DELAY_MS });
     service = await startService(db, {
       ...FULFILMENT_ENV,
-      FULFILMENT_CONCURRENCY: '64',
-      UPSTREAM_TIMEOUT_MS: '300',
+      // The service's default: each order holds a slot for the whole timeout, and 64 slots kept the 500 queued for 8 s.
+      FULFILMENT_CONCURRENCY: '256',
+      UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS),
       UPSTREAM_URL: simulator.url,
       REQUERY_CONCURRENCY: '16',
       APPROVAL_THRESHOLD: '100.00',

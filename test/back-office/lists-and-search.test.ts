@@ -1,5 +1,5 @@
 import { startUpstreamSimulator, UpstreamSimulator } from '../../src/fulfilment/simulator/upstream-simulator';
-import { awaitFinal, FULFILMENT_ENV } from '../support/fulfilment';
+import { awaitFinal, FULFILMENT_ENV_SOME_UNKNOWN } from '../support/fulfilment';
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { RunningService, startService } from '../support/service';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
@@ -18,7 +18,7 @@ describe('back office: lists with filters and cursors, order search, staff lifec
   beforeAll(async () => {
     db = await createTestDatabase();
     simulator = await startUpstreamSimulator({ deliveryDelayMs: 10 });
-    service = await startService(db, { ...FULFILMENT_ENV, UPSTREAM_URL: simulator.url, UPSTREAM_TIMEOUT_MS: '200' });
+    service = await startService(db, { ...FULFILMENT_ENV_SOME_UNKNOWN, UPSTREAM_URL: simulator.url });
     admin = adminClient(service.url);
     merchant = await provisionMerchant(service);
     reconciler = await admin.createStaff('reconciler', 'Rita');

@@ -1,6 +1,6 @@
 import { startUpstreamSimulator, UpstreamSimulator } from '../../src/fulfilment/simulator/upstream-simulator';
 import { checkEventInvariants } from '../support/invariants';
-import { awaitFinal, FULFILMENT_ENV } from '../support/fulfilment';
+import { awaitFinal, FULFILMENT_ENV_SOME_UNKNOWN } from '../support/fulfilment';
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { RunningService, startService } from '../support/service';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
@@ -19,7 +19,7 @@ describe('reconciliation: unknown upstream results wait for staff', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     simulator = await startUpstreamSimulator({ deliveryDelayMs: 10 });
-    service = await startService(db, { ...FULFILMENT_ENV, UPSTREAM_URL: simulator.url, UPSTREAM_TIMEOUT_MS: '200' });
+    service = await startService(db, { ...FULFILMENT_ENV_SOME_UNKNOWN, UPSTREAM_URL: simulator.url });
     merchant = await provisionMerchant(service);
     admin = adminClient(service.url);
     reconciler = await admin.createStaff('reconciler', 'Rita');
@@ -60,7 +60,7 @@ describe('reconciliation: unknown upstream results wait for staff', () => {
       merchant_id: merchant.merchantId,
       amount: '1.20',
       upstream_attempts: 1,
-      reason: expect.stringContaining('no reply within 200 ms'),
+      reason: expect.stringContaining('no reply within 1000 ms'),
       evidence: expect.any(String),
       age_seconds: expect.any(Number),
       result_unknown_at: expect.stringMatching(/\+00:00$/),

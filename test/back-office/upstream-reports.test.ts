@@ -3,7 +3,7 @@ import { startUpstreamSimulator, UpstreamSimulator } from '../../src/fulfilment/
 import { MAX_REPORT_BYTES } from '../../src/fulfilment/upstream/upstream.port';
 import { isoTimestamp } from '../../src/shared/clock';
 import { checkEventInvariants } from '../support/invariants';
-import { awaitFinal, FULFILMENT_ENV } from '../support/fulfilment';
+import { awaitFinal, FULFILMENT_ENV_SOME_UNKNOWN } from '../support/fulfilment';
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { awaitStage, orderInFlight, submitOrder, unknownOrders } from '../support/reconciliation-orders';
 import { RunningService, startService } from '../support/service';
@@ -45,7 +45,7 @@ describe('reconciliation: upstream transaction reports', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     simulator = await startUpstreamSimulator({ deliveryDelayMs: 10 });
-    service = await startService(db, { ...FULFILMENT_ENV, UPSTREAM_URL: simulator.url, UPSTREAM_TIMEOUT_MS: '300' });
+    service = await startService(db, { ...FULFILMENT_ENV_SOME_UNKNOWN, UPSTREAM_URL: simulator.url });
     merchant = await provisionMerchant(service);
     admin = adminClient(service.url);
     reconciler = await admin.createStaff('reconciler', 'Rita');

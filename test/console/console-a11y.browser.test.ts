@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
 import { startUpstreamSimulator, UpstreamSimulator } from '../../src/fulfilment/simulator/upstream-simulator';
 import { adminClient } from '../back-office/admin-client';
-import { FULFILMENT_ENV } from '../support/fulfilment';
+import { FULFILMENT_ENV_SOME_UNKNOWN } from '../support/fulfilment';
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { RunningService, startService, TEST_ENV } from '../support/service';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
@@ -107,7 +107,7 @@ inBrowser('the staff console without a mouse, and its accessibility', () => {
     db = await createTestDatabase();
     simulator = await startUpstreamSimulator({ deliveryDelayMs: 10 });
     // The four-eyes rule over 1000.00: the orders (1.20) and the keyboard's deposit (250.00) move at once; the audit asks for more.
-    service = await startService(db, { ...FULFILMENT_ENV, UPSTREAM_URL: simulator.url, UPSTREAM_TIMEOUT_MS: '200', APPROVAL_THRESHOLD: '1000.00' });
+    service = await startService(db, { ...FULFILMENT_ENV_SOME_UNKNOWN, UPSTREAM_URL: simulator.url, APPROVAL_THRESHOLD: '1000.00' });
     merchant = await provisionMerchant(service);
     await service.pool.query(`update merchants set name = 'Acme Games' where merchant_id = $1`, [merchant.merchantId]);
     const admin = adminClient(service.url);

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { Page } from 'playwright-core';
 import { startUpstreamSimulator, UpstreamSimulator } from '../../src/fulfilment/simulator/upstream-simulator';
 import { adminClient } from '../back-office/admin-client';
-import { FULFILMENT_ENV } from '../support/fulfilment';
+import { FULFILMENT_ENV_SOME_UNKNOWN } from '../support/fulfilment';
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { RunningService, startService, TEST_ENV } from '../support/service';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
@@ -39,7 +39,7 @@ describeInBrowser('the staff console in a real browser', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     simulator = await startUpstreamSimulator({ deliveryDelayMs: 10 });
-    service = await startService(db, { ...FULFILMENT_ENV, UPSTREAM_URL: simulator.url, UPSTREAM_TIMEOUT_MS: '200' });
+    service = await startService(db, { ...FULFILMENT_ENV_SOME_UNKNOWN, UPSTREAM_URL: simulator.url });
     merchant = await provisionMerchant(service);
     await service.pool.query(`update merchants set name = 'Acme Games' where merchant_id = $1`, [merchant.merchantId]);
     const admin = adminClient(service.url);

@@ -1,7 +1,7 @@
 import { startUpstreamSimulator, UpstreamSimulator } from '../../src/fulfilment/simulator/upstream-simulator';
 import { ResolveOrder } from '../../src/ledger/commands/resolve-order/resolve-order.command';
 import { checkEventInvariants } from '../support/invariants';
-import { awaitFinal, FULFILMENT_ENV } from '../support/fulfilment';
+import { awaitFinal, FULFILMENT_ENV_SOME_UNKNOWN } from '../support/fulfilment';
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { RunningService, startService } from '../support/service';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
@@ -16,7 +16,7 @@ describe('fulfilment through the merchant API, against the simulator over HTTP',
   beforeAll(async () => {
     db = await createTestDatabase();
     simulator = await startUpstreamSimulator({ deliveryDelayMs: 20 });
-    service = await startService(db, { ...FULFILMENT_ENV, UPSTREAM_URL: simulator.url });
+    service = await startService(db, { ...FULFILMENT_ENV_SOME_UNKNOWN, UPSTREAM_URL: simulator.url });
     merchant = await provisionMerchant(service);
   });
   afterAll(async () => {
@@ -93,7 +93,7 @@ describe('fulfilment through the merchant API, against the simulator over HTTP',
     const held = await balance();
     expect(Number(held.frozen_balance) - Number(before.frozen_balance)).toBeCloseTo(2.4, 5);
     const evidence = await service.pool.query('select unknown_reason, unknown_evidence from rm_orders where order_no = $1', [toSucceed]);
-    expect(evidence.rows[0].unknown_reason).toMatch(/no reply within 400 ms/);
+    expect(evidence.rows[0].unknown_reason).toMatch(/no reply within 1000 ms/);
 
     await service.commands.execute(new ResolveOrder(toSucceed, 'success', 'staff-1', 'provider report shows delivery'));
     await service.commands.execute(new ResolveOrder(toFail, 'failed', 'staff-1', 'provider confirms nothing was delivered'));

@@ -1,7 +1,7 @@
 import { startUpstreamSimulator, UpstreamSimulator } from '../../src/fulfilment/simulator/upstream-simulator';
 import { MerchantClient } from '../../src/merchant-client/merchant-client';
 import { adminClient } from '../back-office/admin-client';
-import { FULFILMENT_ENV } from '../support/fulfilment';
+import { FULFILMENT_ENV_EVERY_ORDER_ENDS } from '../support/fulfilment';
 import { RunningService, startService } from '../support/service';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
@@ -20,7 +20,7 @@ describe('the merchant client against the running service', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     simulator = await startUpstreamSimulator({ deliveryDelayMs: 10 });
-    service = await startService(db, { ...FULFILMENT_ENV, UPSTREAM_URL: simulator.url });
+    service = await startService(db, { ...FULFILMENT_ENV_EVERY_ORDER_ENDS, UPSTREAM_URL: simulator.url });
     const admin = adminClient(service.url);
     const merchant = await admin.createMerchant({ name: 'Client Co' });
     expect((await admin('PUT', '/admin/v1/products/mlbb', { name: 'Mobile Legends' })).status).toBe(200);

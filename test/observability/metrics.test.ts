@@ -1,6 +1,6 @@
 import { CALLBACK_ENV, callbackEndpoint } from '../support/callback-endpoint';
 import { freePort } from '../support/child-service';
-import { awaitFinal, FULFILMENT_ENV } from '../support/fulfilment';
+import { awaitFinal, FULFILMENT_ENV_EVERY_ORDER_ENDS } from '../support/fulfilment';
 import { provisionMerchant, signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { RunningService, startService } from '../support/service';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
@@ -82,7 +82,7 @@ describe('GET /metrics', () => {
 
   it('counts orders reaching each final state, upstream requests and callback attempts by outcome; the backlogs drain', async () => {
     const endpoint = await callbackEndpoint((_, attempt) => (attempt === 1 ? { status: 500 } : { status: 200, body: 'success' }));
-    const service = await startService(db, { ...FULFILMENT_ENV, ...CALLBACK_ENV, UPSTREAM_SIM_DELAY_MS: '10' });
+    const service = await startService(db, { ...FULFILMENT_ENV_EVERY_ORDER_ENDS, ...CALLBACK_ENV, UPSTREAM_SIM_DELAY_MS: '10' });
     try {
       const merchant = await provisionMerchant(service, { callbackUrl: endpoint.url });
       const placed = [await submit(service, merchant, 'F-1'), await submit(service, merchant, 'F-2', '77777000')];

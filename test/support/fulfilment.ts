@@ -1,6 +1,13 @@
 import { signedFetch, TestMerchant } from './merchant-fixture';
 
-/** Fulfilment on, with timeouts short enough for tests. */
+/**
+ * Fulfilment on, with a short upstream timeout, for tests that make unknown
+ * results by timing out (accounts ending 999, an upstream slower than the
+ * timeout), so those come soon. A busy 2-core machine can stall the event loop
+ * the upstream answers from for a few hundred ms, and a late answer is an
+ * unknown result: a test whose other orders must be delivered, refused or
+ * re-queried uses FULFILMENT_ENV_SOME_UNKNOWN.
+ */
 export const FULFILMENT_ENV = {
   FULFILMENT_CONCURRENCY: '8',
   UPSTREAM_TIMEOUT_MS: '400',
@@ -9,16 +16,22 @@ export const FULFILMENT_ENV = {
 };
 
 /**
- * The same, for tests whose every order must end: the built-in simulator
- * answers from the instance's own event loop, which a busy 2-core machine can
- * stall past 400 ms, and a timeout makes the result unknown (the order then
- * waits for a clerk). So do tests whose orders must end as the upstream
- * answers while the machine is busy (an upstream in the test's own process,
- * 300 ms deliveries); an order the upstream never answers (accounts ending
- * 999) then ends unknown after 5 s. Tests made of unknown results keep the
- * short timeout.
+ * The same, for tests where no order is meant to time out: every order must
+ * end as the upstream answers, and 5 s is more than a stall lasts. So do tests
+ * whose orders must end while the machine is busy (an upstream in the test's
+ * own process, 300 ms deliveries); an order the upstream never answers
+ * (accounts ending 999) then ends unknown after 5 s, and a stop waits that
+ * long for one in flight. Tests made of unknown results use FULFILMENT_ENV.
  */
 export const FULFILMENT_ENV_EVERY_ORDER_ENDS = { ...FULFILMENT_ENV, UPSTREAM_TIMEOUT_MS: '5000' };
+
+/**
+ * For tests that mix the two: orders ending 999 end unknown after 1 s, and
+ * the other orders' answers (a delivery, a refusal, a re-query's status, a
+ * few ms from the simulator) keep most of that second to spare for a busy
+ * machine's stalls; a stop waits no longer than that for an order in flight.
+ */
+export const FULFILMENT_ENV_SOME_UNKNOWN = { ...FULFILMENT_ENV, UPSTREAM_TIMEOUT_MS: '1000' };
 
 /** Polls the merchant API until the order leaves `processing` (or the time is up). */
 export async function awaitFinal(service: { url: string }, merchant: TestMerchant, orderNo: string, timeoutMs = 15_000) {
