@@ -46,9 +46,11 @@ describe('a checkout in a private directory, started with the embedded PostgreSQ
     }
     // The data kept outside the checkout for the postgres user, named in the log.
     const kept = /data in (\/var\/tmp\/topup-embedded-postgres\/data-[0-9a-f]+)\/postgres/.exec(output);
-    // Postgres (the service's child, another user's process) may still be writing its last files as the service exits.
-    if (kept) await rm(kept[1], { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
-    await rm(home, { recursive: true, force: true });
+    // Postgres (the service's child, another user's process) may still be writing its last files as the service exits,
+    // in the kept data and in the checkout's .data alike.
+    const stillWritten = { recursive: true, force: true, maxRetries: 20, retryDelay: 100 };
+    if (kept) await rm(kept[1], stillWritten);
+    await rm(home, stillWritten);
   });
 
   it('starts, and answers /health/ready', async () => {

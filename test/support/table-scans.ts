@@ -1,4 +1,5 @@
 import { Pool } from 'pg';
+import { createPool } from '../../src/infrastructure/postgres/connection';
 import { migrate, Migration } from '../../src/infrastructure/postgres/migrations';
 import { createTestDatabase, TestDatabase } from './test-database';
 
@@ -72,7 +73,8 @@ export async function planTestDatabase(migrations: readonly Migration[], tables:
   const db = await createTestDatabase();
   await migrate(db.pool, migrations);
   for (const table of tables) await db.pool.query(`alter table ${table} set (autovacuum_enabled = false)`);
-  const connection = new Pool({ ...db.config, max: 1 });
+  // Made as the service makes its pools: an idle connection the database's drop ends while it is closing is not an unhandled error.
+  const connection = createPool(db.config, { max: 1 });
   return {
     db,
     connection,
