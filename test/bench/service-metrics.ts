@@ -5,6 +5,7 @@
  * (at most connections ÷ time a second, however fast requests are offered);
  * the append's time tells how much of it was the event store's.
  */
+import { total } from '../support/prometheus-text';
 export { scrapeMetrics } from '../support/prometheus-text';
 import { SUBMIT_PATH } from './load-generator';
 
@@ -24,16 +25,9 @@ export interface ServerSideFigures {
 /** Bucket bounds of http_request_duration_seconds that tell a submit's tail from its median. */
 const TAIL_BOUNDS_S = ['0.025', '0.05', '0.1'];
 
-/** The sum, over every series of `name` whose labels include each of `having`, of its growth from `before` to `after`. */
-function grown(before: MetricSamples, after: MetricSamples, name: string, ...having: string[]): number {
-  let total = 0;
-  for (const [series, value] of after) {
-    const labels = series.startsWith(`${name}{`) ? series.slice(name.length) : series === name ? '' : undefined;
-    if (labels === undefined || !having.every((label) => labels.includes(label))) continue;
-    total += value - (before.get(series) ?? 0);
-  }
-  return total;
-}
+/** The growth from `before` to `after` of every series of `name` whose labels include each of `having`, summed. */
+const grown = (before: MetricSamples, after: MetricSamples, name: string, ...having: string[]): number =>
+  total(after, name, ...having) - total(before, name, ...having);
 
 /** The load's figures from a scrape as it started and one as it ended; undefined when no submit was answered between them. */
 export function serverSide(before: MetricSamples, after: MetricSamples): ServerSideFigures | undefined {

@@ -3,7 +3,7 @@ import { adminClient } from '../back-office/admin-client';
 import { CALLBACK_ENV, callbackEndpoint } from '../support/callback-endpoint';
 import { Cluster, startCluster } from '../support/cluster';
 import { awaitFinal, FULFILMENT_ENV_EVERY_ORDER_ENDS } from '../support/fulfilment';
-import { scrapeMetrics, upstreamRequests } from '../support/prometheus-text';
+import { scrapeMetrics, total } from '../support/prometheus-text';
 import { signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { describeEachStore } from '../support/event-stores';
 import { TestDatabase } from '../support/test-database';
@@ -244,7 +244,9 @@ describeEachStore('one database behind a round-robin proxy', (store) =>
         }
 
         // Every instance took a share of both kinds of work.
-        const sentUpstream = await Promise.all(cluster.instances.map(async (instance) => upstreamRequests(await scrapeMetrics(instance.url))));
+        const sentUpstream = await Promise.all(
+          cluster.instances.map(async (instance) => total(await scrapeMetrics(instance.url), 'topup_upstream_requests_total')),
+        );
         const calledBackBy = await db.pool.query(`select count(distinct sent_by)::int as n from callback_attempts`);
         expect([sentUpstream.filter((n) => n > 0).length, calledBackBy.rows[0].n]).toEqual([size, size]);
         expect(cluster.hits().every((n) => n > 0)).toBe(true);

@@ -6,7 +6,7 @@ import { RunningService, startService } from '../support/service';
 import { describeEachStore } from '../support/event-stores';
 import { TestDatabase } from '../support/test-database';
 import { FULFILMENT_ENV_EVERY_ORDER_ENDS } from '../support/fulfilment';
-import { scrapeMetrics, upstreamRequests } from '../support/prometheus-text';
+import { scrapeMetrics, total } from '../support/prometheus-text';
 
 const SUFFIXES = ['11', '22', '000', '001', '503', '999'];
 // The simulator delivers in 300 ms; the service waits 5 s for it (FULFILMENT_ENV_EVERY_ORDER_ENDS): with the usual
@@ -128,7 +128,7 @@ describeEachStore('fulfilment across a SIGKILL and across two instances', (store
       checkOutcomes(stages, placed);
       for (const orderNo of placed.keys()) expect([orderNo, simulator.requests.get(orderNo)]).toEqual([orderNo, 1]);
       // Both instances sent a share, and together each order once.
-      const sent = await Promise.all([a, b].map(async (service) => upstreamRequests(await scrapeMetrics(service.url))));
+      const sent = await Promise.all([a, b].map(async (service) => total(await scrapeMetrics(service.url), 'topup_upstream_requests_total')));
       expect(sent.every((n) => n > 0)).toBe(true);
       expect(sent[0] + sent[1]).toBe(placed.size);
       expect((await checkEventInvariants(a.store)).violations).toEqual([]);

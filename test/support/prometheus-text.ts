@@ -29,6 +29,12 @@ export async function scrapeMetrics(baseUrl: string): Promise<Map<string, number
   return parseSamples(await reply.text());
 }
 
-/** The top-up requests an instance's fulfilment worker sent to the upstream, whatever their outcome. */
-export const upstreamRequests = (samples: Map<string, number>): number =>
-  ['delivered', 'refused', 'unknown', 'retryable'].reduce((sum, outcome) => sum + sample(samples, 'topup_upstream_requests_total', { outcome }), 0);
+/** The sum over every series of `name` whose labels include each of `having` (`label="value"`): a counter whatever its labels. */
+export function total(samples: Map<string, number>, name: string, ...having: string[]): number {
+  let sum = 0;
+  for (const [series, value] of samples) {
+    const labels = series.startsWith(`${name}{`) ? series.slice(name.length) : series === name ? '' : undefined;
+    if (labels !== undefined && having.every((label) => labels.includes(label))) sum += value;
+  }
+  return sum;
+}
