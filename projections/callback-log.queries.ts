@@ -16,7 +16,8 @@ import { inOneSnapshot } from '../src/infrastructure/postgres/transactions';
 export interface DeliveryRow {
   state: string;
   attempts_made: number;
-  due_at: Date;
+  /** When the next attempt is due; null once acknowledged. */
+  due_at: Date | null;
   /** Whether a sender's lease on it is live. */
   leased: boolean;
 }
@@ -35,8 +36,11 @@ export interface AttemptRow {
 
 /**
  * An order's delivery and its attempts, first to last (delivery undefined:
- * none scheduled). One snapshot for both: read apart, an attempt started
- * between the two reads looked like one whose sender had died.
+ * none scheduled). An acknowledged delivery has left callback_deliveries
+ * (recordAttemptResults): its acknowledged attempt tells it. One snapshot
+ * for both reads: read apart, an attempt started between them looked like
+ * one whose sender had died, and a delivery acknowledged between them like
+ * none at all.
  */
 export async function deliveryLogOf(pool: Pool, orderNo: string): Promise<{ delivery: DeliveryRow | undefined; attempts: AttemptRow[] }> {
   const { rows, attempts } = await inOneSnapshot(pool, async (client) => ({
@@ -46,25 +50,46 @@ export async function deliveryLogOf(pool: Pool, orderNo: string): Promise<{ deli
         [orderNo],
       )
     ).rows,
-    attempts: await client.query<AttemptRow>('select * from callback_attempts where order_no = $1 order by attempt', [orderNo]),
+    attempts: (await client.query<AttemptRow>('select * from callback_attempts where order_no = $1 order by attempt', [orderNo])).rows,
   }));
-  return { delivery: rows[0], attempts: attempts.rows };
+  const last = attempts.at(-1);
+  const delivered: DeliveryRow | undefined = last?.acknowledged
+    ? { state: 'acknowledged', attempts_made: last.attempt, due_at: null, leased: false }
+    : undefined;
+  return { delivery: rows[0] ?? delivered, attempts };
 }
 
 /**
  * One more attempt, now. A delivery still on its schedule is only brought
- * forward; a finished one (acknowledged or exhausted) gets one extra
- * attempt. False when the order has no delivery.
+ * forward; a finished one gets one extra attempt: an exhausted one from its
+ * row, an acknowledged one (no row left) put back on the schedule after its
+ * last attempt. False when the order has no delivery.
  */
 export async function requestRedelivery(pool: Pool, orderNo: string): Promise<boolean> {
-  const { rowCount } = await pool.query(
-    `update callback_deliveries set manual_requested = true, due_at = now(),
-         max_attempts = case when state = 'pending' then max_attempts else attempts_made + 1 end,
-         state = 'pending'
-       where order_no = $1`,
-    [orderNo],
-  );
-  return (rowCount ?? 0) > 0;
+  const statement = `with reopened as (
+       update callback_deliveries set manual_requested = true, due_at = now(),
+           max_attempts = case when state = 'pending' then max_attempts else attempts_made + 1 end,
+           state = 'pending'
+         where order_no = $1
+         returning order_no),
+     -- created_at is when the order ended; its first attempt's start is the nearest the attempts tell.
+     delivered as (
+       insert into callback_deliveries (order_no, attempts_made, max_attempts, manual_requested, due_at, created_at)
+       select order_no, max(attempt), max(attempt) + 1, true, now(), min(started_at) from callback_attempts
+       where order_no = $1 and not exists (select from reopened)
+       group by order_no having bool_or(acknowledged)
+       -- Another request put it back meanwhile: this one only brings it forward.
+       on conflict (order_no) do update set manual_requested = true, due_at = now()
+       returning order_no)
+     select order_no from reopened union all select order_no from delivered`;
+  // A delivery acknowledged while this statement waited for its row lock is
+  // gone when the lock is granted, and its acknowledgement is not in the
+  // statement's snapshot: the second statement sees it.
+  for (let tries = 0; tries < 2; tries++) {
+    const { rowCount } = await pool.query(statement, [orderNo]);
+    if ((rowCount ?? 0) > 0) return true;
+  }
+  return false;
 }
 
 // ---------------------------------------------------------------------------

@@ -8,7 +8,12 @@ type Tables = 'callback_deliveries';
 /**
  * One callback delivery per final order, due at once. Workers own the
  * schedule columns after that (attempts, due time, leases), so like the
- * fulfilment jobs this is workflow state, not a rebuildable read model.
+ * fulfilment jobs this is workflow state, not a rebuildable read model. A
+ * delivery is deleted when the merchant acknowledges it
+ * (callback-schedule.queries.ts), so the table holds the deliveries still
+ * to make and those that ran out of attempts. The insert never comes again
+ * for an order: an order ends once, and the insert commits with the
+ * checkpoint that moves past its event.
  */
 export const callbackScheduleProjection: Projection<Tables> = {
   name: 'callback-schedule',
@@ -43,6 +48,11 @@ export const callbackScheduleProjection: Projection<Tables> = {
     {
       id: 'projections/callback-schedule/003-fillfactor',
       sql: (t) => `alter table ${t.callback_deliveries} set (fillfactor = 70);`,
+    },
+    // Acknowledged deliveries leave the table; their attempts stay in callback_attempts.
+    {
+      id: 'projections/callback-schedule/004-only-undelivered',
+      sql: (t) => `delete from ${t.callback_deliveries} where state = 'acknowledged';`,
     },
   ],
   apply: (event, t) => scheduleCallbacks([event], t),

@@ -248,6 +248,13 @@ export async function startAttempts(pool: Pool, instanceId: string, starts: read
  * minute and sender, so instances never wait on each other's counts). An
  * attempt is counted when its result is first recorded: a statement sent
  * again after a lost connection counts nothing twice.
+ *
+ * An acknowledged delivery leaves the schedule: its row is deleted (unless
+ * staff asked for a redelivery while the attempt was in flight), so the
+ * table holds the deliveries still to make and those that ran out of
+ * attempts, not one row per order ever called back. Its attempts stay in
+ * callback_attempts, which is what the delivery log and a manual redelivery
+ * read of it (callback-log.queries.ts).
  */
 export async function recordAttemptResults(pool: Pool, instanceId: string, results: readonly AttemptResult[]): Promise<void[]> {
   await pool.query(
@@ -270,11 +277,21 @@ export async function recordAttemptResults(pool: Pool, instanceId: string, resul
        update callback_attempts a set status_code = r.status_code, latency_ms = r.latency_ms, reply_excerpt = r.reply_excerpt,
          acknowledged = r.acknowledged, error = r.error
        from outcome r where a.order_no = any($3::text[]) and a.order_no = r.order_no and a.attempt = r.attempt
+     ),
+     delivered as (
+       delete from callback_deliveries d using outcome r
+       where d.order_no = any($3::text[]) and d.order_no = r.order_no and d.leased_by = $2 and r.next = 'acknowledged'
+         and not d.manual_requested
      )
-     update callback_deliveries d set state = r.next, lease_until = null,
-       due_at = case when r.next = 'pending' then now() + make_interval(secs => r.delay_ms / 1000) else d.due_at end
+     -- A manual redelivery requested while the attempt was in flight still gets its attempt, now.
+     update callback_deliveries d set lease_until = null,
+       state = case when d.manual_requested then 'pending' else r.next end,
+       max_attempts = case when d.manual_requested and r.next <> 'pending' then d.attempts_made + 1 else d.max_attempts end,
+       due_at = case when d.manual_requested then now()
+                     when r.next = 'pending' then now() + make_interval(secs => r.delay_ms / 1000) else d.due_at end
      from outcome r
-     where d.order_no = any($3::text[]) and d.order_no = r.order_no and d.leased_by = $2`,
+     where d.order_no = any($3::text[]) and d.order_no = r.order_no and d.leased_by = $2
+       and (r.next <> 'acknowledged' or d.manual_requested)`,
     [JSON.stringify(results), instanceId, results.map((result) => result.order_no)],
   );
   return results.map(() => undefined);

@@ -41,7 +41,7 @@ export class CallbackLog {
       order_no: orderNo,
       state: delivery.state,
       attempts_made: delivery.attempts_made,
-      next_attempt_at: delivery.state === 'pending' ? isoTimestamp(delivery.due_at) : null,
+      next_attempt_at: delivery.state === 'pending' && delivery.due_at ? isoTimestamp(delivery.due_at) : null,
       attempts: attempts.map((a) => {
         // No result yet: still being sent (the latest attempt, under a live lease), or its sender died.
         const inProgress = a.acknowledged === null && a.attempt === delivery.attempts_made && delivery.leased;

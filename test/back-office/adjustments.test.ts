@@ -164,7 +164,7 @@ describe('wallet adjustments (no APPROVAL_THRESHOLD: they move at once)', () => 
     const merchant = await provisionMerchant(ctx.service);
     const orderNo = await deliveredOrder(merchant);
     await ctx.service.catchUp();
-    const callbackBefore = (await ctx.service.pool.query('select * from callback_deliveries where order_no = $1', [orderNo])).rows;
+    const callbackBefore = (await ctx.service.pool.query('select * from callback_attempts where order_no = $1 order by attempt', [orderNo])).rows;
     const historyBefore = (await ctx.admin('GET', `/admin/v1/orders/${orderNo}`)).body.data.history;
     expect((await adjust(merchant.merchantId, correction(orderNo), ctx.rita)).status).toBe(201);
 
@@ -204,7 +204,7 @@ describe('wallet adjustments (no APPROVAL_THRESHOLD: they move at once)', () => 
     ]);
     const query = await signedFetch(ctx.service, merchant, { path: '/api/v2/topup/query', body: JSON.stringify({ order_no: orderNo }) });
     expect(query.body.data).toMatchObject({ status: 'success', fail_code: null });
-    expect((await ctx.service.pool.query('select * from callback_deliveries where order_no = $1', [orderNo])).rows).toEqual(callbackBefore);
+    expect((await ctx.service.pool.query('select * from callback_attempts where order_no = $1 order by attempt', [orderNo])).rows).toEqual(callbackBefore);
     expect((await balance(merchant)).balance).toBe('100.00');
   });
 

@@ -4,27 +4,32 @@
  * completion of orders and the process's memory stay flat while the log
  * grows. The service runs with its defaults on a fresh database (the built-in
  * upstream simulator inside its process, as `npm start` runs it, unless
- * UPSTREAM_URL is set), callbacks off; closed loops of --concurrency clients,
- * a quarter of them on one hot merchant and the rest over --merchants others.
+ * UPSTREAM_URL is set), every final order called back to a callback receiver
+ * in a process of its own (the end-to-end phase's, acknowledging every
+ * callback) unless --callbacks=0; closed loops of --concurrency clients, a
+ * quarter of them on one hot merchant and the rest over --merchants others.
  *
  * Each minute: submits accepted a second, p50 and p99, refusals by code (the
  * backlog policy's 503 SERVICE_BUSY among them), orders that became final in
- * the read models a second (rm_order_minutes' counts: a row a minute), the
- * backlog (accepted, not final), the service's resident memory and the
+ * the read models a second (rm_order_minutes' counts: a row a minute), orders
+ * called back a second, the backlog (accepted, not final), the service's
+ * resident memory and the
  * log's length, and per accepted order
  * what Postgres did for it: blocks its database read from outside shared
  * buffers, WAL bytes and full-page images (the server's, pg_stat_wal: only
  * this load writes). As the log and the tables grow past shared buffers,
  * those are what a growing cost per order would come from; after the load,
  * the tables and indexes those reads came from. Then the time until every
- * order is final in the read model, then the service's verification of the whole
+ * order is final in the read model and called back, then the service's verification of the whole
  * log (POST /admin/v1/audit/verify) with its time and the service's peak
  * resident memory meanwhile. It measures; it asserts nothing, except that the
  * verification is clean (exit code 1 if not).
  *
  * Settings, as --name=value: --minutes (SOAK_MINUTES, 30), --concurrency
  * (CONCURRENCY, 32), --merchants (MERCHANTS, 20), --delay (UPSTREAM_SIM_DELAY_MS,
- * 50: the simulator's delivery delay), --heap (HEAP_MB, 0: Node's own limit;
+ * 50: the simulator's delivery delay), --callbacks (CALLBACKS, 1; 0 runs the
+ * service without sending callbacks, as this benchmark did before 2026-12-07,
+ * their deliveries left pending), --heap (HEAP_MB, 0: Node's own limit;
  * otherwise the service's --max-old-space-size, to show that its memory is
  * bounded by that setting and not by the log's length: a service that needed
  * more would fail). The database server as for the tests.
@@ -32,6 +37,7 @@
 import { readFileSync } from 'node:fs';
 import { cleanUp, log, wasInterrupted } from './clean-up';
 import { LoadResult, percentile, runLoad } from './load-generator';
+import { callbackReceiver } from './end-to-end';
 import { cpuSnapshot, postgresSeconds, sleep } from './processes';
 import { SKU_ID, startProvisionedService } from './service';
 import { numberOption } from './settings';
@@ -75,6 +81,8 @@ interface Minute {
   p99: number;
   refused: Map<string, number>;
   finalPerS: number;
+  /** Orders called back a second (NaN with callbacks off). */
+  calledBackPerS: number;
   backlog: number;
   rssMb: number;
   events: number;
@@ -94,15 +102,19 @@ async function main(): Promise<void> {
   const merchantCount = option('merchants', 'MERCHANTS', 20);
   const delayMs = option('delay', 'UPSTREAM_SIM_DELAY_MS', 50);
   const heapMb = option('heap', 'HEAP_MB', 0, true);
+  const callbacks = option('callbacks', 'CALLBACKS', 1, true) > 0;
   const db = await freshDatabase('topup_bench_soak');
+  const receiver = callbacks ? await callbackReceiver() : undefined;
   const { service, merchants, adminToken } = await startProvisionedService('service (soak)', db, {
     env: {
       UPSTREAM_SIM_DELAY_MS: String(delayMs),
-      CALLBACK_CONCURRENCY: '0',
+      ...(receiver ? { CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true' } : { CALLBACK_CONCURRENCY: '0' }),
       ...(heapMb > 0 ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=${heapMb}`.trim() } : {}),
     },
     merchants: merchantCount + 1,
+    callbackUrl: receiver?.url,
   });
+  const calledBack = async () => (receiver ? await receiver.count() : Number.NaN);
   const pid = service.child.process.pid!;
   const hot = merchants[merchantCount];
   const many = merchants.slice(0, merchantCount);
@@ -122,9 +134,10 @@ async function main(): Promise<void> {
   const table_: Minute[] = [];
   let accepted = 0;
   let before = await counts();
+  let calledBackBefore = await calledBack();
   const readsBefore = await readsByRelation(db);
   log(
-    `soak: ${minutes} min, ${concurrency} clients (${hotClients} on the hot wallet), ${merchantCount} merchants, simulator delay ${delayMs} ms, ` +
+    `soak: ${minutes} min, ${concurrency} clients (${hotClients} on the hot wallet), ${merchantCount} merchants, simulator delay ${delayMs} ms, callbacks ${callbacks ? 'on' : 'off'}, ` +
       `the service's heap ${heapMb > 0 ? `limited to ${heapMb} MB` : "at Node's own limit"}`,
   );
   for (let minute = 1; minute <= minutes && !wasInterrupted(); minute++) {
@@ -137,6 +150,7 @@ async function main(): Promise<void> {
     const cpuAfter = cpuSnapshot(pid, db.name);
     const pgAfter = await postgresCounters(db);
     const after = await counts();
+    const calledBackAfter = await calledBack();
     const got = results.reduce((n, r) => n + r.accepted + r.acceptedOutside, 0);
     accepted += got;
     const latencies = Float64Array.from(results.flatMap((r) => [...r.latenciesMs])).sort();
@@ -149,6 +163,7 @@ async function main(): Promise<void> {
       p99: percentile(latencies, 99),
       refused,
       finalPerS: (after.final - before.final) / (WINDOW_MS / 1000),
+      calledBackPerS: (calledBackAfter - calledBackBefore) / (WINDOW_MS / 1000),
       backlog: accepted - after.final,
       rssMb: rssMb(pid),
       events: after.events,
@@ -161,11 +176,12 @@ async function main(): Promise<void> {
     };
     table_.push(row);
     log(
-      `minute ${minute}: ${row.acceptedPerS.toFixed(0)} accepted/s, p99 ${row.p99.toFixed(0)} ms, ${row.finalPerS.toFixed(0)} final/s, ` +
+      `minute ${minute}: ${row.acceptedPerS.toFixed(0)} accepted/s, p99 ${row.p99.toFixed(0)} ms, ${row.finalPerS.toFixed(0)} final/s, ${row.calledBackPerS.toFixed(0)} called back/s, ` +
         `CPU ${row.serviceCpuMs.toFixed(2)} + ${row.postgresCpuMs.toFixed(2)} ms an order, ${row.blocksRead.toFixed(2)} blocks read, ` +
         `${row.walBytes.toFixed(0)} WAL bytes and ${row.fullPageImages.toFixed(2)} full-page images an order, backlog ${row.backlog}, RSS ${row.rssMb.toFixed(0)} MB, ${row.events} events${refused.size ? `, refused ${[...refused].map(([c, n]) => `${c} x${n}`).join(' ')}` : ''}`,
     );
     before = after;
+    calledBackBefore = calledBackAfter;
   }
 
   const reads = relationReads(readsBefore, await readsByRelation(db));
@@ -177,6 +193,12 @@ async function main(): Promise<void> {
     finalOrders = await finalInReadModel();
   }
   const drainMs = Date.now() - drainStarted;
+  let calledBackOrders = await calledBack();
+  while (calledBackOrders < accepted && Date.now() - drainStarted < DRAIN_MAX_MS) {
+    await sleep(1000);
+    calledBackOrders = await calledBack();
+  }
+  const calledBackDrainMs = Date.now() - drainStarted;
   const final = { final: finalOrders, events: (await counts()).events };
 
   log('verifying the whole log through the service');
@@ -202,6 +224,7 @@ async function main(): Promise<void> {
   await sampler;
   const size = (await db.pool.query<{ size: string }>('select pg_size_pretty(pg_database_size(current_database())) as size')).rows[0].size;
   await service.child.stop();
+  await receiver?.stop();
 
   const fmt = (n: number, digits = 0) => n.toFixed(digits);
   console.log(
@@ -215,6 +238,7 @@ async function main(): Promise<void> {
           'p99 ms',
           'refused',
           'final/s',
+          'called back/s',
           'CPU ms/order: service',
           'Postgres',
           'blocks read/order',
@@ -232,6 +256,7 @@ async function main(): Promise<void> {
           fmt(m.p99, 1),
           [...m.refused].map(([c, n]) => `${c} ${n}`).join(', ') || '0',
           fmt(m.finalPerS),
+          callbacks ? fmt(m.calledBackPerS) : 'off',
           fmt(m.serviceCpuMs, 2),
           fmt(m.postgresCpuMs, 2),
           fmt(m.blocksRead, 2),
@@ -253,7 +278,9 @@ async function main(): Promise<void> {
       '',
       `The service's heap ${heapMb > 0 ? `limited to ${heapMb} MB (--max-old-space-size)` : "at Node's own limit"}.`,
       firstAndLast(table_),
-      `After the load: every order final ${(drainMs / 1000).toFixed(1)} s later (${final.final} of ${accepted}); the log ${final.events} events, the database ${size}.`,
+      `After the load: every order final ${(drainMs / 1000).toFixed(1)} s later (${final.final} of ${accepted})` +
+        (callbacks ? `, called back ${(calledBackDrainMs / 1000).toFixed(1)} s later (${calledBackOrders} of ${accepted})` : ', callbacks off') +
+        `; the log ${final.events} events, the database ${size}.`,
       `Verification of the whole log through the service: ${response.status}, ${verification.data?.clean ? 'clean' : `NOT clean (${verification.data?.differences_total} differences)`}, ` +
         `${verification.data?.events_checked} events in ${(verifyMs / 1000).toFixed(1)} s; the service's RSS ${fmt(rssBefore)} MB before, ${fmt(peakRss)} MB at its peak.`,
     ].join('\n'),

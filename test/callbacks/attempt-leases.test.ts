@@ -1,4 +1,5 @@
 import { AttemptResult, AttemptStart, recordAttemptResults, startAttempts } from '../../projections/callback-schedule.queries';
+import { deliveryLogOf, requestRedelivery } from '../../projections/callback-log.queries';
 import { migrate } from '../../src/infrastructure/postgres/migrations';
 import { allMigrations } from '../../src/schema';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
@@ -113,5 +114,57 @@ describe('callback attempts and expired leases', () => {
        from callback_attempt_minutes m, callback_attempts a where m.sent_by = 'instance-count' and a.order_no = 'T-count-ack'`,
     );
     expect(rows).toEqual([{ started_then: true, acknowledged: 1, not_acknowledged: 1 }]);
+  });
+
+  describe('an acknowledged delivery', () => {
+    const acknowledged = (orderNo: string, attempt: number): AttemptResult => ({
+      order_no: orderNo,
+      attempt,
+      next: 'acknowledged',
+      delay_ms: 0,
+      status_code: 200,
+      latency_ms: 9,
+      reply_excerpt: 'SUCCESS',
+      acknowledged: true,
+      error: null,
+    });
+
+    it('leaves the schedule; its log tells it from the attempts, and a redelivery puts it back after its last attempt', async () => {
+      await delivery('T-done', 'instance-a', 1);
+      expect(await startAttempts(db.pool, 'instance-a', [start('T-done', 2)])).toEqual([true]);
+      await recordAttemptResults(db.pool, 'instance-a', [acknowledged('T-done', 2)]);
+
+      expect(await deliveryRow('T-done')).toBeUndefined();
+      const log = await deliveryLogOf(db.pool, 'T-done');
+      expect(log.delivery).toEqual({ state: 'acknowledged', attempts_made: 2, due_at: null, leased: false });
+      expect(log.attempts.map((a) => [a.attempt, a.acknowledged])).toEqual([[2, true]]);
+
+      expect(await requestRedelivery(db.pool, 'T-done')).toBe(true);
+      const reopened = await db.pool.query(
+        `select state, attempts_made, max_attempts, manual_requested, due_at <= now() as due, lease_until from callback_deliveries where order_no = 'T-done'`,
+      );
+      expect(reopened.rows).toEqual([{ state: 'pending', attempts_made: 2, max_attempts: 3, manual_requested: true, due: true, lease_until: null }]);
+      // Asked twice: the second request only brings it forward.
+      expect(await requestRedelivery(db.pool, 'T-done')).toBe(true);
+      expect(await deliveryRow('T-done')).toMatchObject({ state: 'pending', attempts_made: 2 });
+    });
+
+    it('keeps a redelivery that staff asked for while the attempt was in flight', async () => {
+      await delivery('T-asked', 'instance-a');
+      expect(await startAttempts(db.pool, 'instance-a', [start('T-asked', 1)])).toEqual([true]);
+      expect(await requestRedelivery(db.pool, 'T-asked')).toBe(true);
+      await recordAttemptResults(db.pool, 'instance-a', [acknowledged('T-asked', 1)]);
+
+      const { rows } = await db.pool.query(
+        `select state, attempts_made, max_attempts, manual_requested, due_at <= now() as due, lease_until from callback_deliveries where order_no = 'T-asked'`,
+      );
+      expect(rows).toEqual([{ state: 'pending', attempts_made: 1, max_attempts: 2, manual_requested: true, due: true, lease_until: null }]);
+    });
+
+    it('is told apart from an order that has no delivery', async () => {
+      expect(await deliveryLogOf(db.pool, 'T-none')).toEqual({ delivery: undefined, attempts: [] });
+      expect(await requestRedelivery(db.pool, 'T-none')).toBe(false);
+      expect(await deliveryRow('T-none')).toBeUndefined();
+    });
   });
 });

@@ -82,3 +82,28 @@ describe('the fulfilment queue of an earlier release, which kept finished jobs',
     expect(indexes.rows.map((r) => r.indexdef.replace(/^.* USING /, ''))).toEqual(['btree (next_attempt_at)', 'btree (order_no)']);
   });
 });
+
+describe('the callback schedule of an earlier release, which kept acknowledged deliveries', () => {
+  const deliveries = projectionCases(callbackScheduleProjection);
+
+  it('keeps the deliveries to make and those that ran out of attempts, and deletes the acknowledged ones, when it is migrated', async () => {
+    const t = suffixedTables(callbackScheduleProjection, '_upgrade');
+    const earlier = callbackScheduleProjection.migrations.slice(0, 3);
+    const onlyUndelivered = callbackScheduleProjection.migrations[3];
+    expect(onlyUndelivered.id).toBe('projections/callback-schedule/004-only-undelivered');
+    for (const migration of earlier) await deliveries.pool().query(migration.sql(t));
+    await deliveries.pool().query(
+      `insert into ${t.callback_deliveries} (order_no, state, attempts_made, due_at, created_at)
+       values ('ACKNOWLEDGED', 'acknowledged', 1, now(), now()), ('EXHAUSTED', 'exhausted', 6, now(), now()),
+              ('PENDING', 'pending', 2, now() + interval '1 minute', now())`,
+    );
+
+    await deliveries.pool().query(onlyUndelivered.sql(t));
+
+    const left = await deliveries.pool().query(`select order_no, state, attempts_made from ${t.callback_deliveries} order by order_no`);
+    expect(left.rows).toEqual([
+      { order_no: 'EXHAUSTED', state: 'exhausted', attempts_made: 6 },
+      { order_no: 'PENDING', state: 'pending', attempts_made: 2 },
+    ]);
+  });
+});
