@@ -15,7 +15,7 @@ const MAX_ENDPOINTS = 1_000;
  * Callbacks beyond it never wait for a connection: they open one of their own,
  * which is closed after its reply unless there is room for it among the kept.
  */
-const KEPT_PER_ENDPOINT = 128;
+const KEPT_PER_ENDPOINT = 256;
 
 export interface VettedAddress {
   address: string;

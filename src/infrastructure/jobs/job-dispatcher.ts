@@ -38,6 +38,8 @@ export class JobDispatcher<Job> {
   private running = false;
   private loop?: Promise<void>;
   private wake?: () => void;
+  /** A wake-up came while the loop was claiming, not waiting: it goes round again at once instead of waiting for the next. */
+  private wokenWhileClaiming = false;
   private wakeTimer?: NodeJS.Timeout;
   private readonly later = new Map<number, NodeJS.Timeout>();
   private readonly inFlight = new Set<Promise<void>>();
@@ -86,12 +88,14 @@ export class JobDispatcher<Job> {
     if (this.wakeTimer) return;
     this.wakeTimer = setTimeout(() => {
       this.wakeTimer = undefined;
+      this.wokenWhileClaiming = true;
       this.wake?.();
     }, CLAIM_COALESCE_MS);
   }
 
   private async dispatch(): Promise<void> {
     while (this.running) {
+      this.wokenWhileClaiming = false;
       const free = this.options.concurrency - this.inFlight.size;
       let claimed: Job[] = [];
       if (free > 0) {
@@ -112,6 +116,7 @@ export class JobDispatcher<Job> {
       }
       // Claimed every free slot: go round at once (the next pass waits for a slot).
       if (free > 0 && claimed.length === free) continue;
+      if (this.wokenWhileClaiming) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.options.pollMs);
         this.wake = () => {
