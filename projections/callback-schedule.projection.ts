@@ -1,13 +1,9 @@
 import { endsOrder } from '../src/ledger/order/order.decider';
 import { LedgerEvent } from './ledger-event';
-import { ordersProjection } from './orders.projection';
-import { liveTables, Projection, Statement, TableNames } from './projection';
+import { Projection, Statement, TableNames } from './projection';
 import { unnestRows } from './statement-batch';
 
 type Tables = 'callback_deliveries';
-
-/** The orders read model's live tables: read, never written, by this projection. */
-const ORDERS = liveTables(ordersProjection);
 
 /**
  * One callback delivery per final order, due at once. Workers own the
@@ -18,16 +14,10 @@ const ORDERS = liveTables(ordersProjection);
  * to make and those that ran out of attempts. The insert never comes again
  * for an order: an order ends once, and the insert commits with the
  * checkpoint that moves past its event.
- *
- * A delivery is written with its order's merchant, read from the orders
- * read model (which the same batch brought up to date): the claims take
- * each merchant's due deliveries by it, so one merchant's backlog never
- * hides another's.
  */
 export const callbackScheduleProjection: Projection<Tables> = {
   name: 'callback-schedule',
   tables: ['callback_deliveries'],
-  reads: [ordersProjection],
   migrations: [
     {
       id: 'projections/callback-schedule/001-tables',
@@ -64,27 +54,6 @@ export const callbackScheduleProjection: Projection<Tables> = {
       id: 'projections/callback-schedule/004-only-undelivered',
       sql: (t) => `delete from ${t.callback_deliveries} where state = 'acknowledged';`,
     },
-    // The claims' indexes: each merchant's due deliveries in due order, and
-    // apart those whose merchant is not on the row (written before this
-    // release, or with no order in the read model), which replace the
-    // index of all pending deliveries by due time.
-    {
-      id: 'projections/callback-schedule/005-due-by-merchant',
-      sql: (t) => `
-    create index on ${t.callback_deliveries} (merchant_id, due_at) where state = 'pending';
-    create index on ${t.callback_deliveries} (due_at) where state = 'pending' and merchant_id is null;
-    do $$
-    declare
-      old_index text;
-    begin
-      select indexname into old_index from pg_indexes
-        where schemaname = current_schema() and tablename = '${t.callback_deliveries}'
-          and indexdef like '% (due_at) WHERE (state = ''pending''::text)';
-      if old_index is not null then
-        execute format('drop index %I', old_index);
-      end if;
-    end $$;`,
-    },
   ],
   apply: (event, t) => scheduleCallbacks([event], t),
   applyAll: scheduleCallbacks,
@@ -100,15 +69,12 @@ function scheduleCallbacks(events: readonly LedgerEvent[], t: TableNames<Tables>
   }
   if (due.size === 0) return [];
   const rows = unnestRows(
-    [...due].map(([orderNo, at]) => [orderNo, at]),
-    ['text', 'timestamptz'],
+    [...due].map(([orderNo, at]) => [orderNo, at, at]),
+    ['text', 'timestamptz', 'timestamptz'],
   );
   return [
     {
-      text: `insert into ${t.callback_deliveries} (order_no, merchant_id, due_at, created_at)
-             select d.order_no, o.merchant_id, d.at, d.at from ${rows.source} as d(order_no, at)
-             left join ${ORDERS.rm_orders} o on o.order_no = d.order_no
-             on conflict do nothing`,
+      text: `insert into ${t.callback_deliveries} (order_no, due_at, created_at) select * from ${rows.source} on conflict do nothing`,
       values: rows.values,
     },
   ];

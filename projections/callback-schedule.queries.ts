@@ -70,22 +70,17 @@ export interface ClaimLimits {
   retryDelaysMs: readonly number[];
 }
 
-/** Due deliveries whose merchant is not on the row looked at per claim, per free slot. */
+/** Due deliveries looked at per claim, per free slot: enough that a merchant with a long backlog does not hide the others. */
 const CANDIDATES_PER_SLOT = 4;
 
 /**
  * Leases the oldest due deliveries, at most as many of one merchant as it
- * has free slots. A delivery's merchant is on its row from the start (the
- * projection reads it from the orders read model), and the claim takes
- * each merchant's oldest due deliveries by it: a merchant with a long
- * backlog does not hide the others. (Taken from the oldest due deliveries
- * of all merchants, the claim's window filled with one busy merchant's
- * backlog, of which it could take only the free slots, while the others'
- * deliveries waited behind it.) A delivery written without its merchant is
- * matched to it through the orders read model, and the claim writes it
- * into the row. Without the cap a claim took a busy merchant's whole
- * backlog only to hand back all but a few, each with a read of the order's
- * stream and a statement of its own, claim after claim.
+ * has free slots. A delivery's merchant is known from its row after a first
+ * attempt, and from the orders read model before (which the same projection
+ * batch that scheduled the delivery brought up to date); the claim writes it
+ * into the row. Without the cap a claim took a busy merchant's whole backlog
+ * only to hand back all but a few, each with a read of the order's stream and
+ * a statement of its own, claim after claim.
  *
  * Where it knows the merchant and the orders read model shows the order
  * final (what the callback carries comes with the claim), the claim also
@@ -100,35 +95,15 @@ export async function claimDeliveries(pool: Pool, limits: ClaimLimits): Promise<
   const inFlight = [...limits.inFlight];
   const { rows } = await pool.query<ClaimRow>({
     name: 'callbacks-claim',
-    text: `with recursive
-       -- The merchants with deliveries pending, one index probe each (a loose index scan).
-       pending_merchants as (
-         (select merchant_id from callback_deliveries where state = 'pending' and merchant_id is not null order by merchant_id limit 1)
-         union all
-         select (select d.merchant_id from callback_deliveries d
-                 where d.state = 'pending' and d.merchant_id > m.merchant_id order by d.merchant_id limit 1)
-         from pending_merchants m where m.merchant_id is not null),
-       free as (
-         select m.merchant_id, $6 - coalesce(f.n, 0) as free
-         from pending_merchants m left join unnest($4::text[], $5::int[]) as f(merchant_id, n) on f.merchant_id = m.merchant_id
-         where m.merchant_id is not null and $6 - coalesce(f.n, 0) > 0),
-       due as (
-         -- Each merchant's oldest due deliveries, as many as its free slots.
-         select d.order_no, d.due_at, f.merchant_id, f.free
-         from free f cross join lateral (
-           select order_no, due_at from callback_deliveries d
-           where d.merchant_id = f.merchant_id and d.state = 'pending' and d.due_at <= now() and (d.lease_until is null or d.lease_until < now())
-           order by d.due_at limit f.free) d
-         union all
-         -- And those whose merchant is not on the row, by the orders read model.
-         (select d.order_no, d.due_at, o.merchant_id, $6 - coalesce(f.n, 0)
-          from callback_deliveries d
-          left join rm_orders o on o.order_no = d.order_no
-          left join unnest($4::text[], $5::int[]) as f(merchant_id, n) on f.merchant_id = o.merchant_id
-          where d.state = 'pending' and d.merchant_id is null and d.due_at <= now() and (d.lease_until is null or d.lease_until < now())
-            and $6 - coalesce(f.n, 0) > 0
-          order by d.due_at
-          limit $1 * ${CANDIDATES_PER_SLOT})),
+    text: `with due as (
+         select d.order_no, d.due_at, m.merchant_id, $6 - coalesce(f.n, 0) as free
+         from callback_deliveries d
+         left join rm_orders o on d.merchant_id is null and o.order_no = d.order_no
+         cross join lateral (select coalesce(d.merchant_id, o.merchant_id) as merchant_id) m
+         left join unnest($4::text[], $5::int[]) as f(merchant_id, n) on f.merchant_id = m.merchant_id
+         where d.state = 'pending' and d.due_at <= now() and (d.lease_until is null or d.lease_until < now()) and $6 - coalesce(f.n, 0) > 0
+         order by d.due_at
+         limit $1 * ${CANDIDATES_PER_SLOT}),
        capped as (
          select order_no, merchant_id from (
            select due.*, row_number() over (partition by merchant_id order by due_at) as nth from due) r

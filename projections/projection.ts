@@ -26,13 +26,6 @@ export interface Projection<K extends string = string> {
   readonly name: string;
   readonly tables: readonly K[];
   /**
-   * Projections whose live tables this one's statements read. The runner
-   * applies them before it, in the same transaction, so what it reads of
-   * them includes the batch's events. Only a projection that is never
-   * rebuilt may read another's tables: a rebuild replays one projection alone.
-   */
-  readonly reads?: readonly Projection[];
-  /**
    * The DDL of the tables, in release order: each is a migration of the live
    * tables, and a rebuild runs them all on fresh tables.
    */

@@ -98,16 +98,6 @@ describe('claiming callback deliveries', () => {
     ]);
   });
 
-  it('does not let a merchant’s long backlog hide another merchant’s due delivery', async () => {
-    for (let i = 0; i < 200; i++) await due(`A-${i}`, 1000 - i, { onRow: 'mch_a' });
-    await due('B-0', 1, { onRow: 'mch_b' });
-
-    // Four slots: the oldest due of all merchants would be mch_a's, of which only three (its share) could be taken.
-    const claimed = await claim(4);
-
-    expect(claimed.map((d) => d.order_no).sort()).toEqual(['A-0', 'A-1', 'A-2', 'B-0']);
-  });
-
   it('passes over a merchant with no free slot, takes only the free ones of a busy merchant, and never re-leases a leased delivery', async () => {
     for (let i = 0; i < 5; i++) await due(`A-${i}`, 100 - i, { onRow: 'mch_a' });
     for (let i = 0; i < 5; i++) await due(`B-${i}`, 90 - i, { onRow: 'mch_b' });

@@ -1,8 +1,6 @@
-import { allProjections, fedProjections } from '../../projections/all-projections';
 import { callbackScheduleProjection } from '../../projections/callback-schedule.projection';
 import { fulfilmentJobsProjection } from '../../projections/fulfilment-jobs.projection';
 import { LedgerEvent } from '../../projections/ledger-event';
-import { ordersProjection } from '../../projections/orders.projection';
 import { Projection, suffixedTables } from '../../projections/projection';
 import { inlineStatements } from '../../projections/statement-batch';
 import { interleaved } from '../support/order-lives';
@@ -64,35 +62,6 @@ describe('the work queues after the order lives', () => {
   });
 });
 
-describe('the callback schedule and the orders read model', () => {
-  const deliveries = projectionCases(callbackScheduleProjection);
-
-  it('writes each delivery with its order’s merchant, as the orders read model shows it (none when it has no row)', async () => {
-    await deliveries.pool().query(
-      `insert into rm_orders (order_no, merchant_id, out_trade_no, attempt, stage, sku_id, account_id, account_fields, amount, currency, created_at, updated_at)
-       values ('B', 'mch_b', 'B', 1, 'succeeded', 'sku', 'acc', '{}', 100, 'USD', now(), now())`,
-    );
-    const t = await deliveries.applied([interleaved()]);
-    const rows = await deliveries.pool().query(`select order_no, merchant_id from ${t.callback_deliveries} order by order_no`);
-    expect(rows.rows).toEqual([
-      { order_no: 'B', merchant_id: 'mch_b' },
-      { order_no: 'C', merchant_id: null },
-      { order_no: 'D', merchant_id: null },
-    ]);
-  });
-
-  it('is applied after the orders read model in each batch, and is not among the read models a rebuild replays alone', () => {
-    const at = (projection: Projection) => fedProjections.indexOf(projection);
-    for (const projection of fedProjections)
-      for (const read of projection.reads ?? []) {
-        expect(at(read)).toBeGreaterThanOrEqual(0);
-        expect(at(read)).toBeLessThan(at(projection));
-        expect(allProjections).not.toContain(projection);
-      }
-    expect(callbackScheduleProjection.reads).toEqual([ordersProjection]);
-  });
-});
-
 describe('the fulfilment queue of an earlier release, which kept finished jobs', () => {
   const jobs = projectionCases(fulfilmentJobsProjection);
 
@@ -135,18 +104,6 @@ describe('the callback schedule of an earlier release, which kept acknowledged d
     expect(left.rows).toEqual([
       { order_no: 'EXHAUSTED', state: 'exhausted', attempts_made: 6 },
       { order_no: 'PENDING', state: 'pending', attempts_made: 2 },
-    ]);
-
-    // The claims' indexes by merchant replace the index of all pending deliveries by due time.
-    const byMerchant = callbackScheduleProjection.migrations[4];
-    expect(byMerchant.id).toBe('projections/callback-schedule/005-due-by-merchant');
-    await deliveries.pool().query(byMerchant.sql(t));
-    const indexes = await deliveries.pool().query(`select indexdef from pg_indexes where tablename = $1`, [t.callback_deliveries]);
-    expect(indexes.rows.map((r) => r.indexdef.replace(/^.* USING /, '')).sort()).toEqual([
-      "btree (created_at) WHERE (state = 'exhausted'::text)",
-      "btree (due_at) WHERE ((state = 'pending'::text) AND (merchant_id IS NULL))",
-      "btree (merchant_id, due_at) WHERE (state = 'pending'::text)",
-      'btree (order_no)',
     ]);
   });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { checkpointMigrations } from '../../projections/checkpoints.migrations';
 import { decodeLedgerEvent, LedgerEvent } from '../../projections/ledger-event';
-import { liveTables, Projection, suffixedTables, TableNames } from '../../projections/projection';
+import { Projection, suffixedTables, TableNames } from '../../projections/projection';
 import { applyBatch } from '../../projections/projection-runner';
 import { DomainEvent, encodeEvent } from '../../src/ledger/event-codec';
 import { GlobalPosition, RecordedEvent } from '../../src/ledger/ports/event-store.port';
@@ -12,7 +12,7 @@ import { createTestDatabase } from './test-database';
  * A suite's cases of one projection: a test database with the checkpoints
  * table, made before the cases and dropped after them, and for each case
  * the projection's tables under names of its own (`rm_orders_case_3` ...),
- * created empty; the live tables of the projections it reads, empty.
+ * created empty.
  */
 export function projectionCases<K extends string>(projection: Projection<K>) {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -20,8 +20,6 @@ export function projectionCases<K extends string>(projection: Projection<K>) {
   beforeAll(async () => {
     db = await createTestDatabase();
     await migrate(db.pool, checkpointMigrations);
-    // The live tables of the projections it reads, empty unless a case fills them.
-    for (const read of projection.reads ?? []) for (const migration of read.migrations) await db.pool.query(migration.sql(liveTables(read)));
   });
   afterAll(async () => {
     await db.drop();

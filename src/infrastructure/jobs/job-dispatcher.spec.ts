@@ -1,61 +1,121 @@
 import { JobDispatcher } from './job-dispatcher';
 
-/**
- * New work is announced (nudge), and an idle dispatcher looks for it only
- * every pollMs otherwise. An announcement that comes while the dispatcher is
- * claiming must not be lost: the work it announces would wait for the poll.
- */
-describe('JobDispatcher', () => {
+/** A dispatcher over an in-memory queue whose jobs become due at given times; it counts its claims. */
+function dispatcherOver(pollMs: number) {
+  const due: { at: number; id: string }[] = [];
+  const ran: string[] = [];
+  let claims = 0;
+  const dispatcher = new JobDispatcher<string>({
+    concurrency: 4,
+    pollMs,
+    claim: async (limit) => {
+      claims++;
+      const now = Date.now();
+      const ready = due.filter((job) => job.at <= now).slice(0, limit);
+      for (const job of ready) due.splice(due.indexOf(job), 1);
+      return ready.map((job) => job.id);
+    },
+    run: async (id) => {
+      ran.push(id);
+    },
+    describe: (id) => id,
+    log: () => undefined,
+  });
+  return { dispatcher, due, ran, claims: () => claims };
+}
+
+const until = async (condition: () => boolean, timeoutMs = 2_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+};
+
+describe('JobDispatcher: idle, it claims only when told of work or at its long poll', () => {
+  it('makes one claim at start and then waits for the poll, however long', async () => {
+    const { dispatcher, claims } = dispatcherOver(60_000);
+    dispatcher.start();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(claims()).toBe(1);
+    await dispatcher.stop();
+  });
+
+  it('claims at once when nudged', async () => {
+    const { dispatcher, due, ran } = dispatcherOver(60_000);
+    dispatcher.start();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    due.push({ at: Date.now(), id: 'new' });
+    dispatcher.nudge();
+    await until(() => ran.includes('new'));
+    await dispatcher.stop();
+  });
+
+  it('claims a job put off for later once it is due, without a nudge or a poll', async () => {
+    const { dispatcher, due, ran, claims } = dispatcherOver(60_000);
+    dispatcher.start();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const before = claims();
+    due.push({ at: Date.now() + 150, id: 'retry' });
+    dispatcher.nudgeIn(150);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(ran).toEqual([]);
+    await until(() => ran.includes('retry'));
+    // One wake-up for the retry (and the coalesced claim after the job ended), not a poll every few ms.
+    expect(claims() - before).toBeLessThanOrEqual(2);
+    await dispatcher.stop();
+  });
+
+  it('groups wake-ups asked for about the same time into one', async () => {
+    const { dispatcher, due, ran, claims } = dispatcherOver(60_000);
+    dispatcher.start();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const before = claims();
+    const at = Date.now() + 100;
+    for (let i = 0; i < 20; i++) {
+      due.push({ at, id: `r${i}` });
+      dispatcher.nudgeIn(100);
+    }
+    await until(() => ran.length === 20);
+    // Four slots: five claims for twenty jobs, each after the last batch ended, plus the one the timer made.
+    expect(claims() - before).toBeLessThanOrEqual(7);
+    await dispatcher.stop();
+  });
+
+  it('forgets the wake-ups asked for when it stops', async () => {
+    const { dispatcher, claims } = dispatcherOver(60_000);
+    dispatcher.start();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    dispatcher.nudgeIn(50);
+    await dispatcher.stop();
+    const after = claims();
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(claims()).toBe(after);
+  });
+
   it('claims again at once after a nudge that came while it was claiming', async () => {
     let release!: () => void;
     const firstClaimHeld = new Promise<void>((resolve) => (release = resolve));
-    const claims: number[] = [];
-    const dispatcher = new JobDispatcher<string>({
-      concurrency: 4,
-      pollMs: 60_000,
-      claim: async () => {
-        claims.push(Date.now());
-        if (claims.length === 1) await firstClaimHeld;
-        return [];
-      },
-      run: async () => undefined,
-      describe: (job) => job,
-      log: () => undefined,
-    });
-    dispatcher.start();
-    try {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      dispatcher.nudge();
-      // The nudge's coalescing delay passes while the first claim is still under way.
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      release();
-      const deadline = Date.now() + 2_000;
-      while (claims.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(claims).toHaveLength(2);
-    } finally {
-      await dispatcher.stop();
-    }
-  });
-
-  it('waits for the poll when nothing announced work', async () => {
     let claims = 0;
     const dispatcher = new JobDispatcher<string>({
       concurrency: 4,
       pollMs: 60_000,
       claim: async () => {
         claims++;
+        if (claims === 1) await firstClaimHeld;
         return [];
       },
       run: async () => undefined,
-      describe: (job) => job,
+      describe: (id) => id,
       log: () => undefined,
     });
     dispatcher.start();
-    try {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(claims).toBe(1);
-    } finally {
-      await dispatcher.stop();
-    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    dispatcher.nudge();
+    // The nudge's coalescing delay passes while the first claim is still under way.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    release();
+    await until(() => claims === 2);
+    await dispatcher.stop();
   });
 });
