@@ -37,7 +37,7 @@ export interface CallbackOptions {
 export type CallbackAttemptOutcome = 'acknowledged' | 'not_acknowledged' | 'no_reply' | 'address_refused' | 'no_callback_url';
 
 interface Delivery extends ClaimedDelivery {
-  /** The merchant whose slot the claim took for this delivery, if it knew the merchant. */
+  /** The merchant whose slot this delivery holds: taken by the claim when it knew the merchant, or by the sender; freed at the reply. */
   slotOf?: string;
 }
 
@@ -200,44 +200,33 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
 
   private async deliver(delivery: Delivery): Promise<void> {
     if (delivery.started) return this.deliverStarted(delivery);
-    let slotOf = delivery.slotOf;
-    const replied = () => {
-      if (slotOf !== undefined) this.slotFreedByReply(slotOf);
-      slotOf = undefined;
-    };
     try {
       const { payload, merchantId } = await this.callbackOf(delivery);
-      if (slotOf !== merchantId) {
-        if (slotOf !== undefined) this.freeSlot(slotOf);
-        slotOf = undefined;
+      if (delivery.slotOf !== merchantId) {
+        this.releaseSlot(delivery);
         if (!this.takeSlot(merchantId)) {
           // Claimed before its merchant was known, or raced for the last slot:
           // hand it back, marked with its merchant, for a later claim.
           await handBackDelivery(this.pool, delivery.order_no, merchantId, this.options.instanceId);
           return;
         }
-        slotOf = merchantId;
+        delivery.slotOf = merchantId;
       }
-      await this.attempt(delivery, payload, merchantId, replied);
+      await this.attempt(delivery, payload, merchantId);
     } finally {
-      if (slotOf !== undefined) this.freeSlot(slotOf);
+      this.releaseSlot(delivery);
     }
   }
 
   /** An attempt the claim started, with the order final in the read model: the send and its result. */
   private async deliverStarted(delivery: Delivery): Promise<void> {
-    let slotOf = delivery.slotOf;
-    const replied = () => {
-      if (slotOf !== undefined) this.slotFreedByReply(slotOf);
-      slotOf = undefined;
-    };
     try {
       // The claim starts an attempt only when the read model's row carries the callback.
       const payload = callbackPayloadFromReadModel(delivery.order_no, delivery.order!)!;
       const recipient = delivery.recipient ? this.recipients.fromRow(delivery.recipient) : undefined;
-      await this.sendAndRecord(delivery, delivery.attempts_made + 1, delivery.merchant_id!, recipient, payload, replied);
+      await this.sendAndRecord(delivery, delivery.attempts_made + 1, delivery.merchant_id!, recipient, payload);
     } finally {
-      if (slotOf !== undefined) this.freeSlot(slotOf);
+      this.releaseSlot(delivery);
     }
   }
 
@@ -256,20 +245,24 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
   }
 
   /**
-   * The merchant's endpoint has answered: its slot is free while the result
-   * is recorded, and a claim soon may fill it. Held until the result was
-   * recorded, a slot spent a statement's time and the wait for the next
-   * claim on nothing of the merchant's, and a busy merchant's callbacks fell
-   * behind its orders (bench:soak, whose hot merchant has a quarter of the
-   * clients: 325 orders called back a second against 600 final).
+   * Frees the merchant's slot the delivery holds, if it still holds one.
+   * Once the merchant's endpoint has answered (`replied`), the slot is free
+   * while the result is recorded, and a claim soon may fill it. Held until
+   * the result was recorded, a slot spent a statement's time and the wait
+   * for the next claim on nothing of the merchant's, and a busy merchant's
+   * callbacks fell behind its orders (bench:soak, whose hot merchant has a
+   * quarter of the clients: 325 orders called back a second against 600
+   * final).
    */
-  private slotFreedByReply(merchantId: string): void {
-    this.freeSlot(merchantId);
-    this.dispatcher.nudge();
+  private releaseSlot(delivery: Delivery, replied = false): void {
+    if (delivery.slotOf === undefined) return;
+    this.freeSlot(delivery.slotOf);
+    delivery.slotOf = undefined;
+    if (replied) this.dispatcher.nudge();
   }
 
   /** An attempt the claim did not start (merchant unknown, or the read model not final): its merchant read, and the attempt written down, here. */
-  private async attempt(delivery: Delivery, payload: CallbackPayload, merchantId: string, replied: () => void): Promise<void> {
+  private async attempt(delivery: Delivery, payload: CallbackPayload, merchantId: string): Promise<void> {
     const delays = this.options.retryDelaysMs;
     const attempt = delivery.attempts_made + 1;
     const merchant = await this.merchants.run(merchantId);
@@ -286,7 +279,7 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
       delay_ms: fallbackDelay,
     });
     if (!started) return; // our lease expired and another instance holds the delivery now
-    await this.sendAndRecord(delivery, attempt, merchantId, merchant, payload, replied);
+    await this.sendAndRecord(delivery, attempt, merchantId, merchant, payload);
   }
 
   /** Sends a counted attempt and records its result. */
@@ -296,14 +289,12 @@ export class CallbackWorker extends DispatchedWorker<Delivery> {
     merchantId: string,
     merchant: CallbackRecipient | undefined,
     payload: CallbackPayload,
-    /** Called once the merchant's endpoint is done with the attempt, before its result is recorded. */
-    replied: () => void,
   ): Promise<void> {
     const url = merchant?.callbackUrl ?? null;
     const result = url
       ? await this.sendSigned(url, merchant!, payload)
       : { acknowledged: false, statusCode: null, latencyMs: 0, replyExcerpt: '', error: 'the merchant has no callback_url' };
-    replied();
+    this.releaseSlot(delivery, true);
     if (result.refusedAddress !== undefined) this.logRefusal(merchantId, url!, result.refusedAddress, delivery.order_no);
     this.options.onAttempt?.(
       result.acknowledged
