@@ -72,6 +72,12 @@ export interface ClaimLimits {
 
 /** Due deliveries looked at per claim, per free slot: enough that a merchant with a long backlog does not hide the others. */
 const CANDIDATES_PER_SLOT = 4;
+/**
+ * Claims in a row at most, each after the last one's window of candidates
+ * held more of some merchants' backlogs than they had free slots: each one
+ * fills at least one more merchant's slots, which the next passes over.
+ */
+const CLAIM_ROUNDS = 4;
 
 /**
  * Leases the oldest due deliveries, at most as many of one merchant as it
@@ -81,6 +87,14 @@ const CANDIDATES_PER_SLOT = 4;
  * into the row. Without the cap a claim took a busy merchant's whole backlog
  * only to hand back all but a few, each with a read of the order's stream and
  * a statement of its own, claim after claim.
+ *
+ * A claim looks at the oldest due deliveries of the merchants with a free
+ * slot, four per free slot. A merchant with free slots and a backlog longer
+ * than that fills the window, and the claim takes only its free slots' worth;
+ * so when the window was full and the claim took fewer than the free slots,
+ * it claims again at once (up to CLAIM_ROUNDS in all), with that merchant's
+ * slots now counted full, and the next window reaches the other merchants'
+ * deliveries behind its backlog.
  *
  * Where it knows the merchant and the orders read model shows the order
  * final (what the callback carries comes with the claim), the claim also
@@ -92,6 +106,20 @@ const CANDIDATES_PER_SLOT = 4;
  * sender once it has read the order's events.
  */
 export async function claimDeliveries(pool: Pool, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
+  const claimed: ClaimedDelivery[] = [];
+  const inFlight = new Map(limits.inFlight);
+  for (let round = 1; round <= CLAIM_ROUNDS; round++) {
+    const slots = limits.slots - claimed.length;
+    const { deliveries, windowFull } = await claimRound(pool, { ...limits, slots, inFlight });
+    claimed.push(...deliveries);
+    if (!windowFull || deliveries.length === 0 || deliveries.length === slots) break;
+    for (const { merchant_id } of deliveries) if (merchant_id !== null) inFlight.set(merchant_id, (inFlight.get(merchant_id) ?? 0) + 1);
+  }
+  return claimed;
+}
+
+/** One claim; `windowFull` when its window of candidates was full, so more may be due behind it. */
+async function claimRound(pool: Pool, limits: ClaimLimits): Promise<{ deliveries: ClaimedDelivery[]; windowFull: boolean }> {
   const inFlight = [...limits.inFlight];
   const { rows } = await pool.query<ClaimRow>({
     name: 'callbacks-claim',
@@ -146,7 +174,8 @@ export async function claimDeliveries(pool: Pool, limits: ClaimLimits): Promise<
          on conflict do nothing
          returning order_no)
        select k.order_no, k.merchant_id, k.attempts_made, k.max_attempts, k.manual_requested, k.order,
-         s.order_no is not null as started, r.api_key, r.app_secret_enc, r.callback_url
+         s.order_no is not null as started, r.api_key, r.app_secret_enc, r.callback_url,
+         (select count(*) from due) = $1 * ${CANDIDATES_PER_SLOT} as window_full
        from claimed k
        left join started s on s.order_no = k.order_no
        left join recipients r on r.order_no = k.order_no`,
@@ -161,14 +190,17 @@ export async function claimDeliveries(pool: Pool, limits: ClaimLimits): Promise<
       limits.retryDelaysMs,
     ],
   });
-  return rows.map(({ api_key, app_secret_enc, callback_url, ...delivery }) => ({
-    ...delivery,
-    // api_key is never null in merchants: null here means no merchants row was read.
-    recipient: api_key !== null ? { api_key, app_secret_enc: app_secret_enc!, callback_url } : null,
-  }));
+  return {
+    deliveries: rows.map(({ api_key, app_secret_enc, callback_url, window_full: _, ...delivery }) => ({
+      ...delivery,
+      // api_key is never null in merchants: null here means no merchants row was read.
+      recipient: api_key !== null ? { api_key, app_secret_enc: app_secret_enc!, callback_url } : null,
+    })),
+    windowFull: rows.length > 0 && rows[0].window_full,
+  };
 }
 
-type ClaimRow = Omit<ClaimedDelivery, 'recipient'> & { [K in keyof RecipientRow]: RecipientRow[K] | null };
+type ClaimRow = Omit<ClaimedDelivery, 'recipient'> & { [K in keyof RecipientRow]: RecipientRow[K] | null } & { window_full: boolean };
 
 // ---------------------------------------------------------------------------
 // Attempts a sender writes itself: those the claim did not start, and every result.

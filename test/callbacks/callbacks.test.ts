@@ -13,6 +13,12 @@ import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 const DELAYS = [100, 200, 300, 400, 500];
 
+/** Waits until `check` holds, or `timeoutMs` passed (the assertions after it then fail). */
+const until = async (check: () => boolean | Promise<boolean>, timeoutMs = 10_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+};
+
 describe('callbacks: signed, acknowledged by the contract rule, retried on schedule', () => {
   let db: TestDatabase;
   let service: RunningService;
@@ -37,10 +43,6 @@ describe('callbacks: signed, acknowledged by the contract rule, retried on sched
     else await service.commands.execute(new ReleaseFunds(orderNo, 'INVALID_ACCOUNT', 'The account does not exist'));
     return orderNo;
   }
-  const until = async (check: () => boolean, timeoutMs = 10_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  };
   const endpointAnswering = (reply: (attempt: number) => Reply) => callbackEndpoint((_, attempt) => reply(attempt));
 
   describe('the acknowledgement rule, end to end', () => {
@@ -254,6 +256,49 @@ describe('callbacks: the SSRF guard', () => {
 });
 
 describe('callbacks: one slow merchant does not hold up another', () => {
+  it("sends a merchant's next callback once its endpoint has replied, while the last one's result waits to be recorded", async () => {
+    const db = await createTestDatabase();
+    // One callback of a merchant in flight at most.
+    const service = await startService(db, { ...CALLBACK_ENV, CALLBACK_CONCURRENCY_PER_MERCHANT: '1' });
+    const endpoint = await callbackEndpoint(() => ({ status: 200, body: 'ok' }));
+    // Recording a result counts it in callback_attempt_minutes: while this transaction holds the table, no result is recorded.
+    const blocker = await db.pool.connect();
+    const finalOrderOf = async (merchant: TestMerchant, outTradeNo: string) => {
+      const reply = await signedFetch(service, merchant, {
+        path: '/api/v2/topup/submit',
+        body: JSON.stringify({ out_trade_no: outTradeNo, sku_id: 'mlbb-86', account_id: '1', account_fields: { server_id: '3' } }),
+      });
+      await service.commands.execute(new SettleOrder(reply.body.data.order_no));
+      return reply.body.data.order_no as string;
+    };
+    try {
+      const merchant = await provisionMerchant(service, { callbackUrl: endpoint.url });
+      await blocker.query('begin');
+      await blocker.query('lock table callback_attempt_minutes in exclusive mode');
+      const first = await finalOrderOf(merchant, 'SLOT-1');
+      await until(() => endpoint.forOrder(first).length === 1);
+      const second = await finalOrderOf(merchant, 'SLOT-2');
+      await until(() => endpoint.forOrder(second).length === 1);
+
+      expect(endpoint.forOrder(second)).toHaveLength(1);
+      // The first's result was not recorded meanwhile: its delivery is still on the schedule, leased.
+      const { rows: waiting } = await db.pool.query('select order_no from callback_deliveries where leased_by is not null order by order_no');
+      expect(waiting.map((r) => r.order_no).sort()).toEqual([first, second].sort());
+
+      await blocker.query('rollback');
+      // Both results recorded: acknowledged deliveries leave the schedule, and neither was sent twice.
+      await until(async () => (await db.pool.query('select 1 from callback_deliveries')).rowCount === 0);
+      expect((await db.pool.query('select count(*)::int as n from callback_deliveries')).rows[0].n).toBe(0);
+      expect(endpoint.received).toHaveLength(2);
+    } finally {
+      await blocker.query('rollback').catch(() => undefined);
+      blocker.release();
+      await endpoint.stop();
+      await service.stop();
+      await db.drop();
+    }
+  });
+
   it('delivers a second merchant callback while the first merchant endpoint hangs every request', async () => {
     const db = await createTestDatabase();
     // 8 in flight per instance, at most 4 per merchant; a hung request is held for 5 s.

@@ -110,6 +110,47 @@ describe('claiming callback deliveries', () => {
     expect(second.map((d) => d.order_no).sort()).toEqual(['A-0', 'A-1', 'A-2', 'B-1', 'B-2', 'B-3']);
   });
 
+  /** `count` due deliveries of a merchant, `M-0` the oldest, all older than `olderThanS` seconds. */
+  async function backlog(prefix: string, merchantId: string, count: number, olderThanS: number) {
+    await db.pool.query(
+      `insert into callback_deliveries (order_no, merchant_id, attempts_made, due_at, created_at)
+       select $1 || '-' || i, $2, 0, now() - make_interval(secs => $3 + $4 - i), now() from generate_series(0, $4 - 1) i`,
+      [prefix, merchantId, olderThanS, count],
+    );
+  }
+  const merchantsOf = (claimed: readonly { order_no: string }[]) => {
+    const counts: Record<string, number> = {};
+    for (const { order_no } of claimed) counts[order_no.split('-')[0]] = (counts[order_no.split('-')[0]] ?? 0) + 1;
+    return counts;
+  };
+
+  it('reaches the merchants behind backlogs longer than its window of candidates, claiming again while it took fewer than the free slots', async () => {
+    // 10 free slots look at 40 candidates: mch_a's backlog alone fills them, then mch_c's, and mch_b's two are behind both.
+    await backlog('A', 'mch_a', 50, 1_000);
+    await backlog('C', 'mch_c', 50, 500);
+    await due('B-0', 50, { inReadModel: 'mch_b' });
+    await due('B-1', 40, { inReadModel: 'mch_b' });
+
+    const claimed = await claim(10);
+
+    expect(claimed.map((d) => d.order_no)).toEqual(['A-0', 'A-1', 'A-2', 'C-0', 'C-1', 'C-2', 'B-0', 'B-1']);
+    expect(new Set((await db.pool.query(`select order_no from callback_deliveries where leased_by is not null`)).rows.map((r) => r.order_no))).toEqual(
+      new Set(claimed.map((d) => d.order_no)),
+    );
+  });
+
+  it('claims at most four times in a row, and counts a merchant known only from the read model as full after its round', async () => {
+    // Five merchants with backlogs longer than the window: each claim fills one merchant's 3 slots.
+    for (const [i, prefix] of ['A', 'C', 'D', 'E', 'F'].entries()) await backlog(prefix, `mch_${prefix.toLowerCase()}`, 100, 10_000 - 1_000 * i);
+    // mch_g's merchant is on no row, only in the orders read model, and its deliveries are the oldest of all.
+    for (let i = 0; i < 100; i++) await due(`G-${i}`, 20_000 - i, { inReadModel: 'mch_g' });
+
+    const claimed = await claim(25);
+
+    expect(merchantsOf(claimed)).toEqual({ G: 3, A: 3, C: 3, D: 3 });
+    // The next claim goes on behind them.
+    expect(merchantsOf(await claim(25, { mch_g: 3, mch_a: 3, mch_c: 3, mch_d: 3 }))).toEqual({ E: 3, F: 3 });
+  });
   it('writes the next attempt down when it knows the merchant, with the merchant’s current URL and key', async () => {
     await provision('mch_a', 'https://a.example/cb');
     await due('A-0', 30, { onRow: 'mch_a', inReadModel: 'mch_a' });
