@@ -256,6 +256,16 @@ describe('callbacks: the SSRF guard', () => {
 });
 
 describe('callbacks: one slow merchant does not hold up another', () => {
+  /** Submits an order of the merchant's and settles it at once: its callback is due. */
+  const settledOrder = async (service: RunningService, merchant: TestMerchant, outTradeNo: string) => {
+    const reply = await signedFetch(service, merchant, {
+      path: '/api/v2/topup/submit',
+      body: JSON.stringify({ out_trade_no: outTradeNo, sku_id: 'mlbb-86', account_id: '1', account_fields: { server_id: '3' } }),
+    });
+    await service.commands.execute(new SettleOrder(reply.body.data.order_no));
+    return reply.body.data.order_no as string;
+  };
+
   it("sends a merchant's next callback once its endpoint has replied, while the last one's result waits to be recorded", async () => {
     const db = await createTestDatabase();
     // One callback of a merchant in flight at most.
@@ -263,21 +273,13 @@ describe('callbacks: one slow merchant does not hold up another', () => {
     const endpoint = await callbackEndpoint(() => ({ status: 200, body: 'ok' }));
     // Recording a result counts it in callback_attempt_minutes: while this transaction holds the table, no result is recorded.
     const blocker = await db.pool.connect();
-    const finalOrderOf = async (merchant: TestMerchant, outTradeNo: string) => {
-      const reply = await signedFetch(service, merchant, {
-        path: '/api/v2/topup/submit',
-        body: JSON.stringify({ out_trade_no: outTradeNo, sku_id: 'mlbb-86', account_id: '1', account_fields: { server_id: '3' } }),
-      });
-      await service.commands.execute(new SettleOrder(reply.body.data.order_no));
-      return reply.body.data.order_no as string;
-    };
     try {
       const merchant = await provisionMerchant(service, { callbackUrl: endpoint.url });
       await blocker.query('begin');
       await blocker.query('lock table callback_attempt_minutes in exclusive mode');
-      const first = await finalOrderOf(merchant, 'SLOT-1');
+      const first = await settledOrder(service, merchant, 'SLOT-1');
       await until(() => endpoint.forOrder(first).length === 1);
-      const second = await finalOrderOf(merchant, 'SLOT-2');
+      const second = await settledOrder(service, merchant, 'SLOT-2');
       await until(() => endpoint.forOrder(second).length === 1);
 
       expect(endpoint.forOrder(second)).toHaveLength(1);
@@ -308,19 +310,11 @@ describe('callbacks: one slow merchant does not hold up another', () => {
     try {
       const slowMerchant = await provisionMerchant(service, { callbackUrl: slow.url, deposit: 100_000n });
       const fastMerchant = await provisionMerchant(service, { callbackUrl: fast.url });
-      const settle = async (merchant: TestMerchant, outTradeNo: string) => {
-        const reply = await signedFetch(service, merchant, {
-          path: '/api/v2/topup/submit',
-          body: JSON.stringify({ out_trade_no: outTradeNo, sku_id: 'mlbb-86', account_id: '1', account_fields: { server_id: '3' } }),
-        });
-        await service.commands.execute(new SettleOrder(reply.body.data.order_no));
-        return reply.body.data.order_no as string;
-      };
-      for (let i = 0; i < 20; i++) await settle(slowMerchant, `SLOW-${i}`);
+      for (let i = 0; i < 20; i++) await settledOrder(service, slowMerchant, `SLOW-${i}`);
       const deadline = Date.now() + 5000;
       while (slow.received.length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       const firstHung = slow.received[0].at;
-      const orderNo = await settle(fastMerchant, 'FAST-1');
+      const orderNo = await settledOrder(service, fastMerchant, 'FAST-1');
       while (fast.forOrder(orderNo).length === 0 && Date.now() < firstHung + 5000) await new Promise((r) => setTimeout(r, 20));
       // Delivered before any hung request could time out and free a slot, so not queued behind them.
       expect(fast.forOrder(orderNo)).toHaveLength(1);
