@@ -57,27 +57,4 @@ export const eventStoreMigrations: readonly Migration[] = [
       ${APPEND_FUNCTION_004}
     `,
   },
-  {
-    id: 'event-store/005-small-analyze-sample',
-    sql: `
-      -- Autovacuum analyzes the log each time it grows by a tenth, from a
-      -- sample of 300 rows per point of the largest statistics target: at the
-      -- default 100, up to 30,000 pages read from all over a log far larger
-      -- than memory (0.85 pages an order in a soak with 32 MB of shared
-      -- buffers, against 0.12 with this). The log only grows, with the same
-      -- mix of streams and events, and is read by key (a stream's revisions,
-      -- the global order): 3,000 rows describe it as well. Nothing selects
-      -- by an event's id or body.
-      alter table es_events
-        alter column stream_id set statistics 10,
-        alter column stream_revision set statistics 10,
-        alter column transaction_id set statistics 10,
-        alter column global_position set statistics 10,
-        alter column event_type set statistics 10,
-        alter column created_at set statistics 10,
-        alter column event_id set statistics 0,
-        alter column data set statistics 0,
-        alter column metadata set statistics 0;
-    `,
-  },
 ];
