@@ -120,7 +120,10 @@ describe('claiming callback deliveries', () => {
   }
   const merchantsOf = (claimed: readonly { order_no: string }[]) => {
     const counts: Record<string, number> = {};
-    for (const { order_no } of claimed) counts[order_no.split('-')[0]] = (counts[order_no.split('-')[0]] ?? 0) + 1;
+    for (const { order_no } of claimed) {
+      const prefix = order_no.split('-')[0];
+      counts[prefix] = (counts[prefix] ?? 0) + 1;
+    }
     return counts;
   };
 

@@ -1,7 +1,10 @@
 import { JobDispatcher } from './job-dispatcher';
 
-/** A dispatcher over an in-memory queue whose jobs become due at given times; it counts its claims. */
-function dispatcherOver(pollMs: number) {
+/**
+ * A dispatcher over an in-memory queue whose jobs become due at given times; it counts its claims.
+ * `duringClaim`, when given, is awaited inside each claim (its number, 1-based): a test can hold a claim open.
+ */
+function dispatcherOver(pollMs: number, duringClaim?: (claim: number) => Promise<void>) {
   const due: { at: number; id: string }[] = [];
   const ran: string[] = [];
   let claims = 0;
@@ -10,6 +13,7 @@ function dispatcherOver(pollMs: number) {
     pollMs,
     claim: async (limit) => {
       claims++;
+      await duringClaim?.(claims);
       const now = Date.now();
       const ready = due.filter((job) => job.at <= now).slice(0, limit);
       for (const job of ready) due.splice(due.indexOf(job), 1);
@@ -96,26 +100,17 @@ describe('JobDispatcher: idle, it claims only when told of work or at its long p
   it('claims again at once after a nudge that came while it was claiming', async () => {
     let release!: () => void;
     const firstClaimHeld = new Promise<void>((resolve) => (release = resolve));
-    let claims = 0;
-    const dispatcher = new JobDispatcher<string>({
-      concurrency: 4,
-      pollMs: 60_000,
-      claim: async () => {
-        claims++;
-        if (claims === 1) await firstClaimHeld;
-        return [];
-      },
-      run: async () => undefined,
-      describe: (id) => id,
-      log: () => undefined,
-    });
+    const { dispatcher, claims } = dispatcherOver(60_000, (claim) => (claim === 1 ? firstClaimHeld : Promise.resolve()));
     dispatcher.start();
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    dispatcher.nudge();
-    // The nudge's coalescing delay passes while the first claim is still under way.
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    release();
-    await until(() => claims === 2);
-    await dispatcher.stop();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      dispatcher.nudge();
+      // The nudge's coalescing delay passes while the first claim is still under way.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      release();
+      await until(() => claims() === 2);
+    } finally {
+      await dispatcher.stop();
+    }
   });
 });
