@@ -25,6 +25,7 @@ const TABLE_OWNERS = {
       // Each joins the order's row in a statement about its own table.
       'projections/wallets.queries.ts': 'the stray holds',
       'projections/callback-schedule.queries.ts': "a claim reads the callback's body",
+      'projections/callback-schedule.projection.ts': "a delivery's merchant, written with it",
     },
   },
   rm_wallets: { owner: 'projections/wallets.queries.ts' },

@@ -54,6 +54,26 @@ export const callbackScheduleProjection: Projection<Tables> = {
       id: 'projections/callback-schedule/004-only-undelivered',
       sql: (t) => `delete from ${t.callback_deliveries} where state = 'acknowledged';`,
     },
+    // A claim takes each merchant's oldest due deliveries from an index by merchant, so that what it reads does
+    // not grow with the backlog of merchants whose slots are full; deliveries whose merchant is not on the row
+    // yet have an index of their own. The merchant was written at the first attempt: the rows before it get it now.
+    {
+      id: 'projections/callback-schedule/005-by-merchant',
+      sql: (t) => `
+    update ${t.callback_deliveries} d set merchant_id = o.merchant_id from rm_orders o where d.merchant_id is null and o.order_no = d.order_no;
+    do $$
+    declare index_name text;
+    begin
+      for index_name in
+        select i.relname from pg_index x join pg_class i on i.oid = x.indexrelid
+        where x.indrelid = '${t.callback_deliveries}'::regclass and pg_get_indexdef(x.indexrelid) like '%(due_at) WHERE (state = ''pending''::text)'
+      loop
+        execute format('drop index %I', index_name);
+      end loop;
+    end $$;
+    create index on ${t.callback_deliveries} (merchant_id, due_at) where state = 'pending';
+    create index on ${t.callback_deliveries} (due_at) where state = 'pending' and merchant_id is null;`,
+    },
   ],
   apply: (event, t) => scheduleCallbacks([event], t),
   applyAll: scheduleCallbacks,
@@ -74,7 +94,11 @@ function scheduleCallbacks(events: readonly LedgerEvent[], t: TableNames<Tables>
   );
   return [
     {
-      text: `insert into ${t.callback_deliveries} (order_no, due_at, created_at) select * from ${rows.source} on conflict do nothing`,
+      // The merchant from the order's row, which the orders projection brought up to date earlier in the same batch.
+      text: `insert into ${t.callback_deliveries} (order_no, merchant_id, due_at, created_at)
+        select d.order_no, o.merchant_id, d.due_at, d.created_at from ${rows.source} as d(order_no, due_at, created_at)
+        left join rm_orders o on o.order_no = d.order_no
+        on conflict do nothing`,
       values: rows.values,
     },
   ];

@@ -1,7 +1,9 @@
 import { callbackScheduleProjection } from '../../projections/callback-schedule.projection';
 import { fulfilmentJobsProjection } from '../../projections/fulfilment-jobs.projection';
 import { LedgerEvent } from '../../projections/ledger-event';
-import { Projection, suffixedTables } from '../../projections/projection';
+import { ordersProjection } from '../../projections/orders.projection';
+import { liveTables, Projection, suffixedTables } from '../../projections/projection';
+import { applyBatch } from '../../projections/projection-runner';
 import { inlineStatements } from '../../projections/statement-batch';
 import { interleaved } from '../support/order-lives';
 import { projectionCases } from '../support/projection-cases';
@@ -18,7 +20,7 @@ describe.each<[Projection, string, string, number]>([
   // The deliveries: one insert for the final orders.
   [callbackScheduleProjection, 'callback_deliveries', 'order_no, state, attempts_made, due_at, created_at', 1],
 ])('%s: a batch of events writes what the events one by one write', (projection, table, columns, statementsPerBatch) => {
-  const cases = projectionCases(projection);
+  const cases = projectionCases(projection, [ordersProjection]);
   const rowsAfter = async (batches: LedgerEvent[][]) => {
     const t = await cases.applied(batches);
     return (await cases.pool().query(`select ${columns} from ${t[table]} order by order_no`)).rows;
@@ -45,7 +47,7 @@ describe.each<[Projection, string, string, number]>([
 
 describe('the work queues after the order lives', () => {
   const jobs = projectionCases(fulfilmentJobsProjection);
-  const deliveries = projectionCases(callbackScheduleProjection);
+  const deliveries = projectionCases(callbackScheduleProjection, [ordersProjection]);
 
   it('hold a job only for an accepted order waiting upstream, and a delivery per final order', async () => {
     const log = interleaved();
@@ -84,7 +86,7 @@ describe('the fulfilment queue of an earlier release, which kept finished jobs',
 });
 
 describe('the callback schedule of an earlier release, which kept acknowledged deliveries', () => {
-  const deliveries = projectionCases(callbackScheduleProjection);
+  const deliveries = projectionCases(callbackScheduleProjection, [ordersProjection]);
 
   it('keeps the deliveries to make and those that ran out of attempts, and deletes the acknowledged ones, when it is migrated', async () => {
     const t = suffixedTables(callbackScheduleProjection, '_upgrade');
@@ -104,6 +106,57 @@ describe('the callback schedule of an earlier release, which kept acknowledged d
     expect(left.rows).toEqual([
       { order_no: 'EXHAUSTED', state: 'exhausted', attempts_made: 6 },
       { order_no: 'PENDING', state: 'pending', attempts_made: 2 },
+    ]);
+  });
+});
+
+describe('the callback schedule beside the orders read model', () => {
+  const deliveries = projectionCases(callbackScheduleProjection, [ordersProjection]);
+
+  it('writes each delivery’s merchant, from the order’s row that the same batch brought up to date', async () => {
+    const t = await deliveries.freshTables();
+    const orders = liveTables(ordersProjection);
+    const log = interleaved();
+    await applyBatch(
+      deliveries.pool(),
+      [
+        { projection: ordersProjection, tables: orders, checkpoint: 'orders-merchants' },
+        { projection: callbackScheduleProjection, tables: t, checkpoint: 'deliveries-merchants' },
+      ],
+      log.map((e) => e.recorded),
+    );
+    expect((await deliveries.pool().query(`select order_no, merchant_id from ${t.callback_deliveries} order by order_no`)).rows).toEqual([
+      { order_no: 'B', merchant_id: 'mch_1' },
+      { order_no: 'C', merchant_id: 'mch_1' },
+      { order_no: 'D', merchant_id: 'mch_1' },
+    ]);
+  });
+
+  it('gives the deliveries of an earlier release their merchants, and indexes them by merchant, when it is migrated', async () => {
+    const t = suffixedTables(callbackScheduleProjection, '_by_merchant');
+    const byMerchant = callbackScheduleProjection.migrations[4];
+    expect(byMerchant.id).toBe('projections/callback-schedule/005-by-merchant');
+    for (const migration of callbackScheduleProjection.migrations.slice(0, 4)) await deliveries.pool().query(migration.sql(t));
+    await deliveries.pool().query(
+      `insert into ${liveTables(ordersProjection).rm_orders} (order_no, merchant_id, out_trade_no, attempt, stage, sku_id, account_id, account_fields, amount, currency, created_at, updated_at)
+       values ('OLD-KNOWN', 'mch_9', 'OUT-OLD', 1, 'succeeded', 'sku', 'acc', '{}', 100, 'USD', now(), now());
+       insert into ${t.callback_deliveries} (order_no, merchant_id, due_at, created_at)
+       values ('OLD-KNOWN', null, now(), now()), ('OLD-STARTED', 'mch_8', now(), now()), ('OLD-NO-ORDER', null, now(), now())`,
+    );
+
+    await deliveries.pool().query(byMerchant.sql(t));
+
+    expect((await deliveries.pool().query(`select order_no, merchant_id from ${t.callback_deliveries} order by order_no`)).rows).toEqual([
+      { order_no: 'OLD-KNOWN', merchant_id: 'mch_9' },
+      { order_no: 'OLD-NO-ORDER', merchant_id: null },
+      { order_no: 'OLD-STARTED', merchant_id: 'mch_8' },
+    ]);
+    const indexes = await deliveries.pool().query(`select indexdef from pg_indexes where tablename = $1 order by indexdef`, [t.callback_deliveries]);
+    expect(indexes.rows.map((r) => r.indexdef.replace(/^.* USING /, ''))).toEqual([
+      "btree (created_at) WHERE (state = 'exhausted'::text)",
+      "btree (due_at) WHERE ((state = 'pending'::text) AND (merchant_id IS NULL))",
+      "btree (merchant_id, due_at) WHERE (state = 'pending'::text)",
+      'btree (order_no)',
     ]);
   });
 });

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { checkpointMigrations } from '../../projections/checkpoints.migrations';
 import { decodeLedgerEvent, LedgerEvent } from '../../projections/ledger-event';
 import { Projection, suffixedTables, TableNames } from '../../projections/projection';
-import { applyBatch } from '../../projections/projection-runner';
+import { applyBatch, projectionMigrations } from '../../projections/projection-runner';
 import { DomainEvent, encodeEvent } from '../../src/ledger/event-codec';
 import { GlobalPosition, RecordedEvent } from '../../src/ledger/ports/event-store.port';
 import { migrate } from '../../src/infrastructure/postgres/migrations';
@@ -12,14 +11,15 @@ import { createTestDatabase } from './test-database';
  * A suite's cases of one projection: a test database with the checkpoints
  * table, made before the cases and dropped after them, and for each case
  * the projection's tables under names of its own (`rm_orders_case_3` ...),
- * created empty.
+ * created empty. The live tables of the projections in `reads` (the read
+ * models the projection's statements join) are created once, empty.
  */
-export function projectionCases<K extends string>(projection: Projection<K>) {
+export function projectionCases<K extends string>(projection: Projection<K>, reads: readonly Projection[] = []) {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let cases = 0;
   beforeAll(async () => {
     db = await createTestDatabase();
-    await migrate(db.pool, checkpointMigrations);
+    await migrate(db.pool, projectionMigrations(reads));
   });
   afterAll(async () => {
     await db.drop();
