@@ -54,23 +54,14 @@ export const callbackScheduleProjection: Projection<Tables> = {
       id: 'projections/callback-schedule/004-only-undelivered',
       sql: (t) => `delete from ${t.callback_deliveries} where state = 'acknowledged';`,
     },
-    // A claim takes each merchant's oldest due deliveries from an index by merchant, so that what it reads does
-    // not grow with the backlog of merchants whose slots are full; deliveries whose merchant is not on the row
-    // yet have an index of their own. The merchant was written at the first attempt: the rows before it get it now.
+    // A claim that finds merchants whose slots are full filling its window of the oldest due deliveries takes
+    // each merchant's oldest due deliveries from an index by merchant, so that what it reads does not grow with
+    // their backlog; deliveries whose merchant is not on the row yet have an index of their own. The merchant was
+    // written at the first attempt: the rows from before get it now.
     {
       id: 'projections/callback-schedule/005-by-merchant',
       sql: (t) => `
     update ${t.callback_deliveries} d set merchant_id = o.merchant_id from rm_orders o where d.merchant_id is null and o.order_no = d.order_no;
-    do $$
-    declare index_name text;
-    begin
-      for index_name in
-        select i.relname from pg_index x join pg_class i on i.oid = x.indexrelid
-        where x.indrelid = '${t.callback_deliveries}'::regclass and pg_get_indexdef(x.indexrelid) like '%(due_at) WHERE (state = ''pending''::text)'
-      loop
-        execute format('drop index %I', index_name);
-      end loop;
-    end $$;
     create index on ${t.callback_deliveries} (merchant_id, due_at) where state = 'pending';
     create index on ${t.callback_deliveries} (due_at) where state = 'pending' and merchant_id is null;`,
     },

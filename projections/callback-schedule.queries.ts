@@ -70,50 +70,36 @@ export interface ClaimLimits {
   retryDelaysMs: readonly number[];
 }
 
-/**
- * Due deliveries whose merchant is on no row yet looked at per claim, per
- * free slot: each is read from the orders read model to learn its merchant.
- */
-const UNKNOWN_MERCHANT_CANDIDATES_PER_SLOT = 4;
+/** Due deliveries a claim looks at first, per free slot: enough that a merchant with a long backlog seldom hides the others. */
+const CANDIDATES_PER_SLOT = 4;
 
 /**
- * Leases the oldest due deliveries, at most as many of one merchant as it
- * has free slots. Without the cap a claim took a busy merchant's whole
- * backlog only to hand back all but a few, each with a read of the order's
- * stream and a statement of its own, claim after claim.
- *
- * What a claim reads is bounded by the merchants with something pending and
- * by the free slots, never by the backlog: it walks the merchants of the
- * pending deliveries in their index (one probe each), and takes from each
- * merchant with a free slot its oldest due deliveries, as many as it has
- * free slots. A claim that walked the due deliveries in due order instead
- * had to pass over every delivery of the merchants whose slots were full: a
- * backlog that formed in a slow minute made each claim slower, and at 850
- * orders a second the callbacks fell to 30 a second while the backlog grew.
- *
- * The projection writes a delivery's merchant into its row from the orders
- * read model in the batch that schedules it. A delivery with no merchant on
- * its row (the read model had no row for the order, or an acknowledged
- * callback was put back by hand) is found through an index of its own, its
- * merchant read from the orders read model, and the claim writes it in.
- *
- * Where it knows the merchant and the orders read model shows the order
- * final (what the callback carries comes with the claim), the claim also
- * writes the next attempt down as startAttempts does (the count moved, the
- * fallback due time set, the attempt's row inserted with the merchant's
- * current callback URL) and returns the merchant's key: the attempt is
- * counted before it is sent, without two more statements and another
- * version of the delivery's row. Any other delivery is started by its
- * sender once it has read the order's events. Deliveries come oldest due
- * first.
+ * The oldest due deliveries, `$1 * CANDIDATES_PER_SLOT` of them whoever
+ * their merchants, each with its merchant (from its row, or else from the
+ * orders read model) and that merchant's free slots. Bounded by the free
+ * slots; `window_full` when there were as many as it takes.
  */
-export async function claimDeliveries(pool: Pool, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
-  const inFlight = [...limits.inFlight];
-  const { rows } = await pool.query<ClaimRow>({
-    name: 'callbacks-claim',
-    text: `with recursive
-       -- The merchants with a pending delivery: a skip scan of the merchants'
-       -- index, one probe a merchant however long its backlog.
+const OLDEST_DUE = `
+       candidates as (
+         select order_no, due_at, merchant_id from callback_deliveries
+         where state = 'pending' and due_at <= now() and (lease_until is null or lease_until < now())
+         order by due_at limit $1 * ${CANDIDATES_PER_SLOT}),
+       due as (
+         select c.order_no, c.due_at, m.merchant_id, $6 - coalesce(f.n, 0) as free
+         from candidates c
+         -- The order's row is read only when the delivery's has no merchant (a join would read it for every candidate).
+         cross join lateral (select coalesce(c.merchant_id, (select o.merchant_id from rm_orders o where o.order_no = c.order_no)) as merchant_id) m
+         left join unnest($4::text[], $5::int[]) as f(merchant_id, n) on f.merchant_id = m.merchant_id),
+       window_full as (select (select count(*) from candidates) = $1 * ${CANDIDATES_PER_SLOT} as is_full)`;
+
+/**
+ * Each merchant's oldest due deliveries, as many as it has free slots:
+ * bounded by the merchants with a pending delivery (a skip scan of the
+ * index by merchant, one probe each) and the free slots, whatever the
+ * backlog of the merchants whose slots are full. Deliveries with no
+ * merchant on the row come from an index of their own.
+ */
+const EACH_MERCHANTS_OLDEST_DUE = `
        pending_merchants(merchant_id) as (
          (select merchant_id from callback_deliveries where state = 'pending' and merchant_id is not null order by merchant_id limit 1)
          union all
@@ -127,16 +113,73 @@ export async function claimDeliveries(pool: Pool, limits: ClaimLimits): Promise<
        due as (
          select d.order_no, d.due_at, m.merchant_id, m.free
          from with_free_slots m cross join lateral (
+           -- The merchant's due deliveries as a range of the (merchant_id, due_at) index: with merchant_id = m.merchant_id
+           -- the planner could walk the index by due time instead, through every other merchant's backlog.
            select order_no, due_at from callback_deliveries
-           where merchant_id = m.merchant_id and state = 'pending' and due_at <= now() and (lease_until is null or lease_until < now())
-           order by due_at limit m.free) d
+           where (merchant_id, due_at) >= (m.merchant_id, '-infinity') and (merchant_id, due_at) <= (m.merchant_id, now())
+             and state = 'pending' and (lease_until is null or lease_until < now())
+           order by merchant_id, due_at limit m.free) d
          union all
          select d.order_no, d.due_at, o.merchant_id, $6 - coalesce(f.n, 0)
          from (select order_no, due_at from callback_deliveries
                where merchant_id is null and state = 'pending' and due_at <= now() and (lease_until is null or lease_until < now())
-               order by due_at limit $1 * ${UNKNOWN_MERCHANT_CANDIDATES_PER_SLOT}) d
+               order by due_at limit $1 * ${CANDIDATES_PER_SLOT}) d
          left join rm_orders o on o.order_no = d.order_no
          left join unnest($4::text[], $5::int[]) as f(merchant_id, n) on f.merchant_id = o.merchant_id),
+       window_full as (select false as is_full)`;
+
+/**
+ * Leases the oldest due deliveries, at most as many of one merchant as it
+ * has free slots. Without the cap a claim took a busy merchant's whole
+ * backlog only to hand back all but a few, each with a read of the order's
+ * stream and a statement of its own, claim after claim.
+ *
+ * A claim looks first at the oldest due deliveries, four per free slot
+ * (OLDEST_DUE): with no backlog that is every delivery due, and the
+ * cheapest look. When that window was full and the claim took fewer than
+ * the free slots, merchants whose slots are full had filled it, and
+ * others' deliveries may wait behind them: it claims again at once from
+ * each merchant's own oldest due deliveries (EACH_MERCHANTS_OLDEST_DUE),
+ * whose cost is bounded by the merchants with something pending, not by
+ * the backlog. A claim that looked further down the due deliveries
+ * instead passed over every delivery of the merchants whose slots were
+ * full: once a slow minute left a backlog, each claim got slower, and at
+ * 850 orders a second the callbacks fell to 30 a second while the backlog
+ * grew.
+ *
+ * A delivery's merchant is written into its row by the projection batch
+ * that schedules it, from the orders read model (which the same batch
+ * brought up to date). A delivery with no merchant on its row (the read
+ * model had no row for the order, or an acknowledged callback was put back
+ * by hand) gets its merchant from the orders read model here, and the
+ * claim writes it in.
+ *
+ * Where it knows the merchant and the orders read model shows the order
+ * final (what the callback carries comes with the claim), the claim also
+ * writes the next attempt down as startAttempts does (the count moved, the
+ * fallback due time set, the attempt's row inserted with the merchant's
+ * current callback URL) and returns the merchant's key: the attempt is
+ * counted before it is sent, without two more statements and another
+ * version of the delivery's row. Any other delivery is started by its
+ * sender once it has read the order's events. Deliveries come oldest due
+ * first, in each of the two claims.
+ */
+export async function claimDeliveries(pool: Pool, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
+  const first = await claimFrom(pool, 'callbacks-claim-oldest', OLDEST_DUE, limits);
+  const slots = limits.slots - first.deliveries.length;
+  if (!first.windowFull || slots === 0) return first.deliveries;
+  const inFlight = new Map(limits.inFlight);
+  for (const { merchant_id } of first.deliveries) if (merchant_id !== null) inFlight.set(merchant_id, (inFlight.get(merchant_id) ?? 0) + 1);
+  const second = await claimFrom(pool, 'callbacks-claim-by-merchant', EACH_MERCHANTS_OLDEST_DUE, { ...limits, slots, inFlight });
+  return [...first.deliveries, ...second.deliveries];
+}
+
+/** One claim from the candidates that `due` (with `window_full`) defines. */
+async function claimFrom(pool: Pool, name: string, due: string, limits: ClaimLimits): Promise<{ deliveries: ClaimedDelivery[]; windowFull: boolean }> {
+  const inFlight = [...limits.inFlight];
+  const { rows } = await pool.query<ClaimRow>({
+    name,
+    text: `with recursive ${due},
        capped as (
          select order_no, merchant_id, due_at from (
            select due.*, row_number() over (partition by merchant_id order by due_at) as nth from due) r
@@ -178,9 +221,11 @@ export async function claimDeliveries(pool: Pool, limits: ClaimLimits): Promise<
          where k.starts
          on conflict do nothing
          returning order_no)
+       -- One row with no delivery when nothing was claimed: window_full is wanted all the same.
        select k.order_no, k.merchant_id, k.attempts_made, k.max_attempts, k.manual_requested, k.order,
-         s.order_no is not null as started, r.api_key, r.app_secret_enc, r.callback_url
-       from claimed k
+         s.order_no is not null as started, r.api_key, r.app_secret_enc, r.callback_url, w.is_full as window_full
+       from window_full w
+       left join claimed k on true
        left join started s on s.order_no = k.order_no
        left join recipients r on r.order_no = k.order_no
        order by k.claimed_due_at, k.order_no`,
@@ -195,14 +240,19 @@ export async function claimDeliveries(pool: Pool, limits: ClaimLimits): Promise<
       limits.retryDelaysMs,
     ],
   });
-  return rows.map(({ api_key, app_secret_enc, callback_url, ...delivery }) => ({
-    ...delivery,
-    // api_key is never null in merchants: null here means no merchants row was read.
-    recipient: api_key !== null ? { api_key, app_secret_enc: app_secret_enc!, callback_url } : null,
-  }));
+  return {
+    deliveries: rows
+      .filter((row) => row.order_no !== null)
+      .map(({ api_key, app_secret_enc, callback_url, window_full: _, ...delivery }) => ({
+        ...delivery,
+        // api_key is never null in merchants: null here means no merchants row was read.
+        recipient: api_key !== null ? { api_key, app_secret_enc: app_secret_enc!, callback_url } : null,
+      })),
+    windowFull: rows[0]?.window_full ?? false,
+  };
 }
 
-type ClaimRow = Omit<ClaimedDelivery, 'recipient'> & { [K in keyof RecipientRow]: RecipientRow[K] | null };
+type ClaimRow = Omit<ClaimedDelivery, 'recipient'> & { [K in keyof RecipientRow]: RecipientRow[K] | null } & { window_full: boolean };
 
 // ---------------------------------------------------------------------------
 // Attempts a sender writes itself: those the claim did not start, and every result.

@@ -128,7 +128,7 @@ describe('claiming callback deliveries', () => {
     return counts;
   };
 
-  it('reaches the merchants behind other merchants’ long backlogs in one claim, oldest due first', async () => {
+  it('reaches the merchants behind other merchants’ long backlogs in one call, oldest due first', async () => {
     await backlog('A', 'mch_a', 50, 1_000);
     await backlog('C', 'mch_c', 50, 500);
     await due('B-0', 50, { inReadModel: 'mch_b' });
@@ -142,7 +142,7 @@ describe('claiming callback deliveries', () => {
     );
   });
 
-  it('fills every merchant’s free slots in one claim, a merchant known only from the read model among them, and stops at the free slots', async () => {
+  it('fills every merchant’s free slots in one call, a merchant known only from the read model among them, and stops at the free slots', async () => {
     for (const [i, prefix] of ['A', 'C', 'D', 'E', 'F'].entries()) await backlog(prefix, `mch_${prefix.toLowerCase()}`, 100, 10_000 - 1_000 * i);
     // mch_g's merchant is on no row, only in the orders read model, and its deliveries are the oldest of all.
     for (let i = 0; i < 100; i++) await due(`G-${i}`, 20_000 - i, { inReadModel: 'mch_g' });

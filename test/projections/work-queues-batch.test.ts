@@ -151,10 +151,11 @@ describe('the callback schedule beside the orders read model', () => {
       { order_no: 'OLD-NO-ORDER', merchant_id: null },
       { order_no: 'OLD-STARTED', merchant_id: 'mch_8' },
     ]);
-    const indexes = await deliveries.pool().query(`select indexdef from pg_indexes where tablename = $1 order by indexdef`, [t.callback_deliveries]);
-    expect(indexes.rows.map((r) => r.indexdef.replace(/^.* USING /, ''))).toEqual([
+    const indexes = await deliveries.pool().query(`select indexdef from pg_indexes where tablename = $1`, [t.callback_deliveries]);
+    expect(indexes.rows.map((r) => r.indexdef.replace(/^.* USING /, '')).sort()).toEqual([
       "btree (created_at) WHERE (state = 'exhausted'::text)",
       "btree (due_at) WHERE ((state = 'pending'::text) AND (merchant_id IS NULL))",
+      "btree (due_at) WHERE (state = 'pending'::text)",
       "btree (merchant_id, due_at) WHERE (state = 'pending'::text)",
       'btree (order_no)',
     ]);
