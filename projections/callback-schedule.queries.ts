@@ -362,10 +362,11 @@ export async function recordAttemptResults(pool: Pool, instanceId: string, resul
          acknowledged = r.acknowledged, error = r.error
        from outcome r where a.order_no = any($3::text[]) and a.order_no = r.order_no and a.attempt = r.attempt
      ),
+     -- By the acknowledged orders' numbers alone, joining nothing: joined with outcome, whose acknowledged rows the
+     -- planner put at one, it became a nested loop over a sequential scan of the deliveries, once per result.
      delivered as (
-       delete from callback_deliveries d using outcome r
-       where d.order_no = any($3::text[]) and d.order_no = r.order_no and d.leased_by = $2 and r.next = 'acknowledged'
-         and not d.manual_requested
+       delete from callback_deliveries d
+       where d.order_no = any($4::text[]) and d.leased_by = $2 and not d.manual_requested
      )
      -- A manual redelivery requested while the attempt was in flight still gets its attempt, now.
      update callback_deliveries d set lease_until = null,
@@ -376,7 +377,12 @@ export async function recordAttemptResults(pool: Pool, instanceId: string, resul
      from outcome r
      where d.order_no = any($3::text[]) and d.order_no = r.order_no and d.leased_by = $2
        and (r.next <> 'acknowledged' or d.manual_requested)`,
-    [JSON.stringify(results), instanceId, results.map((result) => result.order_no)],
+    [
+      JSON.stringify(results),
+      instanceId,
+      results.map((result) => result.order_no),
+      results.filter((result) => result.next === 'acknowledged').map((result) => result.order_no),
+    ],
   );
   return results.map(() => undefined);
 }
