@@ -4,6 +4,19 @@ import { allMigrations } from '../../src/schema';
 import { PlanTestDatabase, planTestDatabase, scansBetween } from '../support/table-scans';
 import { TestDatabase } from '../support/test-database';
 
+/** A first attempt's result: the merchant acknowledged it. */
+const acknowledged = (orderNo: string): AttemptResult => ({
+  order_no: orderNo,
+  attempt: 1,
+  next: 'acknowledged',
+  delay_ms: 0,
+  status_code: 200,
+  latency_ms: 5,
+  reply_excerpt: 'SUCCESS',
+  acknowledged: true,
+  error: null,
+});
+
 /**
  * The attempt statements name their rows by primary key, so they must walk
  * it however the tables have grown since the statements were first run. A
@@ -32,17 +45,6 @@ describe('callback attempt statements as the tables grow', () => {
     url: 'https://merchant.example/callback',
     merchant_id: 'mch_1',
     delay_ms: 10_000,
-  });
-  const acknowledged = (orderNo: string): AttemptResult => ({
-    order_no: orderNo,
-    attempt: 1,
-    next: 'acknowledged',
-    delay_ms: 0,
-    status_code: 200,
-    latency_ms: 5,
-    reply_excerpt: 'SUCCESS',
-    acknowledged: true,
-    error: null,
   });
 
   /** Three new deliveries leased to the sender, started and acknowledged in one call each. */
@@ -115,17 +117,7 @@ describe('recording a batch of acknowledgements among the pages of deleted deliv
     await recordAttemptResults(
       connection,
       'sender',
-      Array.from({ length: results }, (_, i) => ({
-        order_no: `ACK-${i + 1}`,
-        attempt: 1,
-        next: 'acknowledged' as const,
-        delay_ms: 0,
-        status_code: 200,
-        latency_ms: 5,
-        reply_excerpt: 'SUCCESS',
-        acknowledged: true,
-        error: null,
-      })),
+      Array.from({ length: results }, (_, i) => acknowledged(`ACK-${i + 1}`)),
     );
 
     const read = scansBetween(before, await planned.scans());
