@@ -24,7 +24,7 @@ const TABLE_OWNERS = {
     alsoIn: {
       // Each joins the order's row in a statement about its own table.
       'projections/wallets.queries.ts': 'the stray holds',
-      'projections/callback-schedule.queries.ts': "a claim reads the callback's body",
+      'projections/callback-claims.queries.ts': "a claim reads the callback's body",
       'projections/callback-schedule.projection.ts': "a delivery's merchant, written with it",
     },
   },
@@ -35,11 +35,15 @@ const TABLE_OWNERS = {
   // The senders' claims and attempts in one file, what staff and operators read of them in the other.
   callback_deliveries: {
     owner: 'projections/callback-schedule.queries.ts',
-    alsoIn: { 'projections/callback-log.queries.ts': 'the log, redelivery and backlog' },
+    alsoIn: { 'projections/callback-claims.queries.ts': 'the claims', 'projections/callback-log.queries.ts': 'the log, redelivery and backlog' },
   },
   callback_attempts: {
     owner: 'projections/callback-schedule.queries.ts',
-    alsoIn: { 'projections/callback-log.queries.ts': 'the delivery log', 'src/callbacks/callbacks.migrations.ts': 'creates it' },
+    alsoIn: {
+      'projections/callback-claims.queries.ts': 'a claim writes the attempt it starts',
+      'projections/callback-log.queries.ts': 'the delivery log',
+      'src/callbacks/callbacks.migrations.ts': 'creates it',
+    },
   },
   callback_attempt_minutes: {
     owner: 'projections/callback-schedule.queries.ts',

@@ -10,16 +10,8 @@ import { formatAmount, Minor } from '../shared/money';
 import { isoTimestamp } from '../shared/clock';
 import { DispatchedWorker, JobDispatcher } from '../infrastructure/jobs/job-dispatcher';
 import { StatementBatcher } from '../infrastructure/postgres/statement-batcher';
-import {
-  AttemptResult,
-  AttemptStart,
-  ClaimedDelivery,
-  claimDeliveries,
-  handBackDelivery,
-  ReadModelOrder,
-  recordAttemptResults,
-  startAttempts,
-} from '../../projections/callback-schedule.queries';
+import { ClaimedDelivery, claimDeliveries, ReadModelOrder } from '../../projections/callback-claims.queries';
+import { AttemptResult, AttemptStart, handBackDelivery, recordAttemptResults, startAttempts } from '../../projections/callback-schedule.queries';
 import { CallbackAttemptResult, sendCallback } from './delivery/callback-sender';
 
 export interface CallbackOptions {

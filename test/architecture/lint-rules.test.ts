@@ -188,7 +188,8 @@ describe('the lint rules (ESLint)', () => {
     it.each([
       ['projections/orders.queries.ts', ['rm_orders']],
       ['projections/wallets.queries.ts', ['rm_wallets', 'rm_wallet_holds', 'rm_statement_lines', 'rm_wallet_snapshots', 'rm_orders']],
-      ['projections/callback-schedule.queries.ts', ['callback_deliveries', 'callback_attempts', 'rm_orders']],
+      ['projections/callback-schedule.queries.ts', ['callback_deliveries', 'callback_attempts']],
+      ['projections/callback-claims.queries.ts', ['callback_deliveries', 'callback_attempts', 'rm_orders']],
       ['projections/callback-log.queries.ts', ['callback_deliveries', 'callback_attempts']],
       ['projections/fulfilment-jobs.queries.ts', ['fulfilment_jobs']],
       ['projections/checkpoints.ts', ['projection_checkpoints']],

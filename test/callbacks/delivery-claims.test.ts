@@ -1,4 +1,4 @@
-import { claimDeliveries } from '../../projections/callback-schedule.queries';
+import { claimDeliveries } from '../../projections/callback-claims.queries';
 import { migrate } from '../../src/infrastructure/postgres/migrations';
 import { allMigrations } from '../../src/schema';
 import { PlanTestDatabase, planTestDatabase, scansBetween } from '../support/table-scans';
