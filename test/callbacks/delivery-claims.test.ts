@@ -1,3 +1,4 @@
+import { Pool, QueryConfig } from 'pg';
 import { claimDeliveries } from '../../projections/callback-claims.queries';
 import { migrate } from '../../src/infrastructure/postgres/migrations';
 import { allMigrations } from '../../src/schema';
@@ -36,8 +37,19 @@ describe('claiming callback deliveries', () => {
       );
   }
 
+  /** The names of the statements the claims sent, in order. */
+  let statements: string[];
+  beforeEach(() => (statements = []));
+  const recordingPool = () =>
+    ({
+      query: (config: QueryConfig) => {
+        statements.push(config.name ?? '');
+        return db.pool.query(config);
+      },
+    }) as unknown as Pool;
+
   const claim = (slots: number, inFlight: Record<string, number> = {}) =>
-    claimDeliveries(db.pool, {
+    claimDeliveries(recordingPool(), {
       slots,
       perMerchant: 3,
       inFlight: new Map(Object.entries(inFlight)),
@@ -127,6 +139,26 @@ describe('claiming callback deliveries', () => {
     }
     return counts;
   };
+
+  it('claims by merchant only when full merchants filled its window and slots are left', async () => {
+    // Few due: the window holds them all.
+    await due('A-0', 30, { onRow: 'mch_a' });
+    await due('B-0', 20, { onRow: 'mch_b' });
+    expect((await claim(10)).map((d) => d.order_no)).toEqual(['A-0', 'B-0']);
+    expect(statements).toEqual(['callbacks-claim-oldest']);
+
+    // A full window, and every free slot taken from it.
+    statements = [];
+    await backlog('C', 'mch_c', 20, 500);
+    await backlog('D', 'mch_d', 20, 400);
+    expect(merchantsOf(await claim(2))).toEqual({ C: 2 });
+    expect(statements).toEqual(['callbacks-claim-oldest']);
+
+    // A window full of a full merchant's deliveries, with slots left: the other merchant's are reached by merchant.
+    statements = [];
+    expect(merchantsOf(await claim(4, { mch_c: 3 }))).toEqual({ D: 3 });
+    expect(statements).toEqual(['callbacks-claim-oldest', 'callbacks-claim-by-merchant']);
+  });
 
   it('reaches the merchants behind other merchants’ long backlogs in one call, oldest due first', async () => {
     await backlog('A', 'mch_a', 50, 1_000);
