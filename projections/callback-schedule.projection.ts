@@ -18,6 +18,7 @@ type Tables = 'callback_deliveries';
 export const callbackScheduleProjection: Projection<Tables> = {
   name: 'callback-schedule',
   tables: ['callback_deliveries'],
+  inFlight: ['callback_deliveries'],
   migrations: [
     {
       id: 'projections/callback-schedule/001-tables',

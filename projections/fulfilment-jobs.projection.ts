@@ -16,6 +16,7 @@ type Tables = 'fulfilment_jobs';
 export const fulfilmentJobsProjection: Projection<Tables> = {
   name: 'fulfilment-jobs',
   tables: ['fulfilment_jobs'],
+  inFlight: ['fulfilment_jobs'],
   migrations: [
     {
       id: 'projections/fulfilment-jobs/001-tables',

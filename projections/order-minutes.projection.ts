@@ -55,6 +55,7 @@ const TIMED: readonly MinuteCount[] = ['answered_delivered', 'answered_refused',
 export const orderMinutesProjection: Projection<Tables> = {
   name: 'order-minutes',
   tables: ['rm_order_minutes', 'rm_upstream_latency', 'rm_upstream_sends'],
+  inFlight: ['rm_upstream_sends'],
   migrations: [
     {
       id: 'projections/order-minutes/001-tables',

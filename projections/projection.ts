@@ -26,6 +26,11 @@ export interface Projection<K extends string = string> {
   readonly name: string;
   readonly tables: readonly K[];
   /**
+   * Of those, the tables with a row per order in flight, deleted when the
+   * order moves on: vacuumed every few seconds (in-flight-vacuum.ts).
+   */
+  readonly inFlight?: readonly K[];
+  /**
    * The DDL of the tables, in release order: each is a migration of the live
    * tables, and a rebuild runs them all on fresh tables.
    */

@@ -1,9 +1,12 @@
-import { Global, Injectable, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Global, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { Pool } from 'pg';
-import { PG_POOL } from '../src/infrastructure/infrastructure.tokens';
+import { AppConfig } from '../src/config/config';
+import { APP_CONFIG, PG_POOL } from '../src/infrastructure/infrastructure.tokens';
+import { logFailure } from '../src/infrastructure/logging/log-failure';
 import { RECOVERY_CANDIDATES } from '../src/ledger/ports/recovery-candidates.port';
 import { WARMUP_CANDIDATES } from '../src/ledger/ports/warmup-candidates.port';
 import { fedProjections } from './all-projections';
+import { InFlightVacuum, inFlightTables } from './in-flight-vacuum';
 import { ProjectionRunner } from './projection-runner';
 import { projectionRunnerProvider } from './projection-runner.provider';
 import { ReadModelRecoveryCandidates } from './recovery-candidates.queries';
@@ -22,11 +25,34 @@ class ProjectionLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
   }
 }
 
+/** Vacuums the in-flight tables while the application runs. */
+@Injectable()
+class InFlightVacuumLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly vacuum: InFlightVacuum;
+
+  constructor(@Inject(PG_POOL) pool: Pool, @Inject(APP_CONFIG) config: AppConfig, runner: ProjectionRunner) {
+    const logger = new Logger('InFlightVacuum');
+    this.vacuum = new InFlightVacuum(pool, inFlightTables(fedProjections), config.inFlightVacuumIntervalMs, (error) =>
+      logFailure(logger, 'vacuum of the in-flight tables failed', error),
+    );
+    runner.onApplied(() => this.vacuum.changed());
+  }
+
+  onApplicationBootstrap(): void {
+    this.vacuum.start();
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.vacuum.stop();
+  }
+}
+
 @Global()
 @Module({
   providers: [
     projectionRunnerProvider(ProjectionRunner, fedProjections, 'Projections'),
     ProjectionLifecycle,
+    InFlightVacuumLifecycle,
     { provide: RECOVERY_CANDIDATES, inject: [PG_POOL], useFactory: (pool: Pool) => new ReadModelRecoveryCandidates(pool) },
     { provide: WARMUP_CANDIDATES, inject: [PG_POOL], useFactory: (pool: Pool) => new ReadModelWarmupCandidates(pool) },
   ],

@@ -26,6 +26,7 @@ export const isSnapshotRevision = (revision: bigint | number) => (Number(revisio
 export const walletsProjection: Projection<Tables> = {
   name: 'wallets',
   tables: ['rm_wallets', 'rm_wallet_holds', 'rm_statement_lines', 'rm_wallet_snapshots'],
+  inFlight: ['rm_wallet_holds'],
   migrations: [
     {
       id: 'projections/wallets/001-tables',

@@ -42,6 +42,10 @@ describe('loadConfig', () => {
       });
     });
 
+    it('vacuums the in-flight tables every 3 s', () => {
+      expect(config.inFlightVacuumIntervalMs).toBe(3000);
+    });
+
     it('waits 10 s for the database to answer again (a failover) before a request fails', () => {
       expect(config.databaseWaitMs).toBe(10_000);
     });
@@ -166,6 +170,8 @@ describe('loadConfig', () => {
       ['SECRETS_KEY_PREVIOUS with an empty item', { SECRETS_KEY_PREVIOUS: `${VALID_SECRETS_KEY},` }, 'SECRETS_KEY_PREVIOUS'],
       ['EVENT_STORE_POLL_MS=0', { EVENT_STORE_POLL_MS: '0' }, 'EVENT_STORE_POLL_MS'],
       ['ORDER_RECOVERY_INTERVAL_MS=x', { ORDER_RECOVERY_INTERVAL_MS: 'x' }, 'ORDER_RECOVERY_INTERVAL_MS'],
+      ['IN_FLIGHT_VACUUM_INTERVAL_MS=-1', { IN_FLIGHT_VACUUM_INTERVAL_MS: '-1' }, 'IN_FLIGHT_VACUUM_INTERVAL_MS'],
+      ['IN_FLIGHT_VACUUM_INTERVAL_MS=3s', { IN_FLIGHT_VACUUM_INTERVAL_MS: '3s' }, 'IN_FLIGHT_VACUUM_INTERVAL_MS'],
       ['WALLET_WARMUP=-1', { WALLET_WARMUP: '-1' }, 'WALLET_WARMUP'],
       ['WALLET_WARMUP=10001', { WALLET_WARMUP: '10001' }, 'WALLET_WARMUP'],
       ['WALLET_WARMUP_MAX_MS=1h', { WALLET_WARMUP_MAX_MS: '1h' }, 'WALLET_WARMUP_MAX_MS'],
