@@ -40,11 +40,12 @@ export class InFlightVacuum {
     private readonly intervalMs: number,
     private readonly onFailure: (error: unknown) => void,
   ) {
-    this.statement = `vacuum (skip_locked, parallel 0) ${tables.map(escapeIdentifier).join(', ')}`;
+    // With no tables named, VACUUM would take every table of the database.
+    this.statement = tables.length === 0 ? '' : `vacuum (skip_locked, parallel 0) ${tables.map(escapeIdentifier).join(', ')}`;
   }
 
   start(): void {
-    if (this.intervalMs === 0) return;
+    if (this.intervalMs === 0 || this.statement === '') return;
     this.schedule();
   }
 
@@ -62,7 +63,7 @@ export class InFlightVacuum {
 
   /** One round: every in-flight table not held by someone else. */
   async vacuum(): Promise<void> {
-    await this.pool.query(this.statement);
+    if (this.statement !== '') await this.pool.query(this.statement);
   }
 
   private schedule(): void {
