@@ -131,6 +131,7 @@ async function main(): Promise<void> {
   const finalInReadModel = async () =>
     Number((await db.pool.query<{ n: string }>(`select count(*) as n from rm_orders where stage in ('succeeded', 'failed')`)).rows[0].n);
 
+  const server = await serverSettings(db);
   const table_: Minute[] = [];
   let accepted = 0;
   let before = await counts();
@@ -138,7 +139,7 @@ async function main(): Promise<void> {
   const readsBefore = await readsByRelation(db);
   log(
     `soak: ${minutes} min, ${concurrency} clients (${hotClients} on the hot wallet), ${merchantCount} merchants, simulator delay ${delayMs} ms, callbacks ${callbacks ? 'on' : 'off'}, ` +
-      `the service's heap ${heapMb > 0 ? `limited to ${heapMb} MB` : "at Node's own limit"}`,
+      `the service's heap ${heapMb > 0 ? `limited to ${heapMb} MB` : "at Node's own limit"}; the database server: ${server}`,
   );
   for (let minute = 1; minute <= minutes && !wasInterrupted(); minute++) {
     const load = (clients: number, who: typeof merchants, tag: string) =>
@@ -276,8 +277,9 @@ async function main(): Promise<void> {
         reads.map((r) => [r.table, String(r.blocks), fmt(r.blocks / Math.max(1, accepted), 2), String(r.indexBlocks), r.size]),
       ),
       '',
-      `The service's heap ${heapMb > 0 ? `limited to ${heapMb} MB (--max-old-space-size)` : "at Node's own limit"}.`,
+      `The service's heap ${heapMb > 0 ? `limited to ${heapMb} MB (--max-old-space-size)` : "at Node's own limit"}. The database server: ${server}.`,
       firstAndLast(table_),
+      firstAndLastTen(table_),
       `After the load: every order final ${(drainMs / 1000).toFixed(1)} s later (${final.final} of ${accepted})` +
         (callbacks ? `, called back ${(calledBackDrainMs / 1000).toFixed(1)} s later (${calledBackOrders} of ${accepted})` : ', callbacks off') +
         `; the log ${final.events} events, the database ${size}.`,
@@ -318,6 +320,16 @@ function relationReads(before: Map<string, RelationCounters>, after: Map<string,
     .slice(0, 10);
 }
 
+/** The server settings a soak's figures depend on most, as `name value` pairs: memory, checkpoints, WAL, autovacuum. */
+async function serverSettings(db: Awaited<ReturnType<typeof freshDatabase>>): Promise<string> {
+  const { rows } = await db.pool.query<{ name: string; setting: string }>(
+    `select name, current_setting(name) as setting from pg_settings
+      where name in ('shared_buffers', 'max_wal_size', 'checkpoint_timeout', 'wal_compression', 'autovacuum', 'synchronous_commit')
+      order by name`,
+  );
+  return rows.map((r) => `${r.name} ${r.setting}`).join(', ');
+}
+
 /** The first two minutes against the last two: whether intake and its tail stayed flat. */
 function firstAndLast(minutes: readonly Minute[]): string {
   if (minutes.length < 4) return '';
@@ -331,6 +343,18 @@ function firstAndLast(minutes: readonly Minute[]): string {
     `CPU ms an order ${mean(first, (m) => m.serviceCpuMs).toFixed(2)} + ${mean(first, (m) => m.postgresCpuMs).toFixed(2)} -> ` +
     `${mean(last, (m) => m.serviceCpuMs).toFixed(2)} + ${mean(last, (m) => m.postgresCpuMs).toFixed(2)} (service + Postgres); ` +
     `RSS after the warm-up (minute ${warm.minute}) ${warm.rssMb.toFixed(0)} MB, at the end ${minutes[minutes.length - 1].rssMb.toFixed(0)} MB.`
+  );
+}
+
+/** The first ten minutes against the last ten, means of the minutes: less moved by one slow minute than the first and last two. */
+function firstAndLastTen(minutes: readonly Minute[]): string {
+  if (minutes.length < 20) return '';
+  const mean = (rows: readonly Minute[], f: (m: Minute) => number) => rows.reduce((n, m) => n + f(m), 0) / rows.length;
+  const first = minutes.slice(0, 10);
+  const last = minutes.slice(-10);
+  return (
+    `First ten minutes against the last ten (means): accepted/s ${mean(first, (m) => m.acceptedPerS).toFixed(0)} -> ${mean(last, (m) => m.acceptedPerS).toFixed(0)}, ` +
+    `p99 ${mean(first, (m) => m.p99).toFixed(1)} -> ${mean(last, (m) => m.p99).toFixed(1)} ms.`
   );
 }
 
