@@ -32,7 +32,8 @@ export class InFlightVacuum {
   private running?: Promise<void>;
   private stopped = false;
   private changedSinceRound = false;
-  private readonly statement: string;
+  /** Undefined with no tables named: VACUUM alone would take every table of the database. */
+  private readonly statement?: string;
 
   constructor(
     private readonly pool: Pool,
@@ -40,12 +41,11 @@ export class InFlightVacuum {
     private readonly intervalMs: number,
     private readonly onFailure: (error: unknown) => void,
   ) {
-    // With no tables named, VACUUM would take every table of the database.
-    this.statement = tables.length === 0 ? '' : `vacuum (skip_locked, parallel 0) ${tables.map(escapeIdentifier).join(', ')}`;
+    if (tables.length > 0) this.statement = `vacuum (skip_locked, parallel 0) ${tables.map(escapeIdentifier).join(', ')}`;
   }
 
   start(): void {
-    if (this.intervalMs === 0 || this.statement === '') return;
+    if (this.intervalMs === 0 || this.statement === undefined) return;
     this.schedule();
   }
 
@@ -63,7 +63,7 @@ export class InFlightVacuum {
 
   /** One round: every in-flight table not held by someone else. */
   async vacuum(): Promise<void> {
-    if (this.statement !== '') await this.pool.query(this.statement);
+    if (this.statement !== undefined) await this.pool.query(this.statement);
   }
 
   private schedule(): void {
