@@ -87,6 +87,41 @@ describe('vacuuming the in-flight tables', () => {
     expect(failures).toEqual([]);
   });
 
+  it('stops only once a round in progress has ended (a database being dropped must not have a vacuum running)', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let sent = false;
+    // The round's statement waits at the gate before it reaches Postgres.
+    const gated = {
+      query: async (sql: string) => {
+        sent = true;
+        await gate;
+        return db.pool.query(sql);
+      },
+    } as unknown as Pool;
+    const vacuum = new InFlightVacuum(gated, IN_FLIGHT, 20, () => undefined);
+    const before = await vacuums(db.pool);
+    vacuum.start();
+    vacuum.changed();
+    expect(
+      await until(
+        async () => sent,
+        (s) => s,
+        5000,
+      ),
+    ).toBe(true);
+
+    let stopped = false;
+    const stopping = vacuum.stop().then(() => (stopped = true));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(stopped).toBe(false);
+
+    open();
+    await stopping;
+    const after = await vacuums(db.pool);
+    expect(IN_FLIGHT.map((table) => after[table] - before[table])).toEqual([1, 1, 1, 1]);
+  });
+
   it('leaves a table someone else holds for the next round, without waiting for it', async () => {
     const holder = await db.pool.connect();
     try {
