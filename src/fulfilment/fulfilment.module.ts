@@ -93,6 +93,7 @@ class FulfilmentLifecycle implements OnApplicationBootstrap, OnModuleDestroy, On
         metrics: Metrics,
       ) => {
         const logger = new Logger('Fulfilment');
+        metrics.fulfilmentSlots.set(config.fulfilmentConcurrency);
         return new FulfilmentWorker(
           pool,
           store,
@@ -107,6 +108,13 @@ class FulfilmentLifecycle implements OnApplicationBootstrap, OnModuleDestroy, On
             pollMs: IDLE_POLL_MS,
             instanceId: instanceId(),
             onUpstreamOutcome: (outcome) => metrics.upstreamRequests.inc({ outcome }),
+            slots: {
+              taken: () => metrics.fulfilmentInFlight.inc(),
+              released: (heldMs) => {
+                metrics.fulfilmentInFlight.dec();
+                metrics.fulfilmentSlotSeconds.inc(heldMs / 1000);
+              },
+            },
           },
           (message, error) => (error ? logFailure(logger, message, error) : logger.warn(message)),
         );

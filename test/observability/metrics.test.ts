@@ -101,6 +101,10 @@ describe('GET /metrics', () => {
       expect(sample(metrics, 'topup_callback_attempts_total', { outcome: 'not_acknowledged' })).toBe(2);
       expect(sample(metrics, 'topup_callback_backlog')).toBe(0);
       expect(sample(metrics, 'topup_fulfilment_backlog')).toBe(0);
+      // The upstream slots: none held once both orders are final, and the delivered one held its slot at least the simulator's 10 ms.
+      expect(sample(metrics, 'topup_fulfilment_slots')).toBe(Number(FULFILMENT_ENV_EVERY_ORDER_ENDS.FULFILMENT_CONCURRENCY));
+      expect(sample(metrics, 'topup_fulfilment_in_flight')).toBe(0);
+      expect(sample(metrics, 'topup_fulfilment_slot_seconds_total')).toBeGreaterThanOrEqual(0.01);
       expect(sample(metrics, 'projection_lag_events', { projection: 'orders' })).toBe(0);
     } finally {
       await service.stop();

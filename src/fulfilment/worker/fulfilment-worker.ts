@@ -29,6 +29,13 @@ export interface FulfilmentOptions {
   instanceId: string;
   /** Told each top-up request's outcome (the metrics count them by instance). */
   onUpstreamOutcome?: (outcome: UpstreamOutcome['kind']) => void;
+  /** Told when an order takes one of the `concurrency` slots and, with how long it held it, when it gives it back (the metrics). */
+  slots?: SlotListener;
+}
+
+export interface SlotListener {
+  taken(): void;
+  released(heldMs: number): void;
 }
 
 /**
@@ -61,10 +68,23 @@ export class FulfilmentWorker extends DispatchedWorker<ClaimedJob> {
       concurrency: options.concurrency,
       pollMs: options.pollMs,
       claim: (limit) => claimJobs(this.pool, limit, this.options.leaseMs, this.options.instanceId),
-      run: (job) => this.fulfil(job),
+      run: (job) => this.holdingSlot(job),
       describe: (job) => `fulfilling ${job.order_no}`,
       log,
     });
+  }
+
+  /** A job holds its slot from its claim until it ends: the slots' use over time shows whether they bound fulfilment. */
+  private async holdingSlot(job: ClaimedJob): Promise<void> {
+    const { slots } = this.options;
+    if (!slots) return this.fulfil(job);
+    const started = performance.now();
+    slots.taken();
+    try {
+      await this.fulfil(job);
+    } finally {
+      slots.released(performance.now() - started);
+    }
   }
 
   private async fulfil(job: ClaimedJob): Promise<void> {
