@@ -1,5 +1,5 @@
 import { parseSamples } from '../support/prometheus-text';
-import { serverSide } from './service-metrics';
+import { serverSide, slotsHeld } from './service-metrics';
 
 const scrape = (submitCount: number, submitSum: number, refusedCount: number, refusedSum: number, appendCount: number, appendSum: number) =>
   parseSamples(
@@ -52,5 +52,19 @@ describe('npm run bench: what the service said about a load', () => {
   it('has nothing to say of a load in which no submit was answered', () => {
     const same = scrape(100, 2, 0, 0, 300, 3);
     expect(serverSide(same, same)).toBeUndefined();
+  });
+});
+
+describe("npm run bench: the service's upstream slots over a window", () => {
+  const slots = (seconds: number) =>
+    parseSamples(['# TYPE topup_fulfilment_slots gauge', 'topup_fulfilment_slots 256', `topup_fulfilment_slot_seconds_total ${seconds}`, ''].join('\n'));
+
+  it('the slot-seconds the window added, over its length, of the configured slots', () => {
+    // 2,400 slot-seconds over 10 s: 240 of the 256 held on average.
+    expect(slotsHeld(slots(100), slots(2500), 10_000)).toEqual({ busy: 240, of: 256 });
+  });
+
+  it('none held: zero, whatever the counter held before the window', () => {
+    expect(slotsHeld(slots(73.5), slots(73.5), 15_000)).toEqual({ busy: 0, of: 256 });
   });
 });

@@ -46,3 +46,15 @@ export function serverSide(before: MetricSamples, after: MetricSamples): ServerS
     })),
   };
 }
+
+/**
+ * The mean number of upstream slots held over a window (slot-seconds ÷
+ * seconds), of the service's FULFILMENT_CONCURRENCY: near all of them,
+ * the slots rather than the CPU bounded what it completed. A slot counts
+ * when it is given back, so one held across an edge counts on the side it
+ * ends; under a steady load the two edges' about cancel.
+ */
+export function slotsHeld(start: MetricSamples, end: MetricSamples, windowMs: number): { busy: number; of: number } {
+  const held = total(end, 'topup_fulfilment_slot_seconds_total') - total(start, 'topup_fulfilment_slot_seconds_total');
+  return { busy: held / (windowMs / 1000), of: total(end, 'topup_fulfilment_slots') };
+}

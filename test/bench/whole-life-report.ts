@@ -74,8 +74,27 @@ export function wholeLifeSection(settings: Settings, phase: WholeLifePhase): str
     '',
     `service ÷ whole-life peer within each pass: completed/s ${ratio(phase, (r) => r.completedPerS).show(3)}, ` +
       `CPU ms per completed order ${ratio(phase, (r) => r.cpuMsPerCompleted).show(3)}`,
+    ...slotsLine(phase),
     ...phase.checks.map((c) => c.text),
   ];
+}
+
+/** The share of the slots held on average above which they, rather than the CPU, bounded what the service completed. */
+export const SLOTS_BOUND_AT = 0.9;
+
+/** The service's upstream slots in use over each pass's window, and whether they bounded what it completed. */
+export function slotsLine(phase: WholeLifePhase): string[] {
+  const runs = phase.runs.filter((r) => r.system === 'service' && r.upstreamSlots);
+  if (runs.length === 0) return [];
+  const each = runs.map((r) => `pass ${r.pass} ${r.upstreamSlots!.busy.toFixed(1)}`).join(', ');
+  const bound = runs.filter((r) => r.upstreamSlots!.busy >= SLOTS_BOUND_AT * r.upstreamSlots!.of).length;
+  const verdict =
+    bound === runs.length
+      ? 'nearly all in every pass: the slots, not the CPU, bounded what it completed'
+      : bound === 0
+        ? 'slots to spare in every pass: they did not bound what it completed'
+        : `nearly all in ${bound} of ${runs.length} passes`;
+  return [`service's upstream slots held on average during the window, of its ${runs[0].upstreamSlots!.of} (FULFILMENT_CONCURRENCY): ${each}; ${verdict}`];
 }
 
 export function wholeLifeChecks(phase: WholeLifePhase): Check[] {

@@ -26,6 +26,7 @@ import { callbackReceiver, upstreamDelayMs, upstreamSimulator } from './end-to-e
 import { Credentials, LoadResult, percentile, runLoad } from './load-generator';
 import { CpuSnapshot, cpuSnapshot, postgresSeconds, sleep, startListening, Child } from './processes';
 import { DEPOSIT, PRICE, SKU_ID, startProvisionedService } from './service';
+import { MetricSamples, scrapeMetrics, slotsHeld } from './service-metrics';
 import { Settings } from './settings';
 import { freshDatabase, newCredentials } from './systems';
 import { TestDatabase } from '../support/test-database';
@@ -55,6 +56,8 @@ export interface WholeLifeRun {
   commitsPerOrder: number;
   rowsWrittenPerOrder: number;
   walBytesPerOrder: number;
+  /** The service's upstream slots over the window, from its /metrics: the mean number held, of how many (undefined for the peer). */
+  upstreamSlots?: { busy: number; of: number };
 }
 
 export interface WholeLifePhase {
@@ -171,6 +174,8 @@ async function measureOne(
   const tag = `life-${contender.system}-${pass}-${Date.now().toString(36)}`;
   const pid = contender.child.process.pid!;
   const edges: Partial<Record<'start' | 'end', { ms: number; cpu?: CpuSnapshot }>> = {};
+  // Read as the window opens and closes; a failed read leaves the slots out of the printout.
+  const scrapes: Partial<Record<'start' | 'end', Promise<MetricSamples | undefined>>> = {};
   log(`whole life, pass ${pass}: ${WHOLE_LIFE_LABELS[contender.system]}, closed loop at concurrency ${settings.concurrency}, ${settings.wholeLifeS} s`);
   const workBefore = await postgresWork(contender.db);
   const result = await runLoad({
@@ -183,6 +188,7 @@ async function measureOne(
     tag,
     onWindow: (edge) => {
       edges[edge] = { ms: Date.now(), cpu: cpuSnapshot(pid, contender.db.name) };
+      if (contender.system === 'service') scrapes[edge] = scrapeMetrics(contender.url).catch(() => undefined);
     },
   });
   const accepted = result.accepted + result.acceptedOutside;
@@ -203,6 +209,8 @@ async function measureOne(
   const lastCallback = Math.max(...times);
   await sleep(STATS_PUBLISHED_AFTER_MS);
   const workAfter = await postgresWork(contender.db);
+  const [slotsAtStart, slotsAtEnd] = [await scrapes.start, await scrapes.end];
+  const upstreamSlots = slotsAtStart && slotsAtEnd ? slotsHeld(slotsAtStart, slotsAtEnd, end.ms - start.ms) : undefined;
   return {
     system: contender.system,
     pass,
@@ -216,6 +224,7 @@ async function measureOne(
     commitsPerOrder: (workAfter.commits - workBefore.commits) / accepted,
     rowsWrittenPerOrder: (workAfter.rows - workBefore.rows) / accepted,
     walBytesPerOrder: (await walBytes(contender.db, workBefore.walLsn, workAfter.walLsn)) / accepted,
+    upstreamSlots,
   };
 }
 
