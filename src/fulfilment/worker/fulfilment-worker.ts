@@ -6,7 +6,7 @@ import { orderDecider, OrderState } from '../../ledger/order/order.decider';
 import { CommandRefusedError } from '../../shared/command-refused';
 import { orderStream } from '../../ledger/streams';
 import { formatAmount } from '../../shared/money';
-import { DispatchedWorker, JobDispatcher } from '../../infrastructure/jobs/job-dispatcher';
+import { DispatchedWorker, JobDispatcher, SlotListener } from '../../infrastructure/jobs/job-dispatcher';
 import { StatementBatcher } from '../../infrastructure/postgres/statement-batcher';
 import { SkuRoutes } from '../../merchant-directory';
 import { UpstreamOutcome, UpstreamProvider } from '../upstream/upstream.port';
@@ -29,13 +29,8 @@ export interface FulfilmentOptions {
   instanceId: string;
   /** Told each top-up request's outcome (the metrics count them by instance). */
   onUpstreamOutcome?: (outcome: UpstreamOutcome['kind']) => void;
-  /** Told when an order takes one of the `concurrency` slots and, with how long it held it, when it gives it back (the metrics). */
+  /** Told when an order takes one of the `concurrency` slots (from its claim until its upstream part is recorded) and when it gives it back. */
   slots?: SlotListener;
-}
-
-export interface SlotListener {
-  taken(): void;
-  released(heldMs: number): void;
 }
 
 /**
@@ -68,23 +63,11 @@ export class FulfilmentWorker extends DispatchedWorker<ClaimedJob> {
       concurrency: options.concurrency,
       pollMs: options.pollMs,
       claim: (limit) => claimJobs(this.pool, limit, this.options.leaseMs, this.options.instanceId),
-      run: (job) => this.holdingSlot(job),
+      run: (job) => this.fulfil(job),
       describe: (job) => `fulfilling ${job.order_no}`,
       log,
+      slots: options.slots,
     });
-  }
-
-  /** A job holds its slot from its claim until it ends: the slots' use over time shows whether they bound fulfilment. */
-  private async holdingSlot(job: ClaimedJob): Promise<void> {
-    const { slots } = this.options;
-    if (!slots) return this.fulfil(job);
-    const started = performance.now();
-    slots.taken();
-    try {
-      await this.fulfil(job);
-    } finally {
-      slots.released(performance.now() - started);
-    }
   }
 
   private async fulfil(job: ClaimedJob): Promise<void> {
