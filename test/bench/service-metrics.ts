@@ -55,6 +55,5 @@ export function serverSide(before: MetricSamples, after: MetricSamples): ServerS
  * ends; under a steady load the two edges' about cancel.
  */
 export function slotsHeld(start: MetricSamples, end: MetricSamples, windowMs: number): { busy: number; of: number } {
-  const held = total(end, 'topup_fulfilment_slot_seconds_total') - total(start, 'topup_fulfilment_slot_seconds_total');
-  return { busy: held / (windowMs / 1000), of: total(end, 'topup_fulfilment_slots') };
+  return { busy: grown(start, end, 'topup_fulfilment_slot_seconds_total') / (windowMs / 1000), of: total(end, 'topup_fulfilment_slots') };
 }

@@ -27,6 +27,14 @@ function mean(rows: readonly Minute[], figure: (m: Minute) => number): number {
   return rows.reduce((n, m) => n + figure(m), 0) / rows.length;
 }
 
+/** One figure's mean over the first minutes, then over the last: `1000 -> 860`. */
+function moved(first: readonly Minute[], last: readonly Minute[], figure: (m: Minute) => number, digits: number): string {
+  return `${mean(first, figure).toFixed(digits)} -> ${mean(last, figure).toFixed(digits)}`;
+}
+
+/** The CPU an order cost over some minutes: the service's + its database's. */
+const cpu = (rows: readonly Minute[]) => `${mean(rows, (m) => m.serviceCpuMs).toFixed(2)} + ${mean(rows, (m) => m.postgresCpuMs).toFixed(2)}`;
+
 /** The first two minutes against the last two: whether intake and its tail stayed flat. */
 export function firstAndLast(minutes: readonly Minute[]): string {
   if (minutes.length < 4) return '';
@@ -34,10 +42,9 @@ export function firstAndLast(minutes: readonly Minute[]): string {
   const last = minutes.slice(-2);
   const warm = minutes[Math.min(2, minutes.length - 1)];
   return (
-    `First two minutes against the last two: accepted/s ${mean(first, (m) => m.acceptedPerS).toFixed(0)} -> ${mean(last, (m) => m.acceptedPerS).toFixed(0)}, ` +
-    `p99 ${mean(first, (m) => m.p99).toFixed(1)} -> ${mean(last, (m) => m.p99).toFixed(1)} ms, final/s ${mean(first, (m) => m.finalPerS).toFixed(0)} -> ${mean(last, (m) => m.finalPerS).toFixed(0)}, ` +
-    `CPU ms an order ${mean(first, (m) => m.serviceCpuMs).toFixed(2)} + ${mean(first, (m) => m.postgresCpuMs).toFixed(2)} -> ` +
-    `${mean(last, (m) => m.serviceCpuMs).toFixed(2)} + ${mean(last, (m) => m.postgresCpuMs).toFixed(2)} (service + Postgres); ` +
+    `First two minutes against the last two: accepted/s ${moved(first, last, (m) => m.acceptedPerS, 0)}, ` +
+    `p99 ${moved(first, last, (m) => m.p99, 1)} ms, final/s ${moved(first, last, (m) => m.finalPerS, 0)}, ` +
+    `CPU ms an order ${cpu(first)} -> ${cpu(last)} (service + Postgres); ` +
     `RSS after the warm-up (minute ${warm.minute}) ${warm.rssMb.toFixed(0)} MB, at the end ${minutes[minutes.length - 1].rssMb.toFixed(0)} MB.`
   );
 }
@@ -47,8 +54,5 @@ export function firstAndLastTen(minutes: readonly Minute[]): string {
   if (minutes.length < 20) return '';
   const first = minutes.slice(0, 10);
   const last = minutes.slice(-10);
-  return (
-    `First ten minutes against the last ten (means): accepted/s ${mean(first, (m) => m.acceptedPerS).toFixed(0)} -> ${mean(last, (m) => m.acceptedPerS).toFixed(0)}, ` +
-    `p99 ${mean(first, (m) => m.p99).toFixed(1)} -> ${mean(last, (m) => m.p99).toFixed(1)} ms.`
-  );
+  return `First ten minutes against the last ten (means): accepted/s ${moved(first, last, (m) => m.acceptedPerS, 0)}, p99 ${moved(first, last, (m) => m.p99, 1)} ms.`;
 }

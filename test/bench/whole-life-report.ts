@@ -80,7 +80,7 @@ export function wholeLifeSection(settings: Settings, phase: WholeLifePhase): str
 }
 
 /** The share of the slots held on average above which they, rather than the CPU, bounded what the service completed. */
-export const SLOTS_BOUND_AT = 0.9;
+const SLOTS_BOUND_AT = 0.9;
 
 /** The service's upstream slots in use over each pass's window, and whether they bounded what it completed. */
 export function slotsLine(phase: WholeLifePhase): string[] {
