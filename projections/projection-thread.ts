@@ -12,8 +12,11 @@ import { GlobalPosition } from '../src/ledger/ports/event-store.port';
 import { fedProjections } from './all-projections';
 import { InProcessProjectionRunner } from './projection-runner';
 
+/** The event store's settings and how long the thread's pooled connections stay open unused (node-postgres's 10 s when not given). */
+export type ProjectionThreadConfig = EventStoreConfig & { databasePoolIdleMs?: number };
+
 export interface ProjectionThreadData {
-  config: EventStoreConfig;
+  config: ProjectionThreadConfig;
   /** The projections to run, by name, out of fedProjections. */
   projections: readonly string[];
 }
@@ -53,7 +56,7 @@ async function run({ config, projections: names }: ProjectionThreadData): Promis
     if (!projection) throw new Error(`no projection named ${name}`);
     return projection;
   });
-  const pool = createPool(config.database, { max: POOL_SIZE, applicationName: PROJECTION_THREAD_APPLICATION });
+  const pool = createPool(config.database, { max: POOL_SIZE, applicationName: PROJECTION_THREAD_APPLICATION, idleMs: config.databasePoolIdleMs });
   const store = await createEventStore(config, pool);
   const runner = new InProcessProjectionRunner(pool, store, projections, (message, error) => logFailure(logger, message, error));
   const reached = (): [string, GlobalPosition][] => names.map((name) => [name, runner.position(name)]);

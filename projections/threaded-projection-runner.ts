@@ -1,11 +1,10 @@
 import { LoggerService } from '@nestjs/common';
 import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { EventStoreConfig } from '../src/infrastructure/event-store/create-event-store';
 import { logFailure } from '../src/infrastructure/logging/log-failure';
 import { Projection } from './projection';
 import { ProjectionRunner } from './projection-runner';
-import type { ProjectionThreadCommand, ProjectionThreadData, ProjectionThreadMessage, ThreadError } from './projection-thread';
+import type { ProjectionThreadCommand, ProjectionThreadConfig, ProjectionThreadData, ProjectionThreadMessage, ThreadError } from './projection-thread';
 
 /** The thread's entry: the .ts beside this file under ts-node and Jest, the .js in a build. */
 const ENTRY = join(__dirname, `projection-thread${extname(__filename)}`);
@@ -48,17 +47,17 @@ export class ThreadedProjectionRunner extends ProjectionRunner {
   private stopping = false;
   private restartTimer?: NodeJS.Timeout;
   private restartDelayMs = RESTART_MIN_MS;
-  /** What each thread is started with: the event store's settings only (the service's configuration holds secrets). */
+  /** What each thread is started with: the event store's and the pool's settings only (the service's configuration holds secrets). */
   private readonly data: ProjectionThreadData;
 
   constructor(
     projections: readonly Projection[],
-    { eventStore, eventStoreConnectionString, eventStoreStreamPrefix, database, eventStorePollIntervalMs }: EventStoreConfig,
+    { eventStore, eventStoreConnectionString, eventStoreStreamPrefix, database, eventStorePollIntervalMs, databasePoolIdleMs }: ProjectionThreadConfig,
     private readonly logger: LoggerService,
   ) {
     super(projections);
     this.data = {
-      config: { eventStore, eventStoreConnectionString, eventStoreStreamPrefix, database, eventStorePollIntervalMs },
+      config: { eventStore, eventStoreConnectionString, eventStoreStreamPrefix, database, eventStorePollIntervalMs, databasePoolIdleMs },
       projections: projections.map((p) => p.name),
     };
   }

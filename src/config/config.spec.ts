@@ -50,6 +50,10 @@ describe('loadConfig', () => {
       expect(config.databaseWaitMs).toBe(10_000);
     });
 
+    it('keeps pooled connections open through 10 minutes with nothing to do', () => {
+      expect(config.databasePoolIdleMs).toBe(600_000);
+    });
+
     it('re-queries 8 orders at a time, and the built-in simulator refuses at once', () => {
       expect(config).toMatchObject({ requeryConcurrency: 8, upstreamSimFailureDelayMs: 0 });
     });
@@ -104,9 +108,11 @@ describe('loadConfig', () => {
       TRUST_PROXY: '2',
       WALLET_WARMUP: '0',
       DATABASE_WAIT_MS: '0',
+      DATABASE_POOL_IDLE_MS: '0',
     });
     expect(warnings).toEqual([]);
     expect(config.databaseWaitMs).toBe(0);
+    expect(config.databasePoolIdleMs).toBe(0);
     expect(config).toMatchObject({
       port: 9090,
       adminToken: VALID_ADMIN_TOKEN,
@@ -190,6 +196,8 @@ describe('loadConfig', () => {
       ['READY_MAX_LAG_MS=0', { READY_MAX_LAG_MS: '0' }, 'READY_MAX_LAG_MS'],
       ['DATABASE_WAIT_MS=10s', { DATABASE_WAIT_MS: '10s' }, 'DATABASE_WAIT_MS'],
       ['DATABASE_WAIT_MS=300001', { DATABASE_WAIT_MS: '300001' }, 'DATABASE_WAIT_MS'],
+      ['DATABASE_POOL_IDLE_MS=10m', { DATABASE_POOL_IDLE_MS: '10m' }, 'DATABASE_POOL_IDLE_MS'],
+      ['DATABASE_POOL_IDLE_MS=-1', { DATABASE_POOL_IDLE_MS: '-1' }, 'DATABASE_POOL_IDLE_MS'],
       [
         'HTTP_HEADERS_TIMEOUT_MS longer than HTTP_REQUEST_TIMEOUT_MS',
         { HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '10000' },

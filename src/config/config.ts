@@ -16,6 +16,8 @@ export interface AppConfig {
   readonly database: PoolConfig;
   /** How long work that needs the database waits for it to answer again before it fails; 0 fails at once. A Patroni failover after a lost primary takes a few seconds, a switchover less. */
   readonly databaseWaitMs: number;
+  /** How long the service's pooled connections stay open with nothing to do; 0 keeps them open. A new connection plans its statements again. */
+  readonly databasePoolIdleMs: number;
   readonly eventStore: 'postgres' | 'esdb';
   readonly eventStoreConnectionString?: string;
   /** Before every stream name in EventStoreDB: a ledger sharing the server sees only its own streams. */
@@ -162,6 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
     port,
     database: connectionConfig(databaseUrl, env),
     databaseWaitMs: read('DATABASE_WAIT_MS', '10000', integerIn(0, 300_000), 'an integer of milliseconds from 0 to 300000'),
+    databasePoolIdleMs: read('DATABASE_POOL_IDLE_MS', '600000', integerIn(0, 86_400_000), 'an integer of milliseconds from 0 to 86400000'),
     eventStore,
     eventStoreConnectionString,
     eventStoreStreamPrefix,

@@ -60,7 +60,11 @@ export class InfrastructureModule {
           provide: PG_POOL,
           // The database was checked (or created) before start-up: see startup-checks.ts.
           useFactory: async () => {
-            const pool = createPool(config.database, { waitMs: config.databaseWaitMs, onWait: () => metrics.databaseWaits.inc({ kind: 'connection' }) });
+            const pool = createPool(config.database, {
+              waitMs: config.databaseWaitMs,
+              idleMs: config.databasePoolIdleMs,
+              onWait: () => metrics.databaseWaits.inc({ kind: 'connection' }),
+            });
             metrics.watchPool('main', pool);
             const applied = await migrate(pool, migrations);
             if (applied.length > 0) logger.log(`applied migrations: ${applied.join(', ')}`);

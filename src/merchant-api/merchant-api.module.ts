@@ -70,7 +70,12 @@ class NonceHousekeeping implements OnModuleInit, OnModuleDestroy, OnApplicationS
       inject: [APP_CONFIG, METRICS],
       // Its own pool: admitting a request never queues behind ledger work.
       useFactory: (config: AppConfig, metrics: Metrics) => {
-        const pool = createPool(config.database, { max: 10, waitMs: config.databaseWaitMs, onWait: () => metrics.databaseWaits.inc({ kind: 'connection' }) });
+        const pool = createPool(config.database, {
+          max: 10,
+          waitMs: config.databaseWaitMs,
+          idleMs: config.databasePoolIdleMs,
+          onWait: () => metrics.databaseWaits.inc({ kind: 'connection' }),
+        });
         metrics.watchPool('admission', pool);
         return pool;
       },

@@ -19,6 +19,8 @@ import { Acknowledged, figuresTable, Load, roundFigures, RoundFigures, startLoad
 const DATABASE_WAIT_MS = 10_000;
 const SERVICE_ENV = {
   DATABASE_WAIT_MS: String(DATABASE_WAIT_MS),
+  // The default: pooled connections stay open through a lull, so the failover finds them on the old primary.
+  DATABASE_POOL_IDLE_MS: '600000',
   FULFILMENT_CONCURRENCY: '4',
   CALLBACK_CONCURRENCY: '0',
   ORDER_RECOVERY_INTERVAL_MS: '500',

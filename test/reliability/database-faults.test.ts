@@ -14,6 +14,8 @@ const INSTANCE_ENV = {
   CALLBACK_CONCURRENCY: '0',
   ORDER_RECOVERY_INTERVAL_MS: '500',
   ORDER_RECOVERY_GRACE_MS: '500',
+  // The default: idle pooled connections are kept, and the faults end them under the pools' feet.
+  DATABASE_POOL_IDLE_MS: '600000',
 };
 const CLIENTS = 8;
 const FINAL = new Set(['succeeded', 'failed']);

@@ -29,6 +29,9 @@ export const TEST_ENV = {
   ADMIN_TOKEN: 'test-admin-token-0123456789',
   SECRETS_KEY: '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff',
   EVENT_STORE_POLL_MS: '200',
+  // Suites run many services on one server (max_connections 100 on CI's): a suite's connections are let go
+  // 10 s after its load, not kept for its life. The suites of lost connections run with the default.
+  DATABASE_POOL_IDLE_MS: '10000',
   // Tests drive the process manager themselves.
   ORDER_RECOVERY_INTERVAL_MS: '3600000',
   // Fulfilment suites turn the worker on; elsewhere orders stay where the test put them.
