@@ -9,6 +9,7 @@ import { eventStoreMigrations } from './infrastructure/event-store/postgres-even
 import { Migration } from './infrastructure/postgres/migrations';
 import { merchantApiMigrations } from './merchant-api';
 import { provisioningMigrations } from './merchant-directory';
+import { instanceMigrations } from './observability';
 
 /** Every table the service owns, in the order they are created at start-up. */
 export function allMigrations(config: Pick<AppConfig, 'eventStore' | 'upstreamSimulator'>): Migration[] {
@@ -25,6 +26,7 @@ export function allMigrations(config: Pick<AppConfig, 'eventStore' | 'upstreamSi
     ...approvalMigrations,
     ...requeryJobMigrations,
     ...upstreamReportMigrations,
+    ...instanceMigrations,
     // Only where the in-process simulator runs: a production database with a real upstream never gets the table.
     ...(config.upstreamSimulator ? simulatorMigrations : []),
   ];

@@ -30,7 +30,7 @@ export type {
 export type { ReportRejectedEnvelope } from './reconciliation/reports/reports.controller';
 export type { ApplyResult, AppliedView, BulkApplyAmountView, BulkApplyOrderView, BulkApplyView } from './reconciliation/bulk-apply/bulk-apply.view';
 export type { RebuildStartedView, RebuildView } from './read-models/rebuild-runs';
-export type { ProjectionStatusView, StatusView } from './operations/status.reader';
+export type { InstanceStatusView, ProjectionStatusView, StatusView } from './operations/status.reader';
 export type { DashboardNowView, DashboardPointView, DashboardView, LowBalanceMerchantView } from './operations/dashboard.view';
 export type { ApprovalKind, ApprovalResult } from './approvals/approval.decider';
 export type { ApprovalPageView, ApprovalStatus, ApprovalView } from './approvals/approval.view';

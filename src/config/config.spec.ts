@@ -54,6 +54,10 @@ describe('loadConfig', () => {
       expect(config.databasePoolIdleMs).toBe(600_000);
     });
 
+    it('writes this instance’s row for the status page every 10 s', () => {
+      expect(config.instanceHeartbeatMs).toBe(10_000);
+    });
+
     it('re-queries 8 orders at a time, and the built-in simulator refuses at once', () => {
       expect(config).toMatchObject({ requeryConcurrency: 8, upstreamSimFailureDelayMs: 0 });
     });
@@ -198,6 +202,7 @@ describe('loadConfig', () => {
       ['DATABASE_WAIT_MS=300001', { DATABASE_WAIT_MS: '300001' }, 'DATABASE_WAIT_MS'],
       ['DATABASE_POOL_IDLE_MS=10m', { DATABASE_POOL_IDLE_MS: '10m' }, 'DATABASE_POOL_IDLE_MS'],
       ['DATABASE_POOL_IDLE_MS=-1', { DATABASE_POOL_IDLE_MS: '-1' }, 'DATABASE_POOL_IDLE_MS'],
+      ['INSTANCE_HEARTBEAT_MS=50', { INSTANCE_HEARTBEAT_MS: '50' }, 'INSTANCE_HEARTBEAT_MS'],
       [
         'HTTP_HEADERS_TIMEOUT_MS longer than HTTP_REQUEST_TIMEOUT_MS',
         { HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '10000' },

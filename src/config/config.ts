@@ -55,6 +55,8 @@ export interface AppConfig {
   /** Earlier keys, only to open secrets sealed before a rotation (reseal-secrets moves them to secretsKey). */
   readonly secretsKeysPrevious: readonly Buffer[];
   readonly orderRecoveryIntervalMs: number;
+  /** How often each instance writes its row in service_instances (the status page's instances). */
+  readonly instanceHeartbeatMs: number;
   /** How often the read models' in-flight tables are vacuumed (projections/in-flight-vacuum.ts); 0 leaves them to autovacuum. */
   readonly inFlightVacuumIntervalMs: number;
   readonly orderRecoveryGraceMs: number;
@@ -197,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): { config: AppC
     secretsKey,
     secretsKeysPrevious,
     orderRecoveryIntervalMs: read('ORDER_RECOVERY_INTERVAL_MS', '10000', integerIn(50, 3_600_000), 'an integer of milliseconds'),
+    instanceHeartbeatMs: read('INSTANCE_HEARTBEAT_MS', '10000', integerIn(100, 600_000), 'an integer of milliseconds from 100 to 600000'),
     inFlightVacuumIntervalMs: read('IN_FLIGHT_VACUUM_INTERVAL_MS', '3000', integerIn(0, 600_000), 'an integer of milliseconds from 0 (off) to 600000'),
     orderRecoveryGraceMs: read('ORDER_RECOVERY_GRACE_MS', '5000', integerIn(0, 3_600_000), 'an integer of milliseconds'),
     walletWarmup: read('WALLET_WARMUP', '100', integerIn(0, 10_000), 'an integer from 0 (off) to 10000'),

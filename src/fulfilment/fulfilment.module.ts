@@ -109,10 +109,14 @@ class FulfilmentLifecycle implements OnApplicationBootstrap, OnModuleDestroy, On
             instanceId: instanceId(),
             onUpstreamOutcome: (outcome) => metrics.upstreamRequests.inc({ outcome }),
             slots: {
-              taken: () => metrics.fulfilmentInFlight.inc(),
+              taken: () => {
+                metrics.fulfilmentInFlight.inc();
+                metrics.fulfilmentSlotTime.taken();
+              },
               released: (heldMs) => {
                 metrics.fulfilmentInFlight.dec();
                 metrics.fulfilmentSlotSeconds.inc(heldMs / 1000);
+                metrics.fulfilmentSlotTime.released();
               },
             },
           },

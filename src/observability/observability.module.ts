@@ -21,6 +21,7 @@ import { WalletWarmup } from '../ledger/wallet/wallet-warmup';
 import { MerchantApiModule } from '../merchant-api/merchant-api.module';
 import { IntakeGuard } from '../merchant-api';
 import { warnOfRiskySettings } from './database-settings';
+import { InstanceHeartbeat } from './instances/instance-heartbeat';
 
 /** Starts the METRICS_PORT listener with the service, and closes it with the service. */
 @Injectable()
@@ -103,6 +104,7 @@ class DatabaseSettingsCheck implements OnApplicationBootstrap {
     },
     MetricsListener,
     DatabaseSettingsCheck,
+    InstanceHeartbeat,
   ],
 })
 export class ObservabilityModule {}

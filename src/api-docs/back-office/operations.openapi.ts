@@ -7,13 +7,29 @@ export function statusPaths(): PathItems {
   return {
     [documentedPath(BACK_OFFICE_ROUTES.status)]: {
       get: operation({
-        summary: 'Whether the service keeps up: projections, fulfilment, callbacks, reconciliation',
+        summary: 'Whether the service keeps up: its instances and their upstream slots, projections, fulfilment, callbacks, reconciliation',
         roles: ['admin'],
         responses: {
           200: ok(
             'The status',
             open({
               at: timestamp,
+              instances: array(
+                open({
+                  instance: { type: 'string', description: 'host/pid/tag of the process' },
+                  started_at: timestamp,
+                  seen_at: {
+                    ...timestamp,
+                    description: 'When the instance last wrote its row (every INSTANCE_HEARTBEAT_MS); listed while within three of them',
+                  },
+                  fulfilment: open({
+                    slots: { ...integer({ minimum: 0 }), description: 'Its FULFILMENT_CONCURRENCY: orders it fulfils at once at most' },
+                    in_flight: { ...integer({ minimum: 0 }), description: 'Slots held when it last wrote its row' },
+                    held: { type: 'number', minimum: 0, description: 'Slots held on average between its last two writes' },
+                  }),
+                  callbacks: open({ slots: { ...integer({ minimum: 0 }), description: 'Its CALLBACK_CONCURRENCY' } }),
+                }),
+              ),
               projections: array(
                 open({
                   name: string(),

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Pool } from 'pg';
-import { PG_POOL } from '../../infrastructure/infrastructure.tokens';
 import { EVENT_STORE, EventStore, formatPosition } from '../../ledger/ports/event-store.port';
 import { isoTimestamp } from '../../shared/clock';
 import { oldestUnknownResult } from '../../../projections/orders.queries';
@@ -8,6 +7,9 @@ import { callbackBacklog } from '../../../projections/callback-log.queries';
 import { fulfilmentBacklog } from '../../../projections/fulfilment-jobs.queries';
 import { allCheckpointRows } from '../../../projections/checkpoints';
 import { allProjections } from '../../../projections/all-projections';
+import { AppConfig } from '../../config/config';
+import { APP_CONFIG, PG_POOL } from '../../infrastructure/infrastructure.tokens';
+import { liveInstances } from '../../observability';
 
 /** The read models POST /admin/v1/projections/rebuild takes: the workflow queues are fed from the log too, but are not rebuilt. */
 const REBUILDABLE = new Set(allProjections.map((p) => p.name));
@@ -27,9 +29,20 @@ export interface ProjectionStatusView {
   rebuildable: boolean;
 }
 
+/** A running instance and its upstream slots: FULFILMENT_CONCURRENCY, held now, and held on average over its last heartbeat. */
+export interface InstanceStatusView {
+  instance: string;
+  started_at: string;
+  seen_at: string;
+  fulfilment: { slots: number; in_flight: number; held: number };
+  callbacks: { slots: number };
+}
+
 /** The service's state at a glance. */
 export interface StatusView {
   at: string;
+  /** The instances that wrote their row within three heartbeats. */
+  instances: InstanceStatusView[];
   projections: ProjectionStatusView[];
   fulfilment: { pending: number; retrying: number; oldest_due_at: string | null };
   callbacks: { pending: number; exhausted: number; oldest_due_at: string | null };
@@ -50,10 +63,12 @@ export class StatusReader {
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'instanceHeartbeatMs'>,
   ) {}
 
   async current(): Promise<StatusView> {
-    const [checkpoints, fulfilment, callbacks, oldest] = await Promise.all([
+    const [instances, checkpoints, fulfilment, callbacks, oldest] = await Promise.all([
+      liveInstances(this.pool, 3 * this.config.instanceHeartbeatMs),
       allCheckpointRows(this.pool),
       fulfilmentBacklog(this.pool),
       callbackBacklog(this.pool),
@@ -74,6 +89,12 @@ export class StatusReader {
     );
     return {
       at: isoTimestamp(),
+      instances: instances.map((i) => ({
+        ...i,
+        started_at: isoTimestamp(i.started_at),
+        seen_at: isoTimestamp(i.seen_at),
+        fulfilment: { ...i.fulfilment, held: Math.round(i.fulfilment.held * 10) / 10 },
+      })),
       projections,
       fulfilment: { pending: fulfilment.pending, retrying: fulfilment.retrying, oldest_due_at: time(fulfilment.oldest) },
       callbacks: { pending: callbacks.pending, exhausted: callbacks.exhausted, oldest_due_at: time(callbacks.oldest) },

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { SlotTime } from './slot-time';
 
 export const METRICS = Symbol('Metrics');
 
@@ -96,6 +97,8 @@ export class Metrics {
     help: 'Seconds the upstream slots were held, summed over the slots: its rate is the mean number in use',
     registers: [this.registry],
   });
+  /** The same slots' use for the status page's instances (service_instances), exact over spans shorter than a job. */
+  readonly fulfilmentSlotTime = new SlotTime();
   readonly fulfilmentBacklog = this.gauge('topup_fulfilment_backlog', 'Fulfilment jobs not yet done (due, waiting to retry, or in flight)');
   readonly fulfilmentOldestAge = this.gauge('topup_fulfilment_oldest_job_age_seconds', 'Age of the oldest fulfilment job not yet done (0 when none)');
   readonly intakeWaiting = this.gauge(

@@ -7,7 +7,7 @@ import { h } from '../dom';
 import { refresh } from '../navigation';
 import type { StatusView } from '../replies';
 
-/** The service now: each read model's lag behind the log, the backlogs, and the oldest order waiting for a person. */
+/** The service now: its instances' upstream slots, each read model's lag behind the log, the backlogs, and the oldest order waiting for a person. */
 export async function statusPage(main: HTMLElement) {
   const reply = await api<StatusView>('GET', '/admin/v1/status');
   main.append(h('h1', {}, 'Service status'), h('button', { type: 'button', class: 'secondary', onclick: refresh }, 'Refresh'));
@@ -16,6 +16,19 @@ export async function statusPage(main: HTMLElement) {
   const oldest = s.reconciliation.oldest;
   main.append(
     h('p', { class: 'muted' }, `As of ${time(s.at)}`),
+    h('h2', {}, 'Instances'),
+    table(
+      [
+        ['Instance', (i) => i.instance],
+        ['Started', (i) => time(i.started_at)],
+        ['Last seen', (i) => time(i.seen_at)],
+        ['Upstream slots', (i) => String(i.fulfilment.slots), 'num'],
+        ['Held now', (i) => String(i.fulfilment.in_flight), 'num'],
+        ['Held on average', (i) => i.fulfilment.held.toFixed(1), 'num'],
+        ['Callback slots', (i) => String(i.callbacks.slots), 'num'],
+      ],
+      s.instances,
+    ),
     h('h2', {}, 'Projections'),
     table(
       [

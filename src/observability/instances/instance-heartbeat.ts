@@ -1,0 +1,67 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Pool } from 'pg';
+import { AppConfig } from '../../config/config';
+import { APP_CONFIG, PG_POOL } from '../../infrastructure/infrastructure.tokens';
+import { instanceId } from '../../infrastructure/jobs/instance-id';
+import { METRICS, Metrics } from '../../infrastructure/metrics/metrics';
+import { logFailure } from '../../infrastructure/logging/log-failure';
+
+/** A row not written for this long is an instance that ended without saying so (kill -9, a lost machine): any instance deletes it. */
+const FORGOTTEN_AFTER_S = 3600;
+
+/**
+ * Keeps this instance's row in service_instances: written at start and every
+ * INSTANCE_HEARTBEAT_MS with its upstream slots, how many it holds and how
+ * many it held on average since the last write; deleted when it stops. The
+ * status page lists the rows written lately, so an operator sees every
+ * instance's slots from any one of them: a growing backlog with nearly every
+ * slot held is the upstream's allowance at work, with slots to spare it is
+ * this side's pace.
+ */
+@Injectable()
+export class InstanceHeartbeat implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly instance = instanceId();
+  private readonly logger = new Logger('Instances');
+  private timer?: NodeJS.Timeout;
+  private writing: Promise<void> = Promise.resolve();
+  private previous?: { at: number; slotSeconds: number };
+
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(METRICS) private readonly metrics: Metrics,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'fulfilmentConcurrency' | 'callbackConcurrency' | 'instanceHeartbeatMs'>,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.beat();
+    this.timer = setInterval(() => void (this.writing = this.beat()), this.config.instanceHeartbeatMs);
+    this.timer.unref();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.writing;
+    await this.pool
+      .query('delete from service_instances where instance_id = $1', [this.instance])
+      .catch((error) => logFailure(this.logger, 'could not remove this instance from service_instances', error));
+  }
+
+  /** Writes this instance's row; a failure (the database away) is logged and the next beat tries again. */
+  private async beat(): Promise<void> {
+    try {
+      const at = Date.now();
+      const slotSeconds = this.metrics.fulfilmentSlotTime.seconds();
+      const held = this.previous && at > this.previous.at ? (slotSeconds - this.previous.slotSeconds) / ((at - this.previous.at) / 1000) : 0;
+      this.previous = { at, slotSeconds };
+      await this.pool.query(
+        `with forgotten as (delete from service_instances where seen_at < now() - make_interval(secs => $6))
+         insert into service_instances as i (instance_id, started_at, seen_at, fulfilment_slots, fulfilment_in_flight, fulfilment_held, callback_slots)
+         values ($1, now(), now(), $2, $3, $4, $5)
+         on conflict (instance_id) do update set seen_at = now(), fulfilment_slots = $2, fulfilment_in_flight = $3, fulfilment_held = $4, callback_slots = $5`,
+        [this.instance, this.config.fulfilmentConcurrency, this.metrics.fulfilmentSlotTime.held, held, this.config.callbackConcurrency, FORGOTTEN_AFTER_S],
+      );
+    } catch (error) {
+      logFailure(this.logger, 'could not write this instance to service_instances', error);
+    }
+  }
+}

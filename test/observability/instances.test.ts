@@ -1,0 +1,135 @@
+import { randomBytes } from 'node:crypto';
+import { startUpstreamSimulator, UpstreamSimulator } from '../../src/fulfilment/simulator/upstream-simulator';
+import { adminClient } from '../back-office/admin-client';
+import { ChildService, spawnService } from '../support/child-service';
+import { signedFetch, TestMerchant } from '../support/merchant-fixture';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { until } from '../support/until';
+
+const HEARTBEAT_MS = 300;
+/** Each order holds an upstream slot this long. */
+const DELIVERY_MS = 4000;
+
+interface Instance {
+  instance: string;
+  started_at: string;
+  seen_at: string;
+  fulfilment: { slots: number; in_flight: number; held: number };
+  callbacks: { slots: number };
+}
+
+/**
+ * GET /admin/v1/status lists every running instance with its upstream slots,
+ * from the rows each writes (service_instances): asked of one instance, it
+ * shows the others too. A stopped instance removes its row; one killed
+ * drops out of the list after three missed heartbeats.
+ */
+describe('the running instances on the status page', () => {
+  let db: TestDatabase;
+  let upstream: UpstreamSimulator;
+  const started: ChildService[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    upstream = await startUpstreamSimulator({ deliveryDelayMs: DELIVERY_MS });
+  });
+  afterAll(async () => {
+    await Promise.all(started.map((s) => s.kill('SIGKILL')));
+    await upstream.stop();
+    await db.drop();
+  });
+
+  const start = async (fulfilmentSlots: number, callbackSlots: number) => {
+    const service = await spawnService(db, {
+      UPSTREAM_URL: upstream.url,
+      FULFILMENT_CONCURRENCY: String(fulfilmentSlots),
+      CALLBACK_CONCURRENCY: String(callbackSlots),
+      INSTANCE_HEARTBEAT_MS: String(HEARTBEAT_MS),
+    });
+    started.push(service);
+    return service;
+  };
+
+  const instances = async (service: ChildService): Promise<Instance[]> => {
+    const reply = await adminClient(service.url)('GET', '/admin/v1/status');
+    expect(reply.status).toBe(200);
+    return reply.body.data.instances;
+  };
+
+  async function provision(service: ChildService): Promise<TestMerchant> {
+    const admin = adminClient(service.url);
+    expect((await admin('PUT', '/admin/v1/products/gift', { name: 'Gift cards' })).status).toBe(200);
+    const sku = { product_id: 'gift', name: 'Voucher', required_account_fields: [], supports_account_check: false, on_shelf: true };
+    expect((await admin('PUT', '/admin/v1/skus/voucher', sku)).status).toBe(200);
+    const created = await admin.createMerchant({ name: 'Instances', rate_limit_per_second: 1000 });
+    expect((await admin('PUT', `/admin/v1/merchants/${created.merchant_id}/prices/voucher`, { price: '1.00' })).status).toBe(200);
+    expect((await admin('POST', `/admin/v1/merchants/${created.merchant_id}/deposits`, { amount: '100.00', reference: 'float' })).status).toBe(201);
+    return { merchantId: created.merchant_id, apiKey: created.api_key, appSecret: created.app_secret };
+  }
+
+  it('shows each instance’s slots and the slots it holds, and forgets an instance that stops or dies', async () => {
+    const [a, b] = await Promise.all([start(3, 0), start(5, 2)]);
+    const merchant = await provision(a);
+
+    // Asked of either instance, the list names both, oldest first.
+    const listed = await until(
+      () => instances(b),
+      (list) => list.length === 2,
+    );
+    expect(listed.map((i) => [i.fulfilment.slots, i.callbacks.slots]).sort()).toEqual([
+      [3, 0],
+      [5, 2],
+    ]);
+    expect(listed.every((i) => i.instance.includes(`/${a.process.pid}/`) || i.instance.includes(`/${b.process.pid}/`))).toBe(true);
+    const slotsOf = (list: Instance[], service: ChildService) => list.find((i) => i.instance.includes(`/${service.process.pid}/`))?.fulfilment;
+
+    // Eight orders fill both instances' eight slots for DELIVERY_MS each.
+    for (let n = 0; n < 8; n++) {
+      const body = JSON.stringify({
+        out_trade_no: `INST-${n}-${randomBytes(3).toString('hex')}`,
+        sku_id: 'voucher',
+        account_id: `acct-${n}`,
+        account_fields: {},
+      });
+      expect((await signedFetch(a, merchant, { path: '/api/v2/topup/submit', body })).status).toBe(202);
+    }
+    const full = await until(
+      () => instances(a),
+      (list) => slotsOf(list, a)?.in_flight === 3 && slotsOf(list, b)?.in_flight === 5,
+      3000,
+    );
+    expect([slotsOf(full, a), slotsOf(full, b)]).toMatchObject([
+      { slots: 3, in_flight: 3 },
+      { slots: 5, in_flight: 5 },
+    ]);
+    // Once the upstream answers, the slots' time shows in the mean held over a heartbeat.
+    const answered = await until(
+      () => instances(a),
+      (list) => (slotsOf(list, a)?.held ?? 0) > 0 && (slotsOf(list, b)?.held ?? 0) > 0,
+      DELIVERY_MS + 5000,
+    );
+    expect(slotsOf(answered, a)?.held).toBeGreaterThan(0);
+    expect(slotsOf(answered, a)?.held).toBeLessThanOrEqual(3);
+    expect(slotsOf(answered, b)?.held).toBeGreaterThan(0);
+    expect(slotsOf(answered, b)?.held).toBeLessThanOrEqual(5);
+
+    // A stopped instance removes its row at once; a killed one drops out of the list after three heartbeats.
+    await b.kill('SIGTERM');
+    const rows = await db.pool.query<{ instance_id: string }>('select instance_id from service_instances');
+    expect(rows.rows.map((r) => r.instance_id).filter((id) => id.includes(`/${b.process.pid}/`))).toEqual([]);
+    expect((await instances(a)).map((i) => i.instance)).toEqual([expect.stringContaining(`/${a.process.pid}/`)]);
+
+    const c = await start(1, 1);
+    await until(
+      () => instances(a),
+      (list) => list.length === 2,
+    );
+    await c.kill('SIGKILL');
+    const left = await until(
+      () => instances(a),
+      (list) => list.length === 1,
+      5 * HEARTBEAT_MS + 2000,
+    );
+    expect(left.map((i) => i.instance)).toEqual([expect.stringContaining(`/${a.process.pid}/`)]);
+  });
+});
