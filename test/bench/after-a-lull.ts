@@ -11,7 +11,7 @@
  * Settings: --lull (LULL_S, 15 s), --rounds (ROUNDS, 4), --rate (RATE, 300
  * submits a second), --burst (BURST_MS, 1000 ms).
  */
-import { cleanUp, log, onCleanUp } from './clean-up';
+import { log, onCleanUp, runBench } from './clean-up';
 import { Burst, lullTable, SettingBursts } from './after-a-lull-report';
 import { callbackReceiver, upstreamDelayMs, upstreamSimulator } from './end-to-end';
 import { runLoad } from './load-generator';
@@ -94,10 +94,4 @@ async function main(): Promise<void> {
   );
 }
 
-main().then(
-  () => cleanUp().then(() => process.exit(0)),
-  (error) => {
-    log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    return cleanUp().then(() => process.exit(1));
-  },
-);
+runBench(main);

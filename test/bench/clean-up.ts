@@ -28,6 +28,18 @@ export function cleanUp(): Promise<void> {
 
 export const wasInterrupted = () => interrupted;
 
+/** Runs a benchmark's main, cleans up however it ends, and exits: 130 after Ctrl-C, 1 when it failed, else process.exitCode. */
+export function runBench(main: () => Promise<void>): void {
+  main().then(
+    () => cleanUp().then(() => process.exit(wasInterrupted() ? 130 : (process.exitCode ?? 0))),
+    (error) => {
+      // After Ctrl-C the run fails in whatever it was doing; that is not news.
+      if (!wasInterrupted()) log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      return cleanUp().then(() => process.exit(wasInterrupted() ? 130 : 1));
+    },
+  );
+}
+
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.on(signal, () => {
     if (cleaning) {

@@ -17,7 +17,7 @@
  * Settings: --rate (RATE, 400 orders/s), --duration (DURATION_S, 10),
  * --merchants (MERCHANTS, 50); the database server as for the tests.
  */
-import { log, onCleanUp, cleanUp } from './clean-up';
+import { log, onCleanUp, runBench } from './clean-up';
 import { callbackReceiver, upstreamDelayMs, upstreamSimulator } from './end-to-end';
 import { runLoad } from './load-generator';
 import { cpuSnapshot, postgresSeconds, sleep, threadSecondsByName } from './processes';
@@ -243,10 +243,4 @@ async function main(): Promise<void> {
   );
 }
 
-main().then(
-  () => cleanUp().then(() => process.exit(0)),
-  (error) => {
-    log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    return cleanUp().then(() => process.exit(1));
-  },
-);
+runBench(main);

@@ -35,7 +35,7 @@
  * more would fail). The database server as for the tests.
  */
 import { readFileSync } from 'node:fs';
-import { cleanUp, log, wasInterrupted } from './clean-up';
+import { log, runBench, wasInterrupted } from './clean-up';
 import { LoadResult, percentile, runLoad } from './load-generator';
 import { callbackReceiver } from './end-to-end';
 import { cpuSnapshot, postgresSeconds, sleep } from './processes';
@@ -309,10 +309,4 @@ async function serverSettings(db: Awaited<ReturnType<typeof freshDatabase>>): Pr
   return rows.map((r) => `${r.name} ${r.setting}`).join(', ');
 }
 
-main().then(
-  () => cleanUp().then(() => process.exit(wasInterrupted() ? 130 : (process.exitCode ?? 0))),
-  (error) => {
-    if (!wasInterrupted()) log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    return cleanUp().then(() => process.exit(wasInterrupted() ? 130 : 1));
-  },
-);
+runBench(main);

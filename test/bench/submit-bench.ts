@@ -62,7 +62,7 @@
  * variables pass through to it.
  */
 import os from 'node:os';
-import { cleanUp, log, onCleanUp, wasInterrupted } from './clean-up';
+import { log, onCleanUp, runBench } from './clean-up';
 import { crudLedgerCheck } from './crud-check';
 import { endToEnd, EndToEndPhase } from './end-to-end';
 import { CommitCounts } from './commit-count';
@@ -200,11 +200,4 @@ async function main(): Promise<void> {
   if (failed) process.exitCode = 1;
 }
 
-main().then(
-  () => cleanUp().then(() => process.exit(wasInterrupted() ? 130 : (process.exitCode ?? 0))),
-  (error) => {
-    // After Ctrl-C the run fails in whatever it was doing; that is not news.
-    if (!wasInterrupted()) log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    return cleanUp().then(() => process.exit(wasInterrupted() ? 130 : 1));
-  },
-);
+runBench(main);

@@ -9,7 +9,7 @@ import { allCheckpointRows } from '../../../projections/checkpoints';
 import { allProjections } from '../../../projections/all-projections';
 import { AppConfig } from '../../config/config';
 import { APP_CONFIG, PG_POOL } from '../../infrastructure/infrastructure.tokens';
-import { liveInstances } from '../../observability';
+import { LiveInstance, liveInstances } from '../../observability';
 
 /** The read models POST /admin/v1/projections/rebuild takes: the workflow queues are fed from the log too, but are not rebuilt. */
 const REBUILDABLE = new Set(allProjections.map((p) => p.name));
@@ -29,14 +29,8 @@ export interface ProjectionStatusView {
   rebuildable: boolean;
 }
 
-/** A running instance and its upstream slots: FULFILMENT_CONCURRENCY, held now, and held on average over its last heartbeat. */
-export interface InstanceStatusView {
-  instance: string;
-  started_at: string;
-  seen_at: string;
-  fulfilment: { slots: number; in_flight: number; held: number };
-  callbacks: { slots: number };
-}
+/** A running instance and its upstream slots (LiveInstance), its times as the API writes them. */
+export type InstanceStatusView = Omit<LiveInstance, 'started_at' | 'seen_at'> & { started_at: string; seen_at: string };
 
 /** The service's state at a glance. */
 export interface StatusView {

@@ -1,6 +1,6 @@
 import { Pool } from 'pg';
 
-/** An instance as the status page shows it. */
+/** A running instance and its upstream slots: FULFILMENT_CONCURRENCY, held at its last write, and held on average between its last two. */
 export interface LiveInstance {
   instance: string;
   started_at: Date;
