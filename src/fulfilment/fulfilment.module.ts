@@ -108,17 +108,7 @@ class FulfilmentLifecycle implements OnApplicationBootstrap, OnModuleDestroy, On
             pollMs: IDLE_POLL_MS,
             instanceId: instanceId(),
             onUpstreamOutcome: (outcome) => metrics.upstreamRequests.inc({ outcome }),
-            slots: {
-              taken: () => {
-                metrics.fulfilmentInFlight.inc();
-                metrics.fulfilmentSlotTime.taken();
-              },
-              released: (heldMs) => {
-                metrics.fulfilmentInFlight.dec();
-                metrics.fulfilmentSlotSeconds.inc(heldMs / 1000);
-                metrics.fulfilmentSlotTime.released();
-              },
-            },
+            slots: metrics.fulfilmentSlotTime,
           },
           (message, error) => (error ? logFailure(logger, message, error) : logger.warn(message)),
         );

@@ -50,9 +50,9 @@ export function serverSide(before: MetricSamples, after: MetricSamples): ServerS
 /**
  * The mean number of upstream slots held over a window (slot-seconds ÷
  * seconds), of the service's FULFILMENT_CONCURRENCY: near all of them,
- * the slots rather than the CPU bounded what it completed. A slot counts
- * when it is given back, so one held across an edge counts on the side it
- * ends; under a steady load the two edges' about cancel.
+ * the slots rather than the CPU bounded what it completed. The counter
+ * counts the slots still held up to the scrape, so the window holds exactly
+ * the slot time spent in it.
  */
 export function slotsHeld(start: MetricSamples, end: MetricSamples, windowMs: number): { busy: number; of: number } {
   return { busy: grown(start, end, 'topup_fulfilment_slot_seconds_total') / (windowMs / 1000), of: total(end, 'topup_fulfilment_slots') };

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { startUpstreamSimulator, UpstreamSimulator } from '../../src/fulfilment/simulator/upstream-simulator';
 import { adminClient } from '../back-office/admin-client';
 import { ChildService, spawnService } from '../support/child-service';
-import { signedFetch, TestMerchant } from '../support/merchant-fixture';
+import { provisionOverHttp } from '../support/http-provisioning';
+import { signedFetch } from '../support/merchant-fixture';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 import { until } from '../support/until';
 
@@ -56,20 +57,9 @@ describe('the running instances on the status page', () => {
     return reply.body.data.instances;
   };
 
-  async function provision(service: ChildService): Promise<TestMerchant> {
-    const admin = adminClient(service.url);
-    expect((await admin('PUT', '/admin/v1/products/gift', { name: 'Gift cards' })).status).toBe(200);
-    const sku = { product_id: 'gift', name: 'Voucher', required_account_fields: [], supports_account_check: false, on_shelf: true };
-    expect((await admin('PUT', '/admin/v1/skus/voucher', sku)).status).toBe(200);
-    const created = await admin.createMerchant({ name: 'Instances', rate_limit_per_second: 1000 });
-    expect((await admin('PUT', `/admin/v1/merchants/${created.merchant_id}/prices/voucher`, { price: '1.00' })).status).toBe(200);
-    expect((await admin('POST', `/admin/v1/merchants/${created.merchant_id}/deposits`, { amount: '100.00', reference: 'float' })).status).toBe(201);
-    return { merchantId: created.merchant_id, apiKey: created.api_key, appSecret: created.app_secret };
-  }
-
   it('shows each instance’s slots and the slots it holds, and forgets an instance that stops or dies', async () => {
     const [a, b] = await Promise.all([start(3, 0), start(5, 2)]);
-    const merchant = await provision(a);
+    const merchant = await provisionOverHttp(a.url);
 
     // Asked of either instance, the list names both, oldest first.
     const listed = await until(
@@ -87,9 +77,9 @@ describe('the running instances on the status page', () => {
     for (let n = 0; n < 8; n++) {
       const body = JSON.stringify({
         out_trade_no: `INST-${n}-${randomBytes(3).toString('hex')}`,
-        sku_id: 'voucher',
-        account_id: `acct-${n}`,
-        account_fields: {},
+        sku_id: 'mlbb-86',
+        account_id: String(12_345_600 + n),
+        account_fields: { server_id: '2001' },
       });
       expect((await signedFetch(a, merchant, { path: '/api/v2/topup/submit', body })).status).toBe(202);
     }

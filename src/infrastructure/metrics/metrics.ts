@@ -91,14 +91,35 @@ export class Metrics {
   });
   /** Set once: the upstream slots (FULFILMENT_CONCURRENCY) beside the ones in use, so a scrape tells which bounds fulfilment. */
   readonly fulfilmentSlots = this.gauge('topup_fulfilment_slots', "This instance's upstream slots (FULFILMENT_CONCURRENCY): orders it fulfils at once at most");
-  readonly fulfilmentInFlight = this.gauge('topup_fulfilment_in_flight', 'Orders this instance is fulfilling now, each holding one of its upstream slots');
-  readonly fulfilmentSlotSeconds = new Counter({
-    name: 'topup_fulfilment_slot_seconds_total',
-    help: 'Seconds the upstream slots were held, summed over the slots: its rate is the mean number in use',
-    registers: [this.registry],
-  });
-  /** The same slots' use for the status page's instances (service_instances), exact over spans shorter than a job. */
+  /**
+   * The slots' use, told by the fulfilment worker's job dispatcher: the two
+   * metrics below and the status page's instances (service_instances) read
+   * it, the slots still held counted up to the moment of reading.
+   */
   readonly fulfilmentSlotTime = new SlotTime();
+  readonly fulfilmentInFlight = (() => {
+    const slots = this.fulfilmentSlotTime;
+    return new Gauge({
+      name: 'topup_fulfilment_in_flight',
+      help: 'Orders this instance is fulfilling now, each holding one of its upstream slots',
+      registers: [this.registry],
+      collect() {
+        this.set(slots.held);
+      },
+    });
+  })();
+  readonly fulfilmentSlotSeconds = (() => {
+    const slots = this.fulfilmentSlotTime;
+    return new Counter({
+      name: 'topup_fulfilment_slot_seconds_total',
+      help: 'Seconds the upstream slots were held, summed over the slots: its rate is the mean number in use',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(slots.seconds());
+      },
+    });
+  })();
   readonly fulfilmentBacklog = this.gauge('topup_fulfilment_backlog', 'Fulfilment jobs not yet done (due, waiting to retry, or in flight)');
   readonly fulfilmentOldestAge = this.gauge('topup_fulfilment_oldest_job_age_seconds', 'Age of the oldest fulfilment job not yet done (0 when none)');
   readonly intakeWaiting = this.gauge(

@@ -1,10 +1,13 @@
+import { SlotListener } from '../jobs/job-dispatcher';
+
 /**
- * Slots held over time, integrated as they are taken and given back: the
- * slot-seconds up to any moment count the slots still held, so the mean over
- * a span shorter than a job (a heartbeat's) is right where a count added at
- * each release (topup_fulfilment_slot_seconds_total) jumps.
+ * Slots held over time, integrated as they are taken and given back (a job
+ * dispatcher's SlotListener): the slot-seconds up to any moment count the
+ * slots still held, so the mean over a span shorter than a job (a
+ * heartbeat's, a scrape interval's) is right, where a count added at each
+ * release would jump when long jobs end.
  */
-export class SlotTime {
+export class SlotTime implements SlotListener {
   private heldNow = 0;
   private slotSeconds = 0;
   private since: number;
