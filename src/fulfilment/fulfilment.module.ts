@@ -13,7 +13,7 @@ import { PostgresSimulatorStore } from './simulator/simulator-store';
 import { startUpstreamSimulator, UpstreamSimulator } from './simulator/upstream-simulator';
 import { HttpUpstream } from './upstream/http-upstream';
 import { UPSTREAM, UpstreamProvider } from './upstream/upstream.port';
-import { FulfilmentWorker } from './worker/fulfilment-worker';
+import { FulfilmentWorker, leaseFor } from './worker/fulfilment-worker';
 import { logFailure } from '../infrastructure/logging/log-failure';
 import { METRICS, Metrics } from '../infrastructure/metrics/metrics';
 
@@ -104,7 +104,7 @@ class FulfilmentLifecycle implements OnApplicationBootstrap, OnModuleDestroy, On
             concurrency: config.fulfilmentConcurrency,
             maxAttempts: config.fulfilmentMaxAttempts,
             retryBaseMs: config.fulfilmentRetryBaseMs,
-            leaseMs: config.upstreamConnectTimeoutMs + config.upstreamTimeoutMs + 5_000,
+            leaseMs: leaseFor(config.upstreamConnectTimeoutMs + config.upstreamTimeoutMs),
             pollMs: IDLE_POLL_MS,
             instanceId: instanceId(),
             onUpstreamOutcome: (outcome) => metrics.upstreamRequests.inc({ outcome }),

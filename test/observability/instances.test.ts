@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { startUpstreamSimulator, UpstreamSimulator } from '../../src/fulfilment/simulator/upstream-simulator';
 import { adminClient } from '../back-office/admin-client';
 import { ChildService, spawnService } from '../support/child-service';
-import { provisionOverHttp } from '../support/http-provisioning';
-import { signedFetch } from '../support/merchant-fixture';
+import { provisionOverHttp, submitOverHttp } from '../support/http-provisioning';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 import { until } from '../support/until';
 
@@ -73,15 +72,11 @@ describe('the running instances on the status page', () => {
     expect(listed.every((i) => i.instance.includes(`/${a.process.pid}/`) || i.instance.includes(`/${b.process.pid}/`))).toBe(true);
     const slotsOf = (list: Instance[], service: ChildService) => list.find((i) => i.instance.includes(`/${service.process.pid}/`))?.fulfilment;
 
-    // Eight orders fill both instances' eight slots for DELIVERY_MS each.
-    for (let n = 0; n < 8; n++) {
-      const body = JSON.stringify({
-        out_trade_no: `INST-${n}-${randomBytes(3).toString('hex')}`,
-        sku_id: 'mlbb-86',
-        account_id: String(12_345_600 + n),
-        account_fields: { server_id: '2001' },
-      });
-      expect((await signedFetch(a, merchant, { path: '/api/v2/topup/submit', body })).status).toBe(202);
+    // Twelve orders fill both instances' eight slots for DELIVERY_MS each: each claims a quarter more
+    // jobs than it has slots (4 and 7), and those wait for a slot.
+    for (let n = 0; n < 12; n++) {
+      const reply = await submitOverHttp(a, merchant, `INST-${n}-${randomBytes(3).toString('hex')}`, String(12_345_600 + n));
+      expect(reply.status).toBe(202);
     }
     const full = await until(
       () => instances(a),

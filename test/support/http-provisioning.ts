@@ -1,5 +1,6 @@
 import { adminClient } from '../back-office/admin-client';
-import { TestMerchant } from './merchant-fixture';
+import { ChildService } from './child-service';
+import { signedFetch, TestMerchant } from './merchant-fixture';
 
 /**
  * A funded merchant and a priced SKU, provisioned through the back office over
@@ -24,4 +25,15 @@ export async function provisionOverHttp(baseUrl: string, deposit = '100.00'): Pr
     if (reply.status >= 300) throw new Error(`${method} ${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
   }
   return { merchantId: created.merchant_id, apiKey: created.api_key, appSecret: created.app_secret };
+}
+
+/** Submits one order of the SKU provisionOverHttp prices (mlbb-86, server 2001) for `accountId`; the reply. */
+export function submitOverHttp(
+  service: Pick<ChildService, 'url'>,
+  merchant: TestMerchant,
+  outTradeNo: string,
+  accountId: string,
+): ReturnType<typeof signedFetch> {
+  const body = JSON.stringify({ out_trade_no: outTradeNo, sku_id: 'mlbb-86', account_id: accountId, account_fields: { server_id: '2001' } });
+  return signedFetch(service, merchant, { path: '/api/v2/topup/submit', body });
 }

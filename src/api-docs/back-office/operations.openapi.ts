@@ -23,7 +23,7 @@ export function statusPaths(): PathItems {
                     description: 'When the instance last wrote its row (every INSTANCE_HEARTBEAT_MS); listed while within three of them',
                   },
                   fulfilment: open({
-                    slots: { ...integer({ minimum: 0 }), description: 'Its FULFILMENT_CONCURRENCY: orders it fulfils at once at most' },
+                    slots: { ...integer({ minimum: 0 }), description: 'Its FULFILMENT_CONCURRENCY: top-ups it has at the upstream at once at most' },
                     in_flight: { ...integer({ minimum: 0 }), description: 'Slots held when it last wrote its row' },
                     held: { type: 'number', minimum: 0, description: 'Slots held on average between its last two writes' },
                   }),

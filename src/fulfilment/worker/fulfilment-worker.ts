@@ -6,7 +6,8 @@ import { orderDecider, OrderState } from '../../ledger/order/order.decider';
 import { CommandRefusedError } from '../../shared/command-refused';
 import { orderStream } from '../../ledger/streams';
 import { formatAmount } from '../../shared/money';
-import { DispatchedWorker, JobDispatcher, SlotListener } from '../../infrastructure/jobs/job-dispatcher';
+import { DispatchedWorker, JobDispatcher } from '../../infrastructure/jobs/job-dispatcher';
+import { SlotListener, Slots } from '../../infrastructure/jobs/slots';
 import { StatementBatcher } from '../../infrastructure/postgres/statement-batcher';
 import { SkuRoutes } from '../../merchant-directory';
 import { UpstreamOutcome, UpstreamProvider } from '../upstream/upstream.port';
@@ -20,22 +21,45 @@ import { ClaimedJob, claimJobs, retryJobLater } from '../../../projections/fulfi
 type FulfilmentOutcome = RecordUpstreamAttempt | SettleOrder | ReleaseFunds | MarkResultUnknown;
 
 export interface FulfilmentOptions {
+  /** The upstream slots: top-ups this worker has at the upstream at once, at most. */
   concurrency: number;
   maxAttempts: number;
   retryBaseMs: number;
-  /** Longer than the slowest upstream exchange: a lease outliving its worker is taken over. */
+  /** Longer than a wait for an upstream slot and the slowest exchange after it (leaseFor): a lease outliving its worker is taken over. */
   leaseMs: number;
   pollMs: number;
   instanceId: string;
   /** Told each top-up request's outcome (the metrics count them by instance). */
   onUpstreamOutcome?: (outcome: UpstreamOutcome['kind']) => void;
-  /** Told when an order takes one of the `concurrency` slots (from its claim until its upstream part is recorded) and when it gives it back. */
+  /** Told when an order takes one of the `concurrency` upstream slots (from recording its send until the upstream's answer) and when it gives it back. */
   slots?: SlotListener;
 }
 
 /**
+ * The jobs claimed at once: the upstream slots and a quarter more. The jobs
+ * beyond the slots read their orders and record their outcomes while the
+ * others are at the upstream, so a slot given back is taken again at once,
+ * not after a claim and a read (docs/fulfilment.md, with the figures).
+ */
+export function jobsClaimedAtOnce(upstreamSlots: number): number {
+  return upstreamSlots + Math.ceil(upstreamSlots / 4);
+}
+
+/**
+ * A job waits for a slot at most as long as one exchange: no more jobs wait
+ * than there are slots, and every holder took its slot before it. Then it
+ * makes its own exchange. Its lease covers both, and recording the outcome.
+ */
+export function leaseFor(exchangeMs: number): number {
+  return 2 * exchangeMs + 5_000;
+}
+
+/**
  * Sends accepted orders to the upstream and turns each outcome into a
- * ledger command. Instances compete for jobs with SKIP LOCKED and leases;
+ * ledger command. At most `concurrency` top-ups are at the upstream at once
+ * (the upstream slots): a slot is held from recording the send to the
+ * answer, and reading the order and recording the outcome happen outside
+ * it. Instances compete for jobs with SKIP LOCKED and leases;
  * a worker that dies mid-way leaves its lease to expire, and the next one
  * sends the same order again under the same idempotency key. A job is
  * closed by the fulfilment-jobs projection, in the transaction that applies
@@ -45,6 +69,7 @@ export interface FulfilmentOptions {
  */
 export class FulfilmentWorker extends DispatchedWorker<ClaimedJob> {
   protected readonly dispatcher: JobDispatcher<ClaimedJob>;
+  private readonly upstreamSlots: Slots;
   /** Jobs starting together look their routes up in one statement. */
   private readonly routes = new StatementBatcher<string, string | null>((skuIds) => this.skuRoutes.of(skuIds), { maxBatch: 500, maxInFlight: 2 });
 
@@ -58,15 +83,15 @@ export class FulfilmentWorker extends DispatchedWorker<ClaimedJob> {
     private readonly log: (message: string, error?: unknown) => void = () => undefined,
   ) {
     super();
+    this.upstreamSlots = new Slots(options.concurrency, options.slots);
     this.dispatcher = new JobDispatcher({
       name: 'fulfilment jobs',
-      concurrency: options.concurrency,
+      concurrency: jobsClaimedAtOnce(options.concurrency),
       pollMs: options.pollMs,
       claim: (limit) => claimJobs(this.pool, limit, this.options.leaseMs, this.options.instanceId),
       run: (job) => this.fulfil(job),
       describe: (job) => `fulfilling ${job.order_no}`,
       log,
-      slots: options.slots,
     });
   }
 
@@ -84,18 +109,23 @@ export class FulfilmentWorker extends DispatchedWorker<ClaimedJob> {
       await this.run(new ReleaseFunds(job.order_no, 'SKU_UNAVAILABLE', 'No upstream route can fulfil this SKU'));
       return;
     }
-    // Recorded before sending: if the order moved on meanwhile, nothing is sent.
-    const sent = await this.run(new RecordUpstreamAttempt(job.order_no, loaded));
-    if (!sent) return;
-    const outcome = await this.upstream.topUp({
-      orderNo: job.order_no,
-      skuId: order.skuId,
-      route,
-      accountId: order.accountId,
-      accountFields: order.accountFields,
-      amount: formatAmount(order.amount),
-      currency: order.currency,
+    const exchange = await this.upstreamSlots.hold(async () => {
+      // Recorded before sending: if the order moved on meanwhile, nothing is sent.
+      const sent = await this.run(new RecordUpstreamAttempt(job.order_no, loaded));
+      if (!sent) return undefined;
+      const outcome = await this.upstream.topUp({
+        orderNo: job.order_no,
+        skuId: order.skuId,
+        route,
+        accountId: order.accountId,
+        accountFields: order.accountFields,
+        amount: formatAmount(order.amount),
+        currency: order.currency,
+      });
+      return { sent, outcome };
     });
+    if (!exchange) return;
+    const { sent, outcome } = exchange;
     this.options.onUpstreamOutcome?.(outcome.kind);
     switch (outcome.kind) {
       case 'delivered':

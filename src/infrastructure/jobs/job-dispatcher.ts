@@ -12,14 +12,6 @@ export interface JobDispatcherOptions<Job> {
   run(job: Job): Promise<void>;
   describe(job: Job): string;
   log(message: string, error?: unknown): void;
-  /** Told when a job takes a slot and, with how long it held it, when it ends (the metrics). */
-  slots?: SlotListener;
-}
-
-/** A job's slot taken and given back: the slots' use over time shows whether they bound the work. */
-export interface SlotListener {
-  taken(): void;
-  released(heldMs: number): void;
 }
 
 /** After a job ends, wait this long for others to end too, and claim for all the free slots at once. */
@@ -113,14 +105,11 @@ export class JobDispatcher<Job> {
         });
       }
       for (const job of claimed) {
-        const started = performance.now();
-        this.options.slots?.taken();
         const task: Promise<void> = this.options
           .run(job)
           .catch((error) => this.options.log(`${this.options.describe(job)} failed; its lease will expire and it is retried`, error))
           .finally(() => {
             this.inFlight.delete(task);
-            this.options.slots?.released(performance.now() - started);
             this.wakeSoon();
           });
         this.inFlight.add(task);

@@ -90,9 +90,12 @@ export class Metrics {
     registers: [this.registry],
   });
   /** Set once: the upstream slots (FULFILMENT_CONCURRENCY) beside the ones in use, so a scrape tells which bounds fulfilment. */
-  readonly fulfilmentSlots = this.gauge('topup_fulfilment_slots', "This instance's upstream slots (FULFILMENT_CONCURRENCY): orders it fulfils at once at most");
+  readonly fulfilmentSlots = this.gauge(
+    'topup_fulfilment_slots',
+    "This instance's upstream slots (FULFILMENT_CONCURRENCY): top-ups it has at the upstream at once at most",
+  );
   /**
-   * The slots' use, told by the fulfilment worker's job dispatcher: the two
+   * The slots' use, told by the fulfilment worker's upstream slots: the two
    * metrics below and the status page's instances (service_instances) read
    * it, the slots still held counted up to the moment of reading.
    */
@@ -101,7 +104,7 @@ export class Metrics {
     const slots = this.fulfilmentSlotTime;
     return new Gauge({
       name: 'topup_fulfilment_in_flight',
-      help: 'Orders this instance is fulfilling now, each holding one of its upstream slots',
+      help: 'Top-ups this instance has at the upstream now, each holding one of its upstream slots from recording the send to the answer',
       registers: [this.registry],
       collect() {
         this.set(slots.held);

@@ -1,8 +1,8 @@
-import { SlotListener } from '../jobs/job-dispatcher';
+import { SlotListener } from '../jobs/slots';
 
 /**
- * Slots held over time, integrated as they are taken and given back (a job
- * dispatcher's SlotListener): the slot-seconds up to any moment count the
+ * Slots held over time, integrated as they are taken and given back (the
+ * listener of the fulfilment worker's upstream Slots): the slot-seconds up to any moment count the
  * slots still held, so the mean over a span shorter than a job (a
  * heartbeat's, a scrape interval's) is right, where a count added at each
  * release would jump when long jobs end.
