@@ -96,33 +96,20 @@ export class Metrics {
   );
   /**
    * The slots' use, told by the fulfilment worker's upstream slots: the two
-   * metrics below and the status page's instances (service_instances) read
-   * it, the slots still held counted up to the moment of reading.
+   * metrics below (set by a scrape-time reading) and the status page's
+   * instances (service_instances) read it, the slots still held counted up
+   * to the moment of reading.
    */
   readonly fulfilmentSlotTime = new SlotTime();
-  readonly fulfilmentInFlight = (() => {
-    const slots = this.fulfilmentSlotTime;
-    return new Gauge({
-      name: 'topup_fulfilment_in_flight',
-      help: 'Top-ups this instance has at the upstream now, each holding one of its upstream slots from recording the send to the answer',
-      registers: [this.registry],
-      collect() {
-        this.set(slots.held);
-      },
-    });
-  })();
-  readonly fulfilmentSlotSeconds = (() => {
-    const slots = this.fulfilmentSlotTime;
-    return new Counter({
-      name: 'topup_fulfilment_slot_seconds_total',
-      help: 'Seconds the upstream slots were held, summed over the slots: its rate is the mean number in use',
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        this.inc(slots.seconds());
-      },
-    });
-  })();
+  readonly fulfilmentInFlight = this.gauge(
+    'topup_fulfilment_in_flight',
+    'Top-ups this instance has at the upstream now, each holding one of its upstream slots from recording the send to the answer',
+  );
+  readonly fulfilmentSlotSeconds = new Counter({
+    name: 'topup_fulfilment_slot_seconds_total',
+    help: 'Seconds the upstream slots were held, summed over the slots: its rate is the mean number in use',
+    registers: [this.registry],
+  });
   readonly fulfilmentBacklog = this.gauge('topup_fulfilment_backlog', 'Fulfilment jobs not yet done (due, waiting to retry, or in flight)');
   readonly fulfilmentOldestAge = this.gauge('topup_fulfilment_oldest_job_age_seconds', 'Age of the oldest fulfilment job not yet done (0 when none)');
   readonly intakeWaiting = this.gauge(
@@ -161,6 +148,11 @@ export class Metrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    this.readAtScrape(async () => {
+      this.fulfilmentInFlight.set(this.fulfilmentSlotTime.held);
+      this.fulfilmentSlotSeconds.reset();
+      this.fulfilmentSlotSeconds.inc(this.fulfilmentSlotTime.seconds());
+    });
     const pools = this.pools;
     new Gauge({
       name: 'pg_pool_connections',
