@@ -87,6 +87,25 @@ describe('admission (merchant_admit)', () => {
     expect(rows).toEqual([{ window_start: window + 1, hits: 1 }]);
   });
 
+  it('a request of the second before the window, admitted after it moved on, counts in the window and leaves it there', async () => {
+    await merchants('late');
+    // Another instance's clock a little ahead, or a batch that committed after a later one.
+    const { answers: late } = await admit('late', [{ m: 'a', n: 'late', w: window - 1 }]);
+    expect(late.map((a) => a.hits)).toEqual([4]);
+    const { answers: current } = await admit('late', [{ m: 'a', n: 'current' }]);
+    expect(current.map((a) => a.hits)).toEqual([5]);
+    const { rows } = await db.pool.query('select window_start::int, hits from merchant_rate_windows where merchant_id = $1', ['late-a']);
+    expect(rows).toEqual([{ window_start: window, hits: 5 }]);
+  });
+
+  it('a request two seconds older than the window starts its own, so that one clock far ahead holds no window ahead', async () => {
+    await merchants('behind');
+    const { answers: got } = await admit('behind', [{ m: 'a', n: 'behind', w: window - 2 }]);
+    expect(got.map((a) => a.hits)).toEqual([1]);
+    const { rows } = await db.pool.query('select window_start::int, hits from merchant_rate_windows where merchant_id = $1', ['behind-a']);
+    expect(rows).toEqual([{ window_start: window - 2, hits: 1 }]);
+  });
+
   it('a second batch in the same window goes on counting', async () => {
     await merchants('again');
     await admit('again', requests);
