@@ -6,13 +6,13 @@ import { RunningService, startService } from '../support/service';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 const LIMIT = 5;
-const AHEAD_MS = 500;
+const AHEAD_MS = 900;
 
 /**
- * Two instances whose clocks differ by half a second, as two machines' may:
- * for half of each second they stamp a request with different seconds. A
+ * Two instances whose clocks differ by 900 ms, as two machines' may: for
+ * most of each second they stamp a request with different seconds. A
  * merchant's requests through both, alternating, must still meet its rate
- * limit in that half second.
+ * limit then.
  */
 describe('the rate limit through two instances whose clocks straddle a second', () => {
   let db: TestDatabase;
@@ -37,7 +37,7 @@ describe('the rate limit through two instances whose clocks straddle a second', 
 
   /** Twelve requests alternating between the instances, the one ahead first, all while their seconds differ; undefined when they did not fit. */
   async function alternateWithinTheStraddle(merchant: TestMerchant): Promise<number[] | undefined> {
-    // This process's clock is the instance behind's: the seconds differ while its own is past the half.
+    // This process's clock is the instance behind's: the seconds differ from 100 ms into each of its seconds.
     const intoSecond = Date.now() % 1000;
     await new Promise((r) => setTimeout(r, (1000 + 1000 - AHEAD_MS + 20 - intoSecond) % 1000));
     const second = Math.floor(Date.now() / 1000);
@@ -51,7 +51,7 @@ describe('the rate limit through two instances whose clocks straddle a second', 
 
   it('admits the limit and refuses the rest with 429, as one instance would', async () => {
     let statuses: number[] | undefined;
-    // A loaded machine may take longer than the half second: then try again in another second.
+    // A loaded machine may take longer than the 880 ms: then try again in another second.
     for (let attempt = 0; attempt < 5 && statuses === undefined; attempt++) {
       statuses = await alternateWithinTheStraddle(await newMerchant());
     }
