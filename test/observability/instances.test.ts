@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
 import { startUpstreamSimulator, UpstreamSimulator } from '../../src/fulfilment/simulator/upstream-simulator';
 import { adminClient } from '../back-office/admin-client';
 import { ChildService, spawnService } from '../support/child-service';
 import { provisionOverHttp, submitOverHttp } from '../support/http-provisioning';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 import { until } from '../support/until';
+import { sample, scrapeMetrics } from '../support/prometheus-text';
 
 const HEARTBEAT_MS = 300;
 /** Each order holds an upstream slot this long. */
@@ -14,6 +16,7 @@ interface Instance {
   instance: string;
   started_at: string;
   seen_at: string;
+  clock_offset_ms: number | null;
   fulfilment: { slots: number; in_flight: number; held: number };
   callbacks: { slots: number };
 }
@@ -39,12 +42,13 @@ describe('the running instances on the status page', () => {
     await db.drop();
   });
 
-  const start = async (fulfilmentSlots: number, callbackSlots: number) => {
+  const start = async (fulfilmentSlots: number, callbackSlots: number, env: Record<string, string> = {}) => {
     const service = await spawnService(db, {
       UPSTREAM_URL: upstream.url,
       FULFILMENT_CONCURRENCY: String(fulfilmentSlots),
       CALLBACK_CONCURRENCY: String(callbackSlots),
       INSTANCE_HEARTBEAT_MS: String(HEARTBEAT_MS),
+      ...env,
     });
     started.push(service);
     return service;
@@ -116,5 +120,30 @@ describe('the running instances on the status page', () => {
       5 * HEARTBEAT_MS + 2000,
     );
     expect(left.map((i) => i.instance)).toEqual([expect.stringContaining(`/${a.process.pid}/`)]);
+  });
+
+  it('shows how far each instance’s clock is from the database’s, and one more than a second off says so in its log and metrics', async () => {
+    const [onTime, ahead] = await Promise.all([
+      start(1, 1),
+      start(1, 1, {
+        // This process's clock runs 1.5 s ahead of the machine's, as another machine's might.
+        NODE_OPTIONS: `--require ${resolve(__dirname, '../support/clock-ahead.js')}`,
+        CLOCK_AHEAD_MS: '1500',
+      }),
+    ]);
+    const offsetOf = (list: Instance[], service: ChildService) => list.find((i) => i.instance.includes(`/${service.process.pid}/`))?.clock_offset_ms;
+    const listed = await until(
+      () => instances(onTime),
+      (list) => typeof offsetOf(list, ahead) === 'number' && typeof offsetOf(list, onTime) === 'number',
+    );
+    // Measured as the row reaches the database: the statement's way there (well under 100 ms here) is in it.
+    expect(Math.abs(offsetOf(listed, onTime)!)).toBeLessThan(100);
+    expect(offsetOf(listed, ahead)).toBeGreaterThan(1400);
+    expect(offsetOf(listed, ahead)).toBeLessThan(1600);
+
+    expect(sample(await scrapeMetrics(ahead.url), 'topup_clock_offset_seconds')).toBeGreaterThan(1.4);
+    expect(Math.abs(sample(await scrapeMetrics(onTime.url), 'topup_clock_offset_seconds'))).toBeLessThan(0.1);
+    expect(ahead.output()).toContain("this instance's clock is 1.5 s ahead of the database's");
+    expect(onTime.output()).not.toContain("this instance's clock is");
   });
 });

@@ -22,6 +22,11 @@ export function statusPaths(): PathItems {
                     ...timestamp,
                     description: 'When the instance last wrote its row (every INSTANCE_HEARTBEAT_MS); listed while within three of them',
                   },
+                  clock_offset_ms: {
+                    ...nullable(integer()),
+                    description:
+                      "Its clock minus the database's as it last wrote its row (negative: behind); null from a version that does not measure it. Keep every instance within 1,000 ms of the others: merchants' rate windows count their requests together only then",
+                  },
                   fulfilment: open({
                     slots: { ...integer({ minimum: 0 }), description: 'Its FULFILMENT_CONCURRENCY: top-ups it has at the upstream at once at most' },
                     in_flight: { ...integer({ minimum: 0 }), description: 'Slots held when it last wrote its row' },

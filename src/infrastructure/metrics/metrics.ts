@@ -89,6 +89,11 @@ export class Metrics {
     help: 'Events replayed by the wallets read whole',
     registers: [this.registry],
   });
+  /** Set at each heartbeat (instance-heartbeat.ts): instances whose clocks differ by a second count merchants' rate windows apart. */
+  readonly clockOffset = this.gauge(
+    'topup_clock_offset_seconds',
+    "This instance's clock minus the database's, measured at its last heartbeat (negative: behind)",
+  );
   /** Set once: the upstream slots (FULFILMENT_CONCURRENCY) beside the ones in use, so a scrape tells which bounds fulfilment. */
   readonly fulfilmentSlots = this.gauge(
     'topup_fulfilment_slots',

@@ -10,13 +10,20 @@ import { logFailure } from '../../infrastructure/logging/log-failure';
 const FORGOTTEN_AFTER_S = 3600;
 
 /**
+ * Beyond this, the instance's clock and another's may stamp a merchant's
+ * request a second or more apart, and its rate window no longer counts them
+ * together (operations.md, "Their clocks").
+ */
+export const CLOCK_OFFSET_WARN_MS = 1000;
+
+/**
  * Keeps this instance's row in service_instances: written at start and every
  * INSTANCE_HEARTBEAT_MS with its upstream slots, how many it holds and how
- * many it held on average since the last write; deleted when it stops. The
- * status page lists the rows written lately, so an operator sees every
- * instance's slots from any one of them: a growing backlog with nearly every
- * slot held is the upstream's allowance at work, with slots to spare it is
- * this side's pace.
+ * many it held on average since the last write, and how far its clock is
+ * from the database's; deleted when it stops. The status page lists the rows
+ * written lately, so an operator sees every instance's slots and clock from
+ * any one of them: a growing backlog with nearly every slot held is the
+ * upstream's allowance at work, with slots to spare it is this side's pace.
  */
 @Injectable()
 export class InstanceHeartbeat implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -25,6 +32,7 @@ export class InstanceHeartbeat implements OnApplicationBootstrap, BeforeApplicat
   private timer?: NodeJS.Timeout;
   private writing: Promise<void> = Promise.resolve();
   private previous?: { at: number; slotSeconds: number };
+  private clockWarned = false;
 
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
@@ -53,15 +61,54 @@ export class InstanceHeartbeat implements OnApplicationBootstrap, BeforeApplicat
       const slotSeconds = this.metrics.fulfilmentSlotTime.seconds();
       const held = this.previous && at > this.previous.at ? (slotSeconds - this.previous.slotSeconds) / ((at - this.previous.at) / 1000) : 0;
       this.previous = { at, slotSeconds };
-      await this.pool.query(
-        `with forgotten as (delete from service_instances where seen_at < now() - make_interval(secs => $6))
-         insert into service_instances as i (instance_id, started_at, seen_at, fulfilment_slots, fulfilment_in_flight, fulfilment_held, callback_slots)
-         values ($1, now(), now(), $2, $3, $4, $5)
-         on conflict (instance_id) do update set seen_at = now(), fulfilment_slots = $2, fulfilment_in_flight = $3, fulfilment_held = $4, callback_slots = $5`,
-        [this.instance, this.config.fulfilmentConcurrency, this.metrics.fulfilmentSlotTime.held, held, this.config.callbackConcurrency, FORGOTTEN_AFTER_S],
-      );
+      // A connection of its own before the clock is read: the offset then includes the statement's way to the database, not a wait for the pool.
+      const client = await this.pool.connect();
+      let written: { clock_offset_ms: number };
+      try {
+        const { rows } = await client.query<{ clock_offset_ms: number }>(
+          `with forgotten as (delete from service_instances where seen_at < now() - make_interval(secs => $6))
+           insert into service_instances as i (instance_id, started_at, seen_at, fulfilment_slots, fulfilment_in_flight, fulfilment_held, callback_slots, clock_offset_ms)
+           values ($1, now(), now(), $2, $3, $4, $5, $7::float8 - extract(epoch from clock_timestamp()) * 1000)
+           on conflict (instance_id) do update set seen_at = now(), fulfilment_slots = $2, fulfilment_in_flight = $3, fulfilment_held = $4, callback_slots = $5,
+             clock_offset_ms = excluded.clock_offset_ms
+           returning clock_offset_ms`,
+          [
+            this.instance,
+            this.config.fulfilmentConcurrency,
+            this.metrics.fulfilmentSlotTime.held,
+            held,
+            this.config.callbackConcurrency,
+            FORGOTTEN_AFTER_S,
+            Date.now(),
+          ],
+        );
+        written = rows[0];
+      } catch (error) {
+        // A connection that failed is closed, not given back to the pool.
+        client.release(error as Error);
+        throw error;
+      }
+      client.release();
+      this.clockMeasured(written.clock_offset_ms);
     } catch (error) {
       logFailure(this.logger, 'could not write this instance to service_instances', error);
+    }
+  }
+
+  /** Sets the metric, and says once when the clock goes beyond CLOCK_OFFSET_WARN_MS and once when it comes back. */
+  private clockMeasured(offsetMs: number): void {
+    this.metrics.clockOffset.set(offsetMs / 1000);
+    const beyond = Math.abs(offsetMs) > CLOCK_OFFSET_WARN_MS;
+    if (beyond === this.clockWarned) return;
+    this.clockWarned = beyond;
+    const offset = `${Math.abs(offsetMs / 1000).toFixed(1)} s ${offsetMs > 0 ? 'ahead of' : 'behind'} the database's`;
+    if (beyond) {
+      this.logger.warn(
+        `this instance's clock is ${offset}: merchants' rate windows count its requests apart from other instances', ` +
+          "and merchants' X-Timestamp is checked against it. Keep every instance's clock within a second of the others (NTP)",
+      );
+    } else {
+      this.logger.log(`this instance's clock is back within ${CLOCK_OFFSET_WARN_MS / 1000} s of the database's (${offset})`);
     }
   }
 }

@@ -16,4 +16,12 @@ export const instanceMigrations: readonly Migration[] = [
         callback_slots       int         not null
       );`,
   },
+  {
+    id: 'instances/002-clock-offset',
+    sql: `
+      -- How far the instance's clock was from the database's as its row was
+      -- written (instance minus database, in ms); null from a version that
+      -- did not measure it.
+      alter table service_instances add column clock_offset_ms real;`,
+  },
 ];
