@@ -14,7 +14,7 @@ export class Slots {
   private readonly waiting: (() => void)[] = [];
 
   constructor(
-    readonly size: number,
+    size: number,
     private readonly listener?: SlotListener,
   ) {
     this.free = size;

@@ -95,20 +95,32 @@ export class InstanceHeartbeat implements OnApplicationBootstrap, BeforeApplicat
     }
   }
 
-  /** Sets the metric, and says once when the clock goes beyond CLOCK_OFFSET_WARN_MS and once when it comes back. */
+  /** Sets the metric, and logs the clock's crossing of CLOCK_OFFSET_WARN_MS either way (clockNotice). */
   private clockMeasured(offsetMs: number): void {
     this.metrics.clockOffset.set(offsetMs / 1000);
-    const beyond = Math.abs(offsetMs) > CLOCK_OFFSET_WARN_MS;
-    if (beyond === this.clockWarned) return;
-    this.clockWarned = beyond;
-    const offset = `${Math.abs(offsetMs / 1000).toFixed(1)} s ${offsetMs > 0 ? 'ahead of' : 'behind'} the database's`;
-    if (beyond) {
-      this.logger.warn(
-        `this instance's clock is ${offset}: merchants' rate windows count its requests apart from other instances', ` +
-          "and merchants' X-Timestamp is checked against it. Keep every instance's clock within a second of the others (NTP)",
-      );
-    } else {
-      this.logger.log(`this instance's clock is back within ${CLOCK_OFFSET_WARN_MS / 1000} s of the database's (${offset})`);
-    }
+    const notice = clockNotice(offsetMs, this.clockWarned);
+    if (!notice) return;
+    this.clockWarned = notice.level === 'warn';
+    if (notice.level === 'warn') this.logger.warn(notice.message);
+    else this.logger.log(notice.message);
   }
+}
+
+/**
+ * What the log says when a clock measured `offsetMs` from the database's
+ * crosses CLOCK_OFFSET_WARN_MS: a warning as it goes beyond (`warned` false
+ * before), a line as it comes back (`warned` true before); nothing while it
+ * stays on one side, so the log does not repeat it at every heartbeat.
+ */
+export function clockNotice(offsetMs: number, warned: boolean): { level: 'warn' | 'log'; message: string } | undefined {
+  const beyond = Math.abs(offsetMs) > CLOCK_OFFSET_WARN_MS;
+  if (beyond === warned) return undefined;
+  const offset = `${Math.abs(offsetMs / 1000).toFixed(1)} s ${offsetMs > 0 ? 'ahead of' : 'behind'} the database's`;
+  if (!beyond) return { level: 'log', message: `this instance's clock is back within ${CLOCK_OFFSET_WARN_MS / 1000} s of the database's (${offset})` };
+  return {
+    level: 'warn',
+    message:
+      `this instance's clock is ${offset}: merchants' rate windows count its requests apart from other instances', ` +
+      "and merchants' X-Timestamp is checked against it. Keep every instance's clock within a second of the others (NTP)",
+  };
 }

@@ -18,6 +18,14 @@ export function age(seconds: number): string {
   return `${Math.floor(seconds / 86400)} d ${Math.floor((seconds % 86400) / 3600)} h`;
 }
 
+/** An instance's clock against the database's: `+12 ms`, `-850 ms`; past a second it says so, as the instance's log does. */
+export function clockOffset(ms: number | null): string {
+  if (ms === null) return 'not measured';
+  const sign = ms < 0 ? '-' : '+';
+  if (Math.abs(ms) <= 1000) return `${sign}${Math.abs(ms)} ms`;
+  return `${sign}${Math.abs(ms / 1000).toFixed(1)} s, over a second`;
+}
+
 /** An amount (a two-decimal string from the service) with its currency. */
 export const money = (amount: string, currency: string): string => `${amount} ${currency}`;
 

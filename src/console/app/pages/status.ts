@@ -1,7 +1,7 @@
 import { api } from '../api';
 import { facts, link } from '../components/bits';
 import { errorBox } from '../components/feedback';
-import { age, time } from '../components/format';
+import { age, clockOffset, time } from '../components/format';
 import { table } from '../components/table';
 import { h } from '../dom';
 import { refresh } from '../navigation';
@@ -55,12 +55,4 @@ export async function statusPage(main: HTMLElement) {
       ],
     ]),
   );
-}
-
-/** "+12 ms", "-850 ms"; past a second it says so, as the instance's log does: merchants' rate windows count its requests apart from the others'. */
-function clockOffset(ms: number | null): string {
-  if (ms === null) return 'not measured';
-  const sign = ms < 0 ? '-' : '+';
-  if (Math.abs(ms) < 1000) return `${sign}${Math.abs(ms)} ms`;
-  return `${sign}${Math.abs(ms / 1000).toFixed(1)} s, over a second`;
 }

@@ -1,0 +1,15 @@
+import { clockOffset } from './format';
+
+describe('the console writes an instance’s clock against the database’s', () => {
+  it.each([
+    [12, '+12 ms'],
+    [-850, '-850 ms'],
+    [0, '+0 ms'],
+    [1000, '+1000 ms'],
+    [1500, '+1.5 s, over a second'],
+    [-2300, '-2.3 s, over a second'],
+    [null, 'not measured'],
+  ])('%p ms as %p', (ms, text) => {
+    expect(clockOffset(ms)).toBe(text);
+  });
+});
