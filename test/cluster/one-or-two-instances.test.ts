@@ -7,6 +7,7 @@ import { scrapeMetrics, total } from '../support/prometheus-text';
 import { signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { describeEachStore } from '../support/event-stores';
 import { TestDatabase } from '../support/test-database';
+import { intoSecond } from '../support/until';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -106,7 +107,7 @@ describeEachStore('one database behind a round-robin proxy', (store) =>
       const merchant = await newMerchant();
       await patch(merchant, { rate_limit_per_second: 2 });
       // Start early in a second, so the three requests share it.
-      while (Date.now() % 1000 > 300) await sleep(20);
+      await intoSecond(0, 300);
       expect([await balance(merchant), await balance(merchant), await balance(merchant)]).toEqual(['200 OK', '200 OK', '429 RATE_LIMITED']);
       await patch(merchant, { rate_limit_per_second: 1000 });
       expect(await balance(merchant)).toBe('200 OK');

@@ -3,6 +3,7 @@ import { request } from 'node:http';
 import { ReplayGuard } from '../../src/merchant-api/gateway/replay-guard';
 import { provisionMerchant, signedFetch, TestMerchant, timestampFromNow } from '../support/merchant-fixture';
 import { RunningService, serviceOnFreshDatabase, startService } from '../support/service';
+import { intoSecond } from '../support/until';
 
 /**
  * The contract's error list, rows 1-8, and spec §5, over real HTTP against
@@ -306,8 +307,7 @@ describe('merchant API gateway', () => {
       const limited = await provisionMerchant(service, { rateLimit: 1 });
       // The limit counts whole Unix seconds: the burst goes early in one, so a loaded machine does
       // not spread it over two (each request then counted in its own second's window).
-      const intoSecond = Date.now() % 1000;
-      if (intoSecond > 100) await new Promise((resolve) => setTimeout(resolve, 1005 - intoSecond));
+      await intoSecond(5, 95);
       const bursts = await Promise.all(Array.from({ length: 4 }, () => signedFetch(service, limited, { path: '/api/v2/topup/submit', body: '[' })));
       expect(new Set(bursts.map((r) => r.status))).toEqual(new Set([400, 429]));
     });

@@ -1,9 +1,9 @@
-import { resolve } from 'node:path';
 import { adminClient } from '../back-office/admin-client';
-import { ChildService, spawnService } from '../support/child-service';
+import { ChildService, clockAhead, spawnService } from '../support/child-service';
 import { signedFetch, TestMerchant } from '../support/merchant-fixture';
 import { RunningService, startService } from '../support/service';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { intoSecond } from '../support/until';
 
 const LIMIT = 5;
 const AHEAD_MS = 900;
@@ -22,7 +22,7 @@ describe('the rate limit through two instances whose clocks straddle a second', 
   beforeAll(async () => {
     db = await createTestDatabase();
     behind = await startService(db);
-    ahead = await spawnService(db, { NODE_OPTIONS: `--require ${resolve(__dirname, '../support/clock-ahead.js')}`, CLOCK_AHEAD_MS: String(AHEAD_MS) });
+    ahead = await spawnService(db, clockAhead(AHEAD_MS));
   }, 60_000);
   afterAll(async () => {
     await ahead?.kill('SIGTERM');
@@ -38,8 +38,7 @@ describe('the rate limit through two instances whose clocks straddle a second', 
   /** Twelve requests alternating between the instances, the one ahead first, all while their seconds differ; undefined when they did not fit. */
   async function alternateWithinTheStraddle(merchant: TestMerchant): Promise<number[] | undefined> {
     // This process's clock is the instance behind's: the seconds differ from 100 ms into each of its seconds.
-    const intoSecond = Date.now() % 1000;
-    await new Promise((r) => setTimeout(r, (1000 + 1000 - AHEAD_MS + 20 - intoSecond) % 1000));
+    await intoSecond(1000 - AHEAD_MS + 20, 30);
     const second = Math.floor(Date.now() / 1000);
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) {

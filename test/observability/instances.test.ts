@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
 import { startUpstreamSimulator, UpstreamSimulator } from '../../src/fulfilment/simulator/upstream-simulator';
 import { adminClient } from '../back-office/admin-client';
-import { ChildService, spawnService } from '../support/child-service';
+import { ChildService, clockAhead, spawnService } from '../support/child-service';
 import { provisionOverHttp, submitOverHttp } from '../support/http-provisioning';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 import { until } from '../support/until';
@@ -54,6 +53,9 @@ describe('the running instances on the status page', () => {
     return service;
   };
 
+  /** The process's row in the list: instance ids name the pid (host/pid/tag). */
+  const instanceOf = (list: Instance[], service: ChildService) => list.find((i) => i.instance.includes(`/${service.process.pid}/`));
+
   const instances = async (service: ChildService): Promise<Instance[]> => {
     const reply = await adminClient(service.url)('GET', '/admin/v1/status');
     expect(reply.status).toBe(200);
@@ -74,7 +76,7 @@ describe('the running instances on the status page', () => {
       [5, 2],
     ]);
     expect(listed.every((i) => i.instance.includes(`/${a.process.pid}/`) || i.instance.includes(`/${b.process.pid}/`))).toBe(true);
-    const slotsOf = (list: Instance[], service: ChildService) => list.find((i) => i.instance.includes(`/${service.process.pid}/`))?.fulfilment;
+    const slotsOf = (list: Instance[], service: ChildService) => instanceOf(list, service)?.fulfilment;
 
     // Twelve orders fill both instances' eight slots for DELIVERY_MS each: each claims a quarter more
     // jobs than it has slots (4 and 7), and those wait for a slot.
@@ -123,15 +125,8 @@ describe('the running instances on the status page', () => {
   });
 
   it('shows how far each instance’s clock is from the database’s, and one more than a second off says so in its log and metrics', async () => {
-    const [onTime, ahead] = await Promise.all([
-      start(1, 1),
-      start(1, 1, {
-        // This process's clock runs 1.5 s ahead of the machine's, as another machine's might.
-        NODE_OPTIONS: `--require ${resolve(__dirname, '../support/clock-ahead.js')}`,
-        CLOCK_AHEAD_MS: '1500',
-      }),
-    ]);
-    const offsetOf = (list: Instance[], service: ChildService) => list.find((i) => i.instance.includes(`/${service.process.pid}/`))?.clock_offset_ms;
+    const [onTime, ahead] = await Promise.all([start(1, 1), start(1, 1, clockAhead(1500))]);
+    const offsetOf = (list: Instance[], service: ChildService) => instanceOf(list, service)?.clock_offset_ms;
     const listed = await until(
       () => instances(onTime),
       (list) => typeof offsetOf(list, ahead) === 'number' && typeof offsetOf(list, onTime) === 'number',

@@ -40,6 +40,11 @@ async function onAFreePort(start: (port: number) => Promise<ChildService>): Prom
   }
 }
 
+/** The environment that runs a child service's clock `ms` ahead of the machine's (clock-ahead.js), as another machine's might. */
+export function clockAhead(ms: number): Record<string, string> {
+  return { NODE_OPTIONS: `--require ${resolve(__dirname, 'clock-ahead.js')}`, CLOCK_AHEAD_MS: String(ms) };
+}
+
 /** The real service as its own process (`node src/main.ts`), for tests that kill it. */
 export async function spawnService(db: Pick<TestDatabase, 'env'>, env: Record<string, string> = {}): Promise<ChildService> {
   return onAFreePort((port) => startChild({ ...process.env, ...TEST_ENV, ...db.env, ...env, PORT: String(port) }, port));
