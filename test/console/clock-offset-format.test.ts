@@ -1,5 +1,6 @@
-import { clockOffset } from './format';
+import { clockOffset } from '../../src/console/app/components/format';
 
+/** The status page's clock column (src/console/app/components/format.ts): the console's own folder is type-checked for the browser, without Jest's types. */
 describe('the console writes an instance’s clock against the database’s', () => {
   it.each([
     [12, '+12 ms'],
